@@ -1,0 +1,136 @@
+//! The paper's closed forms (RailX Table 2, eq. 1-5; DESIGN.md §4), evaluated for a region so
+//! that they can be set beside the metrics of the realized network.
+
+use crate::metrics::Hops;
+use crate::plant::Plant;
+use crate::spec::{DimKind, Preset};
+use crate::topology::{LogicalDim, Region};
+use serde::Serialize;
+
+/// Closed-form values for the same quantities as `RegionMetrics`, with which of them are exact.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClosedForm {
+    pub chips: u64,
+    pub nodes: u64,
+    pub switches: u64,
+    pub rails_per_dim: u32,
+    pub diameter_inter_node: u32,
+    pub diameter_hops: Hops,
+    pub bisection_bw_per_chip: f64,
+    pub a2a_bound_per_chip: f64,
+    /// Quantities whose closed form is a bound or an approximation rather than exact, each with why.
+    pub approximate: Vec<String>,
+}
+
+/// Inter-node diameter of one logical dimension alone.
+fn dim_diameter(dim: &LogicalDim) -> u32 {
+    match dim.kind {
+        DimKind::Ring => dim.size / 2,
+        DimKind::AllToAll | DimKind::GlobalAllToAll => 1,
+    }
+}
+
+/// Directed links crossing a cut that halves `dim` (paper: (s/2)^2 node pairs per all-to-all
+/// fiber, two crossings per ring, half of the global circuits for a Dragonfly).
+fn dim_cut_links(dim: &LogicalDim, nodes: u64) -> f64 {
+    let s = dim.size as f64;
+    let fibers = nodes as f64 / s;
+    match dim.kind {
+        DimKind::Ring => fibers * 4.0 * dim.rails as f64,
+        DimKind::AllToAll => fibers * dim.copies() as f64 * s * s,
+        DimKind::GlobalAllToAll => s * (s - 1.0),
+    }
+}
+
+pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
+    let nodes = region.nodes() as u64;
+    let chips = nodes * plant.chips_per_node() as u64;
+    let m = plant.m;
+    let dims: Vec<&LogicalDim> = region.x.dims.iter().chain(region.y.dims.iter()).collect();
+    let mut approximate = Vec::new();
+    let global = dims.iter().find(|d| d.kind == DimKind::GlobalAllToAll);
+    let local: u32 = dims.iter().filter(|d| d.kind != DimKind::GlobalAllToAll).map(|d| dim_diameter(d)).sum();
+    let diameter = match global {
+        Some(_) => {
+            approximate.push("diameter_inter_node: local + global + local is an upper bound (exact at full Dragonfly size)".into());
+            2 * local + 1
+        }
+        None => local,
+    };
+    let is_2d = |kind: DimKind| region.x.dims.len() == 1 && region.y.dims.len() == 1 && dims.iter().all(|d| d.kind == kind);
+    let hi = if region.preset == Some(Preset::Hyperx) || is_2d(DimKind::AllToAll) {
+        approximate.push("diameter_hops.Hi: 5m-6 is the paper's bound for nearest-link routing on a 2D-HyperX".into());
+        5 * m - 6
+    } else if region.preset == Some(Preset::Torus) || is_2d(DimKind::Ring) {
+        approximate.push(
+            "diameter_hops.Hi: the paper's (m-1) per external hop; crossing the source and destination meshes adds up to 2(m-1) more".into(),
+        );
+        (m - 1) * diameter
+    } else {
+        approximate.push("diameter_hops.Hi: at most 2(m-1) mesh hops in each node a route visits".into());
+        2 * (m - 1) * (diameter + 1)
+    };
+    let cut = dims.iter().map(|d| dim_cut_links(d, nodes)).fold(f64::INFINITY, f64::min);
+    let cut = if cut.is_finite() { cut } else { 0.0 };
+    if dims.iter().any(|d| d.size % 2 == 1 || d.kind == DimKind::GlobalAllToAll) {
+        approximate.push(
+            "bisection: the paper's (s/2)^2 pairs per all-to-all cut (and half of the global links) is exact only for even sizes".into(),
+        );
+    }
+    ClosedForm {
+        chips,
+        nodes,
+        switches: plant.switches() as u64,
+        rails_per_dim: plant.r(),
+        diameter_inter_node: diameter,
+        diameter_hops: Hops { Ho: diameter, Hi: hi },
+        bisection_bw_per_chip: cut / chips as f64,
+        a2a_bound_per_chip: 2.0 * cut / chips as f64,
+        approximate,
+    }
+}
+
+/// Largest system of each preset for given (m, n, R) (paper eq. 1 and Table 2), in chips, with
+/// the node grid each needs. P and Q are capped at R/2 by the OCS port count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MaxScale {
+    pub preset: Preset,
+    pub grid: [u32; 2],
+    pub chips: u64,
+}
+
+pub fn max_scale(m: u32, n: u32, radix: u32) -> Vec<MaxScale> {
+    let r = m as u64 * n as u64;
+    let half = radix as u64 / 2;
+    let per = m as u64 * m as u64;
+    let hyperx = (r + 1).min(half);
+    let group = (r + 1).min(half);
+    let groups = (group * r + 1).min(half);
+    [
+        (Preset::Torus, half, half),
+        (Preset::Hyperx, hyperx, hyperx),
+        (Preset::Dragonfly, groups, group),
+    ]
+    .into_iter()
+    .map(|(preset, p, q)| MaxScale { preset, grid: [p as u32, q as u32], chips: p * q * per })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_scale_matches_paper_eq1_and_table2() {
+        // RailX7Mesh: R=128, m=7, n=9: r+1 = 64 = R/2, so HyperX fills the grid: 200,704 chips.
+        let scales = max_scale(7, 9, 128);
+        assert_eq!(scales[0].chips, 64 * 64 * 49);
+        assert_eq!(scales[1].chips, 200_704);
+        // Paper §3.2: R=128, m=5 gives N = 102,400 for the full grid.
+        assert_eq!(max_scale(5, 2, 128)[0].chips, 102_400);
+        // Dragonfly: (r+1)(r^2+r+1)m^2 when the radix allows (r=4: 5 x 21 groups, Fig. 8).
+        let df = &max_scale(2, 2, 64)[2];
+        assert_eq!(df.grid, [21, 5]);
+        assert_eq!(df.chips, 5 * 21 * 4);
+    }
+}

@@ -1,0 +1,56 @@
+//! The one error type of railx-core. Every message is a single line that names the field (or
+//! switch), the offending value, the rule it breaks and a valid alternative, so that the Python
+//! layer and the CLI can show it as is.
+
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RailxError {
+    /// A configuration value or combination breaks a rule.
+    #[error("{field} = {value}: {rule}; {hint}")]
+    Invalid {
+        field: String,
+        value: String,
+        rule: String,
+        hint: String,
+    },
+    /// An OCS configuration is malformed, or is not the intended topology.
+    #[error("{location}: {message}")]
+    Verification { location: String, message: String },
+    /// A file could not be parsed (JSON syntax, wrong format tag, missing key).
+    #[error("{what}: {message}")]
+    Parse { what: String, message: String },
+}
+
+impl RailxError {
+    pub fn invalid(
+        field: impl Into<String>,
+        value: impl ToString,
+        rule: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        RailxError::Invalid {
+            field: field.into(),
+            value: value.to_string(),
+            rule: rule.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub fn verification(location: impl Into<String>, message: impl Into<String>) -> Self {
+        RailxError::Verification {
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn parse(what: impl Into<String>, message: impl ToString) -> Self {
+        RailxError::Parse {
+            what: what.into(),
+            // Keep the one-line promise even when a parser's message spans lines.
+            message: message.to_string().replace('\n', " "),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, RailxError>;

@@ -1,0 +1,275 @@
+//! OCS configurations: the `railx.ocs/v1` file format (DESIGN.md §3), their synthesis from a
+//! validated system, and the port-level validity check every file passes before it is used.
+
+use crate::error::{RailxError, Result};
+use crate::hamiltonian::rail_successors;
+use crate::plant::{Axis, Plant, Side};
+use crate::spec::DimKind;
+use crate::topology::{LogicalDim, Region, System};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+pub const FORMAT: &str = "railx.ocs/v1";
+
+/// The `system` header of an OCS file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct OcsSystem {
+    pub m: u32,
+    pub n: u32,
+    pub R: u32,
+    pub grid: [u32; 2],
+}
+
+impl OcsSystem {
+    pub fn of(plant: &Plant) -> OcsSystem {
+        OcsSystem { m: plant.m, n: plant.n, R: plant.radix, grid: [plant.p, plant.q] }
+    }
+}
+
+/// One optical circuit switch and the circuits programmed into it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    pub id: String,
+    pub dim: Axis,
+    pub line: u32,
+    pub rail: u32,
+    pub radix: u32,
+    pub circuits: Vec<[u32; 2]>,
+}
+
+/// A `railx.ocs/v1` file: the cross-connect tables of a whole system, or of one job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OcsConfig {
+    pub format: String,
+    pub system: OcsSystem,
+    /// Present when the file holds one job's circuits only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    pub switches: Vec<SwitchConfig>,
+}
+
+impl OcsConfig {
+    pub fn from_json(text: &str) -> Result<OcsConfig> {
+        let config: OcsConfig = serde_json::from_str(text).map_err(|e| RailxError::parse("OCS file", e))?;
+        if config.format != FORMAT {
+            return Err(RailxError::invalid(
+                "format",
+                format!("{:?}", config.format),
+                "this reader understands one OCS format",
+                format!("write \"format\": \"{FORMAT}\""),
+            ));
+        }
+        Ok(config)
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serialising plain owned data cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn circuit_count(&self) -> usize {
+        self.switches.iter().map(|s| s.circuits.len()).sum()
+    }
+}
+
+/// A circuit seen from the topology: on switch (axis, line, rail), the node at position `plus`
+/// along the axis has its + port joined to the - port of the node at position `minus`.
+/// Orientation matters: it is the arc plus -> minus of the rail's ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Arc {
+    pub axis: Axis,
+    pub line: u32,
+    pub rail: u32,
+    pub plus: u32,
+    pub minus: u32,
+}
+
+/// Checks that a file describes real hardware consistently: matching system, known switches with
+/// consistent ids, ports that exist, every port in at most one circuit, and every circuit joining a
+/// + port to a - port. Returns the circuits as arcs.
+pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
+    let sys = &config.system;
+    let plant_grid = sys.grid;
+    let r = sys.m.saturating_mul(sys.n);
+    let mut seen_switch: HashMap<(Axis, u32, u32), usize> = HashMap::new();
+    let mut arcs = Vec::with_capacity(config.circuit_count());
+    for (index, sw) in config.switches.iter().enumerate() {
+        let place = format!("switch {} (switches[{index}])", sw.id);
+        let expected_id = Plant::switch_id(sw.dim, sw.line, sw.rail);
+        if sw.id != expected_id {
+            return Err(RailxError::verification(place, format!("id does not match dim/line/rail; it should be \"{expected_id}\"")));
+        }
+        let (lines, extent) = match sw.dim {
+            Axis::X => (plant_grid[1], plant_grid[0]),
+            Axis::Y => (plant_grid[0], plant_grid[1]),
+        };
+        if sw.line >= lines {
+            return Err(RailxError::verification(place, format!("line {} is outside the grid (lines 0..{lines})", sw.line)));
+        }
+        if sw.rail >= r {
+            return Err(RailxError::verification(place, format!("rail {} does not exist (rails 0..{r}, r = m*n)", sw.rail)));
+        }
+        if sw.radix != sys.R {
+            return Err(RailxError::verification(place, format!("radix {} differs from the system's R = {}", sw.radix, sys.R)));
+        }
+        if let Some(first) = seen_switch.insert((sw.dim, sw.line, sw.rail), index) {
+            return Err(RailxError::verification(place, format!("is listed twice (also switches[{first}])")));
+        }
+        let mut used: HashMap<u32, [u32; 2]> = HashMap::with_capacity(sw.circuits.len() * 2);
+        for &circuit in &sw.circuits {
+            for port in circuit {
+                if port >= sw.radix {
+                    return Err(RailxError::verification(place, format!("circuit {circuit:?}: port {port} does not exist (ports 0..{})", sw.radix)));
+                }
+                if port / 2 >= extent {
+                    return Err(RailxError::verification(
+                        place,
+                        format!("circuit {circuit:?}: port {port} belongs to node {} outside the grid (0..{extent})", port / 2),
+                    ));
+                }
+                if let Some(other) = used.insert(port, circuit) {
+                    return Err(RailxError::verification(place, format!("port {port} is in two circuits, {other:?} and {circuit:?}")));
+                }
+            }
+            let (a, side_a) = Plant::port_owner(circuit[0]);
+            let (b, side_b) = Plant::port_owner(circuit[1]);
+            let (plus, minus) = match (side_a, side_b) {
+                (Side::Plus, Side::Minus) => (a, b),
+                (Side::Minus, Side::Plus) => (b, a),
+                _ => {
+                    return Err(RailxError::verification(
+                        place,
+                        format!("circuit {circuit:?} joins two {} ports; a circuit joins a + port (odd) to a - port (even)", if side_a == Side::Plus { "+" } else { "-" }),
+                    ))
+                }
+            };
+            arcs.push(Arc { axis: sw.dim, line: sw.line, rail: sw.rail, plus, minus });
+        }
+    }
+    Ok(arcs)
+}
+
+/// The successor permutation of every rail of a logical dimension on one line: `succ[t][c]` is the
+/// coordinate that coordinate c's + port on rail `first_rail + t` reaches. `None` for a rail left
+/// empty (a global dimension's rails past its last cycle).
+fn rail_maps(dim: &LogicalDim, line_index: u32, allow_matching_rail: bool) -> Result<Vec<Option<Vec<u32>>>> {
+    let s = dim.size;
+    let decomposition = || {
+        rail_successors(s as usize, allow_matching_rail)
+            .map_err(|e| RailxError::invalid("topology", format!("size {s}"), e.to_string(), "set allow_matching_rail = true"))
+    };
+    Ok(match dim.kind {
+        DimKind::Ring => {
+            let ring: Vec<u32> = (0..s).map(|c| (c + 1) % s).collect();
+            vec![Some(ring); dim.rails as usize]
+        }
+        DimKind::AllToAll => {
+            let cycles = decomposition()?;
+            (0..dim.rails).map(|t| Some(cycles[(t % (s - 1)) as usize].clone())).collect()
+        }
+        DimKind::GlobalAllToAll => {
+            // Line j carries cycles j*rails .. j*rails + rails - 1 (DESIGN.md §13, dragonfly).
+            let cycles = decomposition()?;
+            (0..dim.rails)
+                .map(|t| cycles.get((line_index * dim.rails + t) as usize).cloned())
+                .collect()
+        }
+    })
+}
+
+/// Appends the arcs that realise `region`'s topology along `axis`.
+fn region_axis_arcs(region: &Region, axis: Axis, arcs: &mut Vec<Arc>) -> Result<()> {
+    let positions = region.positions(axis);
+    let lines = region.positions(match axis {
+        Axis::X => Axis::Y,
+        Axis::Y => Axis::X,
+    });
+    let extent = positions.len() as u32;
+    for dim in &region.layout(axis).dims {
+        let fiber_bases: Vec<u32> = (0..extent).filter(|&p| dim.digit(p) == 0).collect();
+        for (line_index, &line) in lines.iter().enumerate() {
+            let maps = rail_maps(dim, line_index as u32, region.allow_matching_rail)?;
+            for (t, succ) in maps.iter().enumerate() {
+                let Some(succ) = succ else { continue };
+                let rail = dim.first_rail + t as u32;
+                for &base in &fiber_bases {
+                    for c in 0..dim.size {
+                        let u = dim.with_digit(base, c);
+                        let v = dim.with_digit(base, succ[c as usize]);
+                        arcs.push(Arc { axis, line, rail, plus: positions[u as usize], minus: positions[v as usize] });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The arcs realising one region's topology.
+pub fn region_arcs(region: &Region) -> Result<Vec<Arc>> {
+    let mut arcs = Vec::new();
+    for axis in Axis::BOTH {
+        region_axis_arcs(region, axis, &mut arcs)?;
+    }
+    Ok(arcs)
+}
+
+/// Builds a `railx.ocs/v1` configuration from arcs. With `all_switches`, every switch of the plant
+/// is listed (empty ones too); otherwise only those carrying a circuit.
+pub fn config_from_arcs(plant: &Plant, job: Option<String>, arcs: &[Arc], all_switches: bool) -> OcsConfig {
+    let r = plant.r();
+    let x_count = (plant.q * r) as usize;
+    let slot = |axis: Axis, line: u32, rail: u32| -> usize {
+        match axis {
+            Axis::X => (line * r + rail) as usize,
+            Axis::Y => x_count + (line * r + rail) as usize,
+        }
+    };
+    let mut tables: Vec<Vec<[u32; 2]>> = vec![Vec::new(); plant.switches() as usize];
+    for a in arcs {
+        tables[slot(a.axis, a.line, a.rail)].push([Plant::port(a.plus, Side::Plus), Plant::port(a.minus, Side::Minus)]);
+    }
+    let mut switches = Vec::new();
+    for axis in Axis::BOTH {
+        for line in 0..plant.lines(axis) {
+            for rail in 0..r {
+                let mut circuits = std::mem::take(&mut tables[slot(axis, line, rail)]);
+                if circuits.is_empty() && !all_switches {
+                    continue;
+                }
+                circuits.sort_unstable();
+                switches.push(SwitchConfig {
+                    id: Plant::switch_id(axis, line, rail),
+                    dim: axis,
+                    line,
+                    rail,
+                    radix: plant.radix,
+                    circuits,
+                });
+            }
+        }
+    }
+    OcsConfig { format: FORMAT.to_string(), system: OcsSystem::of(plant), job, switches }
+}
+
+/// The cross-connect tables of the whole system: every region's circuits on the shared switches.
+pub fn synthesize(system: &System) -> Result<OcsConfig> {
+    let mut arcs = Vec::new();
+    for region in &system.regions {
+        arcs.extend(region_arcs(region)?);
+    }
+    Ok(config_from_arcs(&system.plant, None, &arcs, true))
+}
+
+/// One configuration per job (only the switches that job uses), for per-job deployment.
+pub fn synthesize_jobs(system: &System) -> Result<Vec<OcsConfig>> {
+    system
+        .regions
+        .iter()
+        .map(|region| Ok(config_from_arcs(&system.plant, region.name.clone(), &region_arcs(region)?, false)))
+        .collect()
+}

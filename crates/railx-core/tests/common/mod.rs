@@ -1,0 +1,33 @@
+//! Builders shared by the integration tests.
+#![allow(dead_code)]
+
+use railx_core::spec::{ConfigSpec, DimKind, DimSpec, Preset, SystemSpec, TopologySpec};
+
+pub fn system(m: u32, n: u32, radix: u32, grid: [u32; 2]) -> SystemSpec {
+    SystemSpec {
+        m,
+        n,
+        R: radix,
+        grid: Some(grid),
+        port_bw_Bps: 50e9,
+        intra_bw_Bps: 100e9,
+        alpha_out_s: 300e-9,
+        alpha_in_s: 10e-9,
+    }
+}
+
+pub fn preset(system: SystemSpec, preset: Preset) -> ConfigSpec {
+    ConfigSpec { system, topology: Some(TopologySpec { preset: Some(preset), ..Default::default() }), jobs: vec![] }
+}
+
+pub fn dim(size: u32, kind: DimKind, rails: u32) -> DimSpec {
+    DimSpec { size, kind, rails }
+}
+
+pub fn general(system: SystemSpec, x: Vec<DimSpec>, y: Vec<DimSpec>) -> ConfigSpec {
+    ConfigSpec {
+        system,
+        topology: Some(TopologySpec { preset: None, x: Some(x), y: Some(y), allow_matching_rail: false }),
+        jobs: vec![],
+    }
+}

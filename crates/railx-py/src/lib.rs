@@ -1,0 +1,154 @@
+//! Thin PyO3 binding over railx-core: it converts arguments and results, nothing else.
+//! Structured results cross as JSON text (small) or NumPy arrays (large link lists).
+
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use railx_core::closed_form::max_scale;
+use railx_core::hamiltonian::rail_successors;
+use railx_core::ocs::{synthesize_jobs, OcsConfig};
+use railx_core::plan::{plan, realize, Realized};
+use railx_core::spec::ConfigSpec;
+use railx_core::topology::resolve;
+use railx_core::verify::{verify, verify_ports};
+use railx_core::RailxError as CoreError;
+use std::fs::File;
+use std::io::BufWriter;
+
+create_exception!(_core, RailxError, PyValueError, "Invalid railx input: the message names the field, the rule and a valid alternative.");
+
+fn err(e: CoreError) -> PyErr {
+    RailxError::new_err(e.to_string())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn parse_config(config_json: &str) -> PyResult<ConfigSpec> {
+    serde_json::from_str(config_json).map_err(|e| err(CoreError::parse("configuration", e)))
+}
+
+/// A configuration realized: validated, its OCS tables synthesised, its chip graph built from them.
+#[pyclass(module = "railx._core", frozen)]
+struct RealizedNetwork {
+    inner: Realized,
+}
+
+#[pymethods]
+impl RealizedNetwork {
+    #[new]
+    fn new(py: Python<'_>, config_json: &str) -> PyResult<Self> {
+        let spec = parse_config(config_json)?;
+        let inner = py.detach(|| realize(&spec)).map_err(err)?;
+        Ok(RealizedNetwork { inner })
+    }
+
+    /// Plant summary, realized metrics and closed forms, as JSON.
+    fn plan_json(&self, py: Python<'_>) -> PyResult<String> {
+        let report = py.detach(|| plan(&self.inner)).map_err(err)?;
+        to_json(&report)
+    }
+
+    /// The whole system's `railx.ocs/v1` configuration, as JSON.
+    fn ocs_json(&self) -> String {
+        self.inner.ocs.to_json()
+    }
+
+    /// One `railx.ocs/v1` configuration per job (empty without jobs), as (name, JSON) pairs.
+    fn job_ocs_json(&self) -> PyResult<Vec<(String, String)>> {
+        let configs = synthesize_jobs(&self.inner.system).map_err(err)?;
+        Ok(configs
+            .into_iter()
+            .filter_map(|c| c.job.clone().map(|name| (name, c.to_json())))
+            .collect())
+    }
+
+    #[getter]
+    fn chips(&self) -> u32 {
+        self.inner.network.chips()
+    }
+
+    /// Directed links as NumPy arrays: src, dst (chip ids), class (0 intra-node, 1 optical),
+    /// bandwidth_Bps, latency_s, rail (-1 for mesh links).
+    fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let net = &self.inner.network;
+        let dict = PyDict::new(py);
+        dict.set_item("src", net.src.clone().into_pyarray(py))?;
+        dict.set_item("dst", net.dst.clone().into_pyarray(py))?;
+        let class: Vec<u8> = net.class.iter().map(|c| *c as u8).collect();
+        dict.set_item("class", class.into_pyarray(py))?;
+        dict.set_item("bandwidth_Bps", net.bandwidth_bps.clone().into_pyarray(py))?;
+        dict.set_item("latency_s", net.latency_s.clone().into_pyarray(py))?;
+        let rail: Vec<i64> = net.rail.iter().map(|&r| if r == u32::MAX { -1 } else { r as i64 }).collect();
+        let rail: Bound<'py, PyArray1<i64>> = rail.into_pyarray(py);
+        dict.set_item("rail", rail)?;
+        Ok(dict)
+    }
+
+    /// Writes the chip graph to `path` as "json" (railx.network/v1 edge list) or "graphml".
+    fn write_network(&self, py: Python<'_>, path: &str, format: &str) -> PyResult<()> {
+        let net = &self.inner.network;
+        let file = File::create(path).map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
+        let mut out = BufWriter::new(file);
+        let result = py.detach(|| match format {
+            "json" => Ok(net.write_json(&mut out)),
+            "graphml" => Ok(net.write_graphml(&mut out)),
+            other => Err(other.to_string()),
+        });
+        match result {
+            Ok(written) => written.map_err(|e| PyOSError::new_err(format!("{path}: {e}"))),
+            Err(other) => Err(err(CoreError::invalid("format", other, "unknown network format", "use json or graphml"))),
+        }
+    }
+}
+
+/// Checks that a configuration is valid without realizing it; raises RailxError if not.
+#[pyfunction]
+fn validate_config(config_json: &str) -> PyResult<()> {
+    resolve(&parse_config(config_json)?).map(|_| ()).map_err(err)
+}
+
+/// Verifies a `railx.ocs/v1` file's text: ports only, or (with a configuration) also that the
+/// circuits rebuild the intended topology. Returns the report as JSON; raises RailxError if invalid.
+#[pyfunction]
+#[pyo3(signature = (ocs_json, config_json=None))]
+fn verify_ocs(py: Python<'_>, ocs_json: &str, config_json: Option<&str>) -> PyResult<String> {
+    let config = OcsConfig::from_json(ocs_json).map_err(err)?;
+    let report = match config_json {
+        Some(text) => {
+            let system = resolve(&parse_config(text)?).map_err(err)?;
+            py.detach(|| verify(&config, &system))
+        }
+        None => verify_ports(&config),
+    }
+    .map_err(err)?;
+    to_json(&report)
+}
+
+/// The rails of a Hamiltonian decomposition of K*_s as successor lists (rail t: u -> succ[t][u]).
+#[pyfunction]
+#[pyo3(signature = (s, allow_matching_rail=false))]
+fn hamiltonian_rails(s: usize, allow_matching_rail: bool) -> PyResult<Vec<Vec<u32>>> {
+    rail_successors(s, allow_matching_rail).map_err(|e| RailxError::new_err(format!("s = {s}: {e}; use an all-to-all of 3, 5, 7 or 8+ nodes, or allow_matching_rail")))
+}
+
+/// Largest system per preset for (m, n, R), as JSON.
+#[pyfunction]
+#[pyo3(name = "max_scale")]
+fn max_scale_json(m: u32, n: u32, radix: u32) -> PyResult<String> {
+    to_json(&max_scale(m, n, radix))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("RailxError", m.py().get_type::<RailxError>())?;
+    m.add_class::<RealizedNetwork>()?;
+    m.add_function(wrap_pyfunction!(validate_config, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_ocs, m)?)?;
+    m.add_function(wrap_pyfunction!(hamiltonian_rails, m)?)?;
+    m.add_function(wrap_pyfunction!(max_scale_json, m)?)?;
+    Ok(())
+}

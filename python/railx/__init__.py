@@ -1,0 +1,33 @@
+"""railx: design, configure and evaluate interconnection networks for hyper-scale AI training.
+
+The RailX plant, OCS synthesis, realized network and metrics live in the Rust core
+(`railx._core`); this package is the user surface: configuration, the Python API and the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+
+from railx._core import RailxError, hamiltonian_rails
+from railx._core import max_scale as _max_scale
+from railx.config import Config, ConfigError, load_config
+from railx.network import Network, realize, verify_ocs_file
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "Network",
+    "RailxError",
+    "hamiltonian_rails",
+    "load_config",
+    "max_scale",
+    "realize",
+    "verify_ocs_file",
+]
+
+
+def max_scale(m: int, n: int, R: int) -> list[dict]:
+    """Largest system per preset (torus, hyperx, dragonfly) for (m, n, R): grid and chips."""
+    return json.loads(_max_scale(m, n, R))

@@ -1,0 +1,250 @@
+"""Configuration files (TOML): a RailX system, its logical topology and optional jobs.
+
+The schema follows DESIGN.md §13. Loading validates types, units, positivity and unknown keys
+here (pydantic); rules that relate several fields (grid within R/2, factorizations, rail budgets,
+decomposition existence, overlapping jobs) are checked by the Rust core, so Python and Rust users
+get the same answers. Every failure is a :class:`ConfigError` with a one-line message that names
+the field, the rule and a valid alternative.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from railx._core import RailxError, validate_config
+
+__all__ = ["ConfigError", "Config", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
+
+GBPS = 1e9  # bytes/second in one GB/s
+NS = 1e-9  # seconds in one nanosecond
+
+
+class ConfigError(RailxError):
+    """A configuration is invalid; the message is one line naming the field, rule and fix."""
+
+
+class _Strict(BaseModel):
+    """Unknown keys are errors (DESIGN.md §12), and values are not coerced across types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class SystemConfig(_Strict):
+    """The physical plant (DESIGN.md §2). Bandwidths per direction, latencies per hop."""
+
+    m: int = Field(gt=0, description="chips per mesh side", examples=[4])
+    n: int = Field(gt=0, description="external ports per chip edge", examples=[2])
+    R: int = Field(gt=0, description="OCS radix (ports per switch), even", examples=[128])
+    grid: list[int] | None = Field(default=None, min_length=2, max_length=2, description="P x Q nodes; default [R/2, R/2]", examples=[[9, 9]])
+    port_bw_GBps: float = Field(default=50.0, gt=0, description="one external (optical) port, per direction")
+    k: float | None = Field(default=None, gt=0, description="intra_bw = k * port_bw (default 2)")
+    intra_bw_GBps: float | None = Field(default=None, gt=0, description="one mesh link, per direction")
+    alpha_out_ns: float = Field(default=300.0, gt=0, description="latency of an external (optical) hop")
+    alpha_in_ns: float = Field(default=10.0, gt=0, description="latency of an internal mesh hop")
+
+    @model_validator(mode="after")
+    def _one_intra_bandwidth(self) -> SystemConfig:
+        if self.k is not None and self.intra_bw_GBps is not None:
+            raise ValueError("give k or intra_bw_GBps, not both (e.g. k = 2)")
+        return self
+
+    @property
+    def intra_bw_Bps(self) -> float:
+        if self.intra_bw_GBps is not None:
+            return self.intra_bw_GBps * GBPS
+        return (self.k if self.k is not None else 2.0) * self.port_bw_GBps * GBPS
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "m": self.m,
+            "n": self.n,
+            "R": self.R,
+            "grid": self.grid,
+            "port_bw_Bps": self.port_bw_GBps * GBPS,
+            "intra_bw_Bps": self.intra_bw_Bps,
+            "alpha_out_s": self.alpha_out_ns * NS,
+            "alpha_in_s": self.alpha_in_ns * NS,
+        }
+
+
+class DimConfig(_Strict):
+    """One logical dimension: `size` nodes joined as `kind` over `rails` rails."""
+
+    size: int = Field(gt=0, examples=[3])
+    kind: Literal["ring", "all-to-all", "global-all-to-all"]
+    rails: int = Field(ge=0, examples=[2])
+
+
+class TopologyConfig(_Strict):
+    """A preset, or per physical axis the logical dimensions innermost first (DESIGN.md §3)."""
+
+    preset: Literal["torus", "hyperx", "dragonfly"] | None = None
+    x: list[DimConfig] | None = None
+    y: list[DimConfig] | None = None
+    allow_matching_rail: bool = Field(
+        default=False, description="opt in to s-2 rings plus one rail of 2-cycles for all-to-all over 4 or 6 nodes"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class NodesConfig(_Strict):
+    """A job's nodes: half-open ranges x = [start, stop], y = [start, stop], or explicit lists xs, ys."""
+
+    x: list[int] | None = Field(default=None, min_length=2, max_length=2)
+    y: list[int] | None = Field(default=None, min_length=2, max_length=2)
+    xs: list[int] | None = None
+    ys: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _ranges_or_lists(self) -> NodesConfig:
+        for axis in ("x", "y"):
+            span, listed = getattr(self, axis), getattr(self, axis + "s")
+            if (span is None) == (listed is None):
+                raise ValueError(f"give exactly one of {axis} = [start, stop] or {axis}s = [...] (e.g. {axis} = [0, 4])")
+            if span is not None and not 0 <= span[0] < span[1]:
+                raise ValueError(f"{axis} = {span} must be a half-open range with 0 <= start < stop (e.g. {axis} = [0, 4])")
+            if listed is not None and any(v < 0 for v in listed):
+                raise ValueError(f"{axis}s holds a negative coordinate (coordinates start at 0)")
+        return self
+
+    def positions(self, axis: Literal["x", "y"]) -> list[int]:
+        span = getattr(self, axis)
+        return list(range(*span)) if span is not None else list(getattr(self, axis + "s"))
+
+
+class JobConfig(_Strict):
+    """A job: a name, the nodes it occupies and its own logical topology."""
+
+    name: str = Field(min_length=1)
+    nodes: NodesConfig
+    topology: TopologyConfig
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "xs": self.nodes.positions("x"),
+            "ys": self.nodes.positions("y"),
+            "topology": self.topology.to_core(),
+        }
+
+
+class Config(_Strict):
+    """A whole configuration file: a system with one topology, or with jobs."""
+
+    system: SystemConfig
+    topology: TopologyConfig | None = None
+    jobs: list[JobConfig] = Field(default_factory=list)
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "system": self.system.to_core(),
+            "topology": self.topology.to_core() if self.topology is not None else None,
+            "jobs": [job.to_core() for job in self.jobs],
+        }
+
+    def to_core_json(self) -> str:
+        """The configuration as the Rust core reads it (SI units, ranges expanded)."""
+        return json.dumps(self.to_core())
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "<string>") -> Config:
+        """Parses and fully validates TOML text; raises ConfigError with a one-line message."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Config:
+        """Validates a parsed configuration (schema here, cross-field rules in the core)."""
+        try:
+            config = cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_one_line(exc)) from None
+        try:
+            validate_config(config.to_core_json())
+        except RailxError as exc:
+            raise ConfigError(str(exc)) from None
+        return config
+
+
+def load_config(path: str | Path) -> Config:
+    """Reads and validates a TOML configuration file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the configuration ({exc.strerror})") from None
+    return Config.from_toml(text, source=str(path))
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    """`('jobs', 0, 'topology', 'x', 1, 'rails')` -> `jobs[0].topology.x[1].rails`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after", "tagged-union") or str(part).startswith(("function-", "literal[")):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "configuration"
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class that holds the field at `loc`, to list its valid keys."""
+    model: Any = Config
+    for part in loc[:-1]:
+        if isinstance(part, int) or model is None:
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        model = _inner_model(field.annotation)
+    return model
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _one_line(exc: ValidationError) -> str:
+    """The first validation error as `field = value: rule; alternative`."""
+    error = exc.errors()[0]
+    loc = tuple(error["loc"])
+    field = _field_path(loc)
+    if error["type"] == "extra_forbidden":
+        model = _model_at(loc)
+        keys = ", ".join(model.model_fields) if model is not None else "see DESIGN.md §13"
+        return f"{field}: unknown key; valid keys here are {keys}"
+    if error["type"] == "missing":
+        return f"{field}: required key is missing; add it (see examples/ for a complete file)"
+    message = error["msg"].removeprefix("Value error, ")
+    value = error.get("input")
+    shown = "" if isinstance(value, dict) else f" = {value!r}"
+    hint = _hint(loc)
+    return f"{field}{shown}: {message}" + (f"; {hint}" if hint else "")
+
+
+def _hint(loc: tuple[Any, ...]) -> str:
+    model = _model_at(loc)
+    if model is None or not loc or not isinstance(loc[-1], str):
+        return ""
+    field = model.model_fields.get(loc[-1])
+    if field is None or not field.examples:
+        return ""
+    return f"e.g. {loc[-1]} = {json.dumps(field.examples[0])}"
