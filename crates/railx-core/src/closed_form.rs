@@ -49,7 +49,11 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
     let dims: Vec<&LogicalDim> = region.x.dims.iter().chain(region.y.dims.iter()).collect();
     let mut approximate = Vec::new();
     let global = dims.iter().find(|d| d.kind == DimKind::GlobalAllToAll);
-    let local: u32 = dims.iter().filter(|d| d.kind != DimKind::GlobalAllToAll).map(|d| dim_diameter(d)).sum();
+    let local: u32 = dims
+        .iter()
+        .filter(|d| d.kind != DimKind::GlobalAllToAll)
+        .map(|d| dim_diameter(d))
+        .sum();
     let diameter = match global {
         Some(_) => {
             approximate.push("diameter_inter_node: local + global + local is an upper bound (exact at full Dragonfly size)".into());
@@ -57,9 +61,14 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
         }
         None => local,
     };
-    let is_2d = |kind: DimKind| region.x.dims.len() == 1 && region.y.dims.len() == 1 && dims.iter().all(|d| d.kind == kind);
+    let is_2d = |kind: DimKind| {
+        region.x.dims.len() == 1 && region.y.dims.len() == 1 && dims.iter().all(|d| d.kind == kind)
+    };
     let hi = if region.preset == Some(Preset::Hyperx) || is_2d(DimKind::AllToAll) {
-        approximate.push("diameter_hops.Hi: 5m-6 is the paper's bound for nearest-link routing on a 2D-HyperX".into());
+        approximate.push(
+            "diameter_hops.Hi: 5m-6 is the paper's bound for nearest-link routing on a 2D-HyperX"
+                .into(),
+        );
         5 * m - 6
     } else if region.preset == Some(Preset::Torus) || is_2d(DimKind::Ring) {
         approximate.push(
@@ -67,12 +76,19 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
         );
         (m - 1) * diameter
     } else {
-        approximate.push("diameter_hops.Hi: at most 2(m-1) mesh hops in each node a route visits".into());
+        approximate
+            .push("diameter_hops.Hi: at most 2(m-1) mesh hops in each node a route visits".into());
         2 * (m - 1) * (diameter + 1)
     };
-    let cut = dims.iter().map(|d| dim_cut_links(d, nodes)).fold(f64::INFINITY, f64::min);
+    let cut = dims
+        .iter()
+        .map(|d| dim_cut_links(d, nodes))
+        .fold(f64::INFINITY, f64::min);
     let cut = if cut.is_finite() { cut } else { 0.0 };
-    if dims.iter().any(|d| d.size % 2 == 1 || d.kind == DimKind::GlobalAllToAll) {
+    if dims
+        .iter()
+        .any(|d| d.size % 2 == 1 || d.kind == DimKind::GlobalAllToAll)
+    {
         approximate.push(
             "bisection: the paper's (s/2)^2 pairs per all-to-all cut (and half of the global links) is exact only for even sizes".into(),
         );
@@ -83,7 +99,10 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
         switches: plant.switches() as u64,
         rails_per_dim: plant.r(),
         diameter_inter_node: diameter,
-        diameter_hops: Hops { Ho: diameter, Hi: hi },
+        diameter_hops: Hops {
+            Ho: diameter,
+            Hi: hi,
+        },
         bisection_bw_per_chip: cut / chips as f64,
         a2a_bound_per_chip: 2.0 * cut / chips as f64,
         approximate,
@@ -112,7 +131,11 @@ pub fn max_scale(m: u32, n: u32, radix: u32) -> Vec<MaxScale> {
         (Preset::Dragonfly, groups, group),
     ]
     .into_iter()
-    .map(|(preset, p, q)| MaxScale { preset, grid: [p as u32, q as u32], chips: p * q * per })
+    .map(|(preset, p, q)| MaxScale {
+        preset,
+        grid: [p as u32, q as u32],
+        chips: p * q * per,
+    })
     .collect()
 }
 

@@ -591,12 +591,11 @@ fn matching_rail_fallback(s: usize) -> Option<Result<Vec<Vec<u32>>, String>> {
 fn cycle_successors(s: usize, cycle: &[u32]) -> Result<Vec<u32>, String> {
     check_hamiltonian_path(s, cycle)?;
     let mut succ = vec![0; s];
-    let closing = cycle.first().copied();
-    for (&u, v) in cycle
-        .iter()
-        .zip(cycle.iter().skip(1).copied().chain(closing))
-    {
-        succ[u as usize] = v;
+    // Starting from the last node makes the closing arc the first one written.
+    let mut prev = cycle.last().copied().unwrap_or_default();
+    for &u in cycle {
+        succ[prev as usize] = u;
+        prev = u;
     }
     Ok(succ)
 }

@@ -55,6 +55,9 @@ struct NodeGraph {
     nearest: Vec<(u16, u16)>,
 }
 
+/// One node's neighbours and its block of the nearest-link table.
+type NodeTables = (Vec<Neighbour>, Vec<(u16, u16)>);
+
 #[derive(Debug, Clone, Copy)]
 struct Neighbour {
     node: u32,
@@ -77,21 +80,28 @@ impl NodeGraph {
             if net.class[i] != LinkClass::InterNodeOptical {
                 continue;
             }
-            let (a, b) = (local[(net.src[i] / per) as usize], local[(net.dst[i] / per) as usize]);
+            let (a, b) = (
+                local[(net.src[i] / per) as usize],
+                local[(net.dst[i] / per) as usize],
+            );
             if a == u32::MAX || b == u32::MAX {
                 continue;
             }
             links[a as usize].push((b, (net.src[i] % per) as u16, (net.dst[i] % per) as u16));
         }
         let m = plant.m;
-        let tables: Vec<(Vec<Neighbour>, Vec<(u16, u16)>)> = links
+        let tables: Vec<NodeTables> = links
             .into_par_iter()
             .map(|mut out| {
                 out.sort_unstable();
                 let mut neighbours = Vec::new();
                 let mut nearest = Vec::new();
                 for group in out.chunk_by(|a, b| a.0 == b.0) {
-                    neighbours.push(Neighbour { node: group[0].0, links: group.len() as u32, table: nearest.len() });
+                    neighbours.push(Neighbour {
+                        node: group[0].0,
+                        links: group.len() as u32,
+                        table: nearest.len(),
+                    });
                     for chip in 0..per {
                         // Ties go to the first link in (exit, entry) order: deterministic.
                         let best = group
@@ -115,7 +125,11 @@ impl NodeGraph {
             nearest.extend(table);
             neighbours.push(list);
         }
-        NodeGraph { m, neighbours, nearest }
+        NodeGraph {
+            m,
+            neighbours,
+            nearest,
+        }
     }
 
     fn len(&self) -> usize {
@@ -124,7 +138,9 @@ impl NodeGraph {
 
     fn neighbour(&self, v: u32, w: u32) -> Option<&Neighbour> {
         let list = &self.neighbours[v as usize];
-        list.binary_search_by_key(&w, |nb| nb.node).ok().map(|i| &list[i])
+        list.binary_search_by_key(&w, |nb| nb.node)
+            .ok()
+            .map(|i| &list[i])
     }
 }
 
@@ -184,7 +200,11 @@ fn inter_node_diameter(graph: &NodeGraph) -> Option<u32> {
         }
         let full = |v: usize| {
             (0..words).all(|w| {
-                let bits = if w + 1 == words && sources % 64 != 0 { (1u64 << (sources % 64)) - 1 } else { u64::MAX };
+                let bits = if w + 1 == words && !sources.is_multiple_of(64) {
+                    (1u64 << (sources % 64)) - 1
+                } else {
+                    u64::MAX
+                };
                 reached[v * words + w] & bits == bits
             })
         };
@@ -217,7 +237,11 @@ struct Worst {
 
 impl Worst {
     fn merge(self, other: Worst) -> Worst {
-        Worst { ho: self.ho.max(other.ho), hi: self.hi.max(other.hi), latency_s: self.latency_s.max(other.latency_s) }
+        Worst {
+            ho: self.ho.max(other.ho),
+            hi: self.hi.max(other.hi),
+            latency_s: self.latency_s.max(other.latency_s),
+        }
     }
 }
 
@@ -318,7 +342,10 @@ impl<'a> Router<'a> {
     /// Moves every chip of the frontier from node v to neighbour w over its nearest link.
     fn hop(&self, frontier: &Frontier, v: u32, w: u32) -> Result<Frontier> {
         let nb = self.graph.neighbour(v, w).ok_or_else(|| {
-            RailxError::verification(self.region.label(), format!("route needs a link from node {v} to node {w}, and there is none"))
+            RailxError::verification(
+                self.region.label(),
+                format!("route needs a link from node {v} to node {w}, and there is none"),
+            )
         })?;
         let per = (self.graph.m * self.graph.m) as usize;
         let mut next: Frontier = frontier
@@ -337,7 +364,13 @@ impl<'a> Router<'a> {
 
     /// Routes along one dimension from v to the node whose digit is `target`, returning the node,
     /// the frontier there and the optical hops taken.
-    fn walk(&self, rd: &RouteDim, v: u32, target: u32, frontier: &Frontier) -> Result<(u32, Frontier, u32)> {
+    fn walk(
+        &self,
+        rd: &RouteDim,
+        v: u32,
+        target: u32,
+        frontier: &Frontier,
+    ) -> Result<(u32, Frontier, u32)> {
         let s = rd.dim.size;
         let here = rd.dim.digit(self.along(rd.axis, v));
         if here == target {
@@ -348,7 +381,11 @@ impl<'a> Router<'a> {
             return Ok((w, self.hop(frontier, v, w)?, 1));
         }
         let forward = (target + s - here) % s;
-        let (steps, delta) = if forward <= s / 2 { (forward, 1) } else { (s - forward, s - 1) };
+        let (steps, delta) = if forward <= s / 2 {
+            (forward, 1)
+        } else {
+            (s - forward, s - 1)
+        };
         let (mut at, mut f) = (v, frontier.clone());
         for _ in 0..steps {
             let next = self.moved(rd, at, (rd.dim.digit(self.along(rd.axis, at)) + delta) % s);
@@ -359,7 +396,14 @@ impl<'a> Router<'a> {
     }
 
     /// Visits every destination reachable by correcting dims[k..] from v, sharing route prefixes.
-    fn explore(&self, k: usize, v: u32, frontier: &Frontier, ho: u32, worst: &mut Worst) -> Result<()> {
+    fn explore(
+        &self,
+        k: usize,
+        v: u32,
+        frontier: &Frontier,
+        ho: u32,
+        worst: &mut Worst,
+    ) -> Result<()> {
         if k == self.dims.len() {
             self.record(frontier, ho, worst);
             return Ok(());
@@ -390,13 +434,21 @@ impl<'a> Router<'a> {
 
     fn record(&self, frontier: &Frontier, ho: u32, worst: &mut Worst) {
         let m = self.graph.m;
-        let hi = frontier.iter().map(|&(chip, hi)| hi + eccentricity(m, chip as u32)).max().unwrap_or(0);
+        let hi = frontier
+            .iter()
+            .map(|&(chip, hi)| hi + eccentricity(m, chip as u32))
+            .max()
+            .unwrap_or(0);
         let latency = ho as f64 * self.alpha_out_s + hi as f64 * self.alpha_in_s;
-        *worst = worst.merge(Worst { ho, hi, latency_s: latency });
+        *worst = worst.merge(Worst {
+            ho,
+            hi,
+            latency_s: latency,
+        });
     }
 
     /// Worst route from one source node to every node of the region.
-    fn from_source(&self, source: u32) -> Result<Worst> {
+    fn worst_from(&self, source: u32) -> Result<Worst> {
         let per = self.graph.m * self.graph.m;
         let start: Frontier = (0..per).map(|c| (c as u16, 0)).collect();
         let mut worst = Worst::default();
@@ -459,26 +511,42 @@ pub fn region_metrics(net: &Network, region: &Region) -> Result<RegionMetrics> {
     let diameter_inter_node = inter_node_diameter(&graph);
     let worst = (0..graph.len() as u32)
         .into_par_iter()
-        .map(|s| router.from_source(s))
+        .map(|s| router.worst_from(s))
         .try_reduce(Worst::default, |a, b| Ok(a.merge(b)))?;
     let all_dims: Vec<RouteDim> = router.dims.iter().copied().chain(router.global).collect();
     let cut = all_dims
         .iter()
-        .map(|rd| (cut_links(&graph, &router, rd), format!("{}-dim of size {} halved", rd.axis.name(), rd.dim.size)))
+        .map(|rd| {
+            (
+                cut_links(&graph, &router, rd),
+                format!("{}-dim of size {} halved", rd.axis.name(), rd.dim.size),
+            )
+        })
         .min_by_key(|c| c.0);
     let (bisection_links, bisection_cut) = cut.unwrap_or((0, "none (a single node)".to_string()));
     let chips = region.nodes() * plant.chips_per_node();
     let port_units = bisection_links as f64; // every optical link carries one port's bandwidth
-    let optical: u64 = graph.neighbours.iter().flatten().map(|nb| nb.links as u64).sum();
+    let optical: u64 = graph
+        .neighbours
+        .iter()
+        .flatten()
+        .map(|nb| nb.links as u64)
+        .sum();
     Ok(RegionMetrics {
         name: region.name.clone().unwrap_or_else(|| "system".to_string()),
         chips,
         nodes: region.nodes(),
         switches_used: switches_used(net, region),
         switch_ports_used: optical, // two ports per circuit, two directed links per circuit
-        unused_rails: [plant.r() - region.x.rails_used(), plant.r() - region.y.rails_used()],
+        unused_rails: [
+            plant.r() - region.x.rails_used(),
+            plant.r() - region.y.rails_used(),
+        ],
         diameter_inter_node,
-        diameter_hops: Hops { Ho: worst.ho, Hi: worst.hi },
+        diameter_hops: Hops {
+            Ho: worst.ho,
+            Hi: worst.hi,
+        },
         max_route_latency_s: worst.latency_s,
         bisection_links,
         bisection_cut,

@@ -77,7 +77,11 @@ impl Network {
         if config.system != OcsSystem::of(plant) {
             return Err(RailxError::verification(
                 "system",
-                format!("the OCS file is for {:?} but the plant is {:?}", config.system, OcsSystem::of(plant)),
+                format!(
+                    "the OCS file is for {:?} but the plant is {:?}",
+                    config.system,
+                    OcsSystem::of(plant)
+                ),
             ));
         }
         let arcs = check_ports(config)?;
@@ -131,7 +135,10 @@ impl Network {
         for chip in 0..self.chips() {
             let (xn, yn, x, y) = p.chip_coords(chip);
             let sep = if chip == 0 { "" } else { "," };
-            write!(out, "{sep}{{\"id\":{chip},\"X\":{xn},\"Y\":{yn},\"x\":{x},\"y\":{y}}}")?;
+            write!(
+                out,
+                "{sep}{{\"id\":{chip},\"X\":{xn},\"Y\":{yn},\"x\":{x},\"y\":{y}}}"
+            )?;
         }
         write!(out, "],\"links\":[")?;
         for i in 0..self.links() {
@@ -146,7 +153,12 @@ impl Network {
                 self.latency_s[i]
             )?;
             if self.class[i] == LinkClass::InterNodeOptical {
-                write!(out, ",\"axis\":\"{}\",\"rail\":{}", self.axis[i].name(), self.rail[i])?;
+                write!(
+                    out,
+                    ",\"axis\":\"{}\",\"rail\":{}",
+                    self.axis[i].name(),
+                    self.rail[i]
+                )?;
             }
             write!(out, "}}")?;
         }
@@ -157,7 +169,10 @@ impl Network {
     pub fn write_graphml(&self, out: &mut impl Write) -> std::io::Result<()> {
         let p = &self.plant;
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-        writeln!(out, r#"<graphml xmlns="http://graphml.graphdrawing.org/xmlns">"#)?;
+        writeln!(
+            out,
+            r#"<graphml xmlns="http://graphml.graphdrawing.org/xmlns">"#
+        )?;
         for (id, domain, name, ty) in [
             ("d0", "node", "X", "int"),
             ("d1", "node", "Y", "int"),
@@ -168,7 +183,10 @@ impl Network {
             ("d6", "edge", "latency_s", "double"),
             ("d7", "edge", "rail", "int"),
         ] {
-            writeln!(out, r#"<key id="{id}" for="{domain}" attr.name="{name}" attr.type="{ty}"/>"#)?;
+            writeln!(
+                out,
+                r#"<key id="{id}" for="{domain}" attr.name="{name}" attr.type="{ty}"/>"#
+            )?;
         }
         writeln!(out, r#"<graph id="railx" edgedefault="directed">"#)?;
         for chip in 0..self.chips() {

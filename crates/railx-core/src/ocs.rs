@@ -24,7 +24,12 @@ pub struct OcsSystem {
 
 impl OcsSystem {
     pub fn of(plant: &Plant) -> OcsSystem {
-        OcsSystem { m: plant.m, n: plant.n, R: plant.radix, grid: [plant.p, plant.q] }
+        OcsSystem {
+            m: plant.m,
+            n: plant.n,
+            R: plant.radix,
+            grid: [plant.p, plant.q],
+        }
     }
 }
 
@@ -54,7 +59,8 @@ pub struct OcsConfig {
 
 impl OcsConfig {
     pub fn from_json(text: &str) -> Result<OcsConfig> {
-        let config: OcsConfig = serde_json::from_str(text).map_err(|e| RailxError::parse("OCS file", e))?;
+        let config: OcsConfig =
+            serde_json::from_str(text).map_err(|e| RailxError::parse("OCS file", e))?;
         if config.format != FORMAT {
             return Err(RailxError::invalid(
                 "format",
@@ -101,29 +107,50 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
         let place = format!("switch {} (switches[{index}])", sw.id);
         let expected_id = Plant::switch_id(sw.dim, sw.line, sw.rail);
         if sw.id != expected_id {
-            return Err(RailxError::verification(place, format!("id does not match dim/line/rail; it should be \"{expected_id}\"")));
+            return Err(RailxError::verification(
+                place,
+                format!("id does not match dim/line/rail; it should be \"{expected_id}\""),
+            ));
         }
         let (lines, extent) = match sw.dim {
             Axis::X => (plant_grid[1], plant_grid[0]),
             Axis::Y => (plant_grid[0], plant_grid[1]),
         };
         if sw.line >= lines {
-            return Err(RailxError::verification(place, format!("line {} is outside the grid (lines 0..{lines})", sw.line)));
+            return Err(RailxError::verification(
+                place,
+                format!("line {} is outside the grid (lines 0..{lines})", sw.line),
+            ));
         }
         if sw.rail >= r {
-            return Err(RailxError::verification(place, format!("rail {} does not exist (rails 0..{r}, r = m*n)", sw.rail)));
+            return Err(RailxError::verification(
+                place,
+                format!("rail {} does not exist (rails 0..{r}, r = m*n)", sw.rail),
+            ));
         }
         if sw.radix != sys.R {
-            return Err(RailxError::verification(place, format!("radix {} differs from the system's R = {}", sw.radix, sys.R)));
+            return Err(RailxError::verification(
+                place,
+                format!("radix {} differs from the system's R = {}", sw.radix, sys.R),
+            ));
         }
         if let Some(first) = seen_switch.insert((sw.dim, sw.line, sw.rail), index) {
-            return Err(RailxError::verification(place, format!("is listed twice (also switches[{first}])")));
+            return Err(RailxError::verification(
+                place,
+                format!("is listed twice (also switches[{first}])"),
+            ));
         }
         let mut used: HashMap<u32, [u32; 2]> = HashMap::with_capacity(sw.circuits.len() * 2);
         for &circuit in &sw.circuits {
             for port in circuit {
                 if port >= sw.radix {
-                    return Err(RailxError::verification(place, format!("circuit {circuit:?}: port {port} does not exist (ports 0..{})", sw.radix)));
+                    return Err(RailxError::verification(
+                        place,
+                        format!(
+                            "circuit {circuit:?}: port {port} does not exist (ports 0..{})",
+                            sw.radix
+                        ),
+                    ));
                 }
                 if port / 2 >= extent {
                     return Err(RailxError::verification(
@@ -132,7 +159,10 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
                     ));
                 }
                 if let Some(other) = used.insert(port, circuit) {
-                    return Err(RailxError::verification(place, format!("port {port} is in two circuits, {other:?} and {circuit:?}")));
+                    return Err(RailxError::verification(
+                        place,
+                        format!("port {port} is in two circuits, {other:?} and {circuit:?}"),
+                    ));
                 }
             }
             let (a, side_a) = Plant::port_owner(circuit[0]);
@@ -147,7 +177,13 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
                     ))
                 }
             };
-            arcs.push(Arc { axis: sw.dim, line: sw.line, rail: sw.rail, plus, minus });
+            arcs.push(Arc {
+                axis: sw.dim,
+                line: sw.line,
+                rail: sw.rail,
+                plus,
+                minus,
+            });
         }
     }
     Ok(arcs)
@@ -156,11 +192,21 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
 /// The successor permutation of every rail of a logical dimension on one line: `succ[t][c]` is the
 /// coordinate that coordinate c's + port on rail `first_rail + t` reaches. `None` for a rail left
 /// empty (a global dimension's rails past its last cycle).
-fn rail_maps(dim: &LogicalDim, line_index: u32, allow_matching_rail: bool) -> Result<Vec<Option<Vec<u32>>>> {
+fn rail_maps(
+    dim: &LogicalDim,
+    line_index: u32,
+    allow_matching_rail: bool,
+) -> Result<Vec<Option<Vec<u32>>>> {
     let s = dim.size;
     let decomposition = || {
-        rail_successors(s as usize, allow_matching_rail)
-            .map_err(|e| RailxError::invalid("topology", format!("size {s}"), e.to_string(), "set allow_matching_rail = true"))
+        rail_successors(s as usize, allow_matching_rail).map_err(|e| {
+            RailxError::invalid(
+                "topology",
+                format!("size {s}"),
+                e.to_string(),
+                "set allow_matching_rail = true",
+            )
+        })
     };
     Ok(match dim.kind {
         DimKind::Ring => {
@@ -169,7 +215,9 @@ fn rail_maps(dim: &LogicalDim, line_index: u32, allow_matching_rail: bool) -> Re
         }
         DimKind::AllToAll => {
             let cycles = decomposition()?;
-            (0..dim.rails).map(|t| Some(cycles[(t % (s - 1)) as usize].clone())).collect()
+            (0..dim.rails)
+                .map(|t| Some(cycles[(t % (s - 1)) as usize].clone()))
+                .collect()
         }
         DimKind::GlobalAllToAll => {
             // Line j carries cycles j*rails .. j*rails + rails - 1 (DESIGN.md §13, dragonfly).
@@ -200,7 +248,13 @@ fn region_axis_arcs(region: &Region, axis: Axis, arcs: &mut Vec<Arc>) -> Result<
                     for c in 0..dim.size {
                         let u = dim.with_digit(base, c);
                         let v = dim.with_digit(base, succ[c as usize]);
-                        arcs.push(Arc { axis, line, rail, plus: positions[u as usize], minus: positions[v as usize] });
+                        arcs.push(Arc {
+                            axis,
+                            line,
+                            rail,
+                            plus: positions[u as usize],
+                            minus: positions[v as usize],
+                        });
                     }
                 }
             }
@@ -220,7 +274,12 @@ pub fn region_arcs(region: &Region) -> Result<Vec<Arc>> {
 
 /// Builds a `railx.ocs/v1` configuration from arcs. With `all_switches`, every switch of the plant
 /// is listed (empty ones too); otherwise only those carrying a circuit.
-pub fn config_from_arcs(plant: &Plant, job: Option<String>, arcs: &[Arc], all_switches: bool) -> OcsConfig {
+pub fn config_from_arcs(
+    plant: &Plant,
+    job: Option<String>,
+    arcs: &[Arc],
+    all_switches: bool,
+) -> OcsConfig {
     let r = plant.r();
     let x_count = (plant.q * r) as usize;
     let slot = |axis: Axis, line: u32, rail: u32| -> usize {
@@ -231,7 +290,10 @@ pub fn config_from_arcs(plant: &Plant, job: Option<String>, arcs: &[Arc], all_sw
     };
     let mut tables: Vec<Vec<[u32; 2]>> = vec![Vec::new(); plant.switches() as usize];
     for a in arcs {
-        tables[slot(a.axis, a.line, a.rail)].push([Plant::port(a.plus, Side::Plus), Plant::port(a.minus, Side::Minus)]);
+        tables[slot(a.axis, a.line, a.rail)].push([
+            Plant::port(a.plus, Side::Plus),
+            Plant::port(a.minus, Side::Minus),
+        ]);
     }
     let mut switches = Vec::new();
     for axis in Axis::BOTH {
@@ -253,7 +315,12 @@ pub fn config_from_arcs(plant: &Plant, job: Option<String>, arcs: &[Arc], all_sw
             }
         }
     }
-    OcsConfig { format: FORMAT.to_string(), system: OcsSystem::of(plant), job, switches }
+    OcsConfig {
+        format: FORMAT.to_string(),
+        system: OcsSystem::of(plant),
+        job,
+        switches,
+    }
 }
 
 /// The cross-connect tables of the whole system: every region's circuits on the shared switches.
@@ -270,6 +337,13 @@ pub fn synthesize_jobs(system: &System) -> Result<Vec<OcsConfig>> {
     system
         .regions
         .iter()
-        .map(|region| Ok(config_from_arcs(&system.plant, region.name.clone(), &region_arcs(region)?, false)))
+        .map(|region| {
+            Ok(config_from_arcs(
+                &system.plant,
+                region.name.clone(),
+                &region_arcs(region)?,
+                false,
+            ))
+        })
         .collect()
 }

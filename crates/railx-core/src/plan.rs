@@ -22,7 +22,11 @@ pub fn realize(spec: &ConfigSpec) -> Result<Realized> {
     let system = resolve(spec)?;
     let ocs = synthesize(&system)?;
     let network = Network::from_ocs(&system.plant, &ocs)?;
-    Ok(Realized { system, ocs, network })
+    Ok(Realized {
+        system,
+        ocs,
+        network,
+    })
 }
 
 /// One region's realized metrics beside its closed forms.
@@ -73,16 +77,24 @@ pub fn plan(realized: &Realized) -> Result<Plan> {
         .collect::<Result<Vec<_>>>()?;
     let worst_min = |f: fn(&RegionPlan) -> f64| regions.iter().map(f).fold(f64::INFINITY, f64::min);
     let worst_max = |f: fn(&RegionPlan) -> u32| regions.iter().map(f).max().unwrap_or(0);
-    let diameter_inter_node =
-        regions.iter().map(|r| r.metrics.diameter_inter_node).try_fold(0, |acc, d| d.map(|d| acc.max(d)));
+    let diameter_inter_node = regions
+        .iter()
+        .map(|r| r.metrics.diameter_inter_node)
+        .try_fold(0, |acc, d| d.map(|d| acc.max(d)));
     let mut closed_form = regions[0].closed_form.clone();
     closed_form.chips = plant.chips() as u64;
     closed_form.nodes = plant.nodes() as u64;
     closed_form.diameter_inter_node = worst_max(|r| r.closed_form.diameter_inter_node);
-    closed_form.diameter_hops = Hops { Ho: worst_max(|r| r.closed_form.diameter_hops.Ho), Hi: worst_max(|r| r.closed_form.diameter_hops.Hi) };
+    closed_form.diameter_hops = Hops {
+        Ho: worst_max(|r| r.closed_form.diameter_hops.Ho),
+        Hi: worst_max(|r| r.closed_form.diameter_hops.Hi),
+    };
     closed_form.bisection_bw_per_chip = worst_min(|r| r.closed_form.bisection_bw_per_chip);
     closed_form.a2a_bound_per_chip = worst_min(|r| r.closed_form.a2a_bound_per_chip);
-    closed_form.approximate = regions.iter().flat_map(|r| r.closed_form.approximate.clone()).collect();
+    closed_form.approximate = regions
+        .iter()
+        .flat_map(|r| r.closed_form.approximate.clone())
+        .collect();
     closed_form.approximate.sort();
     closed_form.approximate.dedup();
     Ok(Plan {
@@ -97,8 +109,14 @@ pub fn plan(realized: &Realized) -> Result<Plan> {
         circuits: realized.ocs.circuit_count(),
         switch_ports_used: 2 * realized.ocs.circuit_count() as u64,
         diameter_inter_node,
-        diameter_hops: Hops { Ho: worst_max(|r| r.metrics.diameter_hops.Ho), Hi: worst_max(|r| r.metrics.diameter_hops.Hi) },
-        max_route_latency_s: regions.iter().map(|r| r.metrics.max_route_latency_s).fold(0.0, f64::max),
+        diameter_hops: Hops {
+            Ho: worst_max(|r| r.metrics.diameter_hops.Ho),
+            Hi: worst_max(|r| r.metrics.diameter_hops.Hi),
+        },
+        max_route_latency_s: regions
+            .iter()
+            .map(|r| r.metrics.max_route_latency_s)
+            .fold(0.0, f64::max),
         bisection_bw_per_chip: worst_min(|r| r.metrics.bisection_bw_per_chip),
         a2a_bound_per_chip: worst_min(|r| r.metrics.a2a_bound_per_chip),
         closed_form,

@@ -56,14 +56,24 @@ pub struct Plant {
 
 fn positive_int(field: &str, value: u32, hint: &str) -> Result<()> {
     if value == 0 {
-        return Err(RailxError::invalid(field, value, "must be a positive integer", hint));
+        return Err(RailxError::invalid(
+            field,
+            value,
+            "must be a positive integer",
+            hint,
+        ));
     }
     Ok(())
 }
 
 fn positive_real(field: &str, value: f64, hint: &str) -> Result<()> {
     if !(value.is_finite() && value > 0.0) {
-        return Err(RailxError::invalid(field, value, "must be a finite number > 0", hint));
+        return Err(RailxError::invalid(
+            field,
+            value,
+            "must be a finite number > 0",
+            hint,
+        ));
     }
     Ok(())
 }
@@ -73,7 +83,7 @@ impl Plant {
     pub fn from_spec(spec: &SystemSpec) -> Result<Plant> {
         positive_int("system.m", spec.m, "e.g. m = 4")?;
         positive_int("system.n", spec.n, "e.g. n = 2")?;
-        if spec.R < 2 || spec.R % 2 != 0 {
+        if spec.R < 2 || !spec.R.is_multiple_of(2) {
             return Err(RailxError::invalid(
                 "system.R",
                 spec.R,
@@ -93,10 +103,26 @@ impl Plant {
                 ));
             }
         }
-        positive_real("system.port_bw_Bps", spec.port_bw_Bps, "e.g. port_bw_GBps = 50")?;
-        positive_real("system.intra_bw_Bps", spec.intra_bw_Bps, "e.g. k = 2 or intra_bw_GBps = 100")?;
-        positive_real("system.alpha_out_s", spec.alpha_out_s, "e.g. alpha_out_ns = 300")?;
-        positive_real("system.alpha_in_s", spec.alpha_in_s, "e.g. alpha_in_ns = 10")?;
+        positive_real(
+            "system.port_bw_Bps",
+            spec.port_bw_Bps,
+            "e.g. port_bw_GBps = 50",
+        )?;
+        positive_real(
+            "system.intra_bw_Bps",
+            spec.intra_bw_Bps,
+            "e.g. k = 2 or intra_bw_GBps = 100",
+        )?;
+        positive_real(
+            "system.alpha_out_s",
+            spec.alpha_out_s,
+            "e.g. alpha_out_ns = 300",
+        )?;
+        positive_real(
+            "system.alpha_in_s",
+            spec.alpha_in_s,
+            "e.g. alpha_in_ns = 10",
+        )?;
         let chips = spec.m as u64 * spec.m as u64 * p as u64 * q as u64;
         if chips > u32::MAX as u64 / 2 {
             return Err(RailxError::invalid(
@@ -210,7 +236,11 @@ impl Plant {
 
     /// Inverse of [`Plant::port`]: the node position along the axis and the side.
     pub fn port_owner(port: u32) -> (u32, Side) {
-        let side = if port % 2 == 0 { Side::Minus } else { Side::Plus };
+        let side = if port.is_multiple_of(2) {
+            Side::Minus
+        } else {
+            Side::Plus
+        };
         (port / 2, side)
     }
 
@@ -262,16 +292,22 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_their_field() {
-        let err = Plant::from_spec(&spec(4, 2, 16, Some([9, 3]))).unwrap_err().to_string();
+        let err = Plant::from_spec(&spec(4, 2, 16, Some([9, 3])))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("system.grid[0] (P) = 9: "), "{err}");
         assert!(err.contains("R/2 = 8"), "{err}");
-        let err = Plant::from_spec(&spec(4, 2, 15, None)).unwrap_err().to_string();
+        let err = Plant::from_spec(&spec(4, 2, 15, None))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("system.R = 15"), "{err}");
         let mut s = spec(4, 2, 16, None);
         s.port_bw_Bps = -1.0;
         let err = Plant::from_spec(&s).unwrap_err().to_string();
         assert!(err.starts_with("system.port_bw_Bps = -1"), "{err}");
-        let err = Plant::from_spec(&spec(0, 2, 16, None)).unwrap_err().to_string();
+        let err = Plant::from_spec(&spec(0, 2, 16, None))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("system.m = 0"), "{err}");
     }
 }

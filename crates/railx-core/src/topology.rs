@@ -53,7 +53,9 @@ impl AxisLayout {
 
     /// The logical dimension that owns `rail`, if any (rails past the last group are unused).
     pub fn dim_of_rail(&self, rail: u32) -> Option<usize> {
-        self.dims.iter().position(|d| d.rail_range().contains(&rail))
+        self.dims
+            .iter()
+            .position(|d| d.rail_range().contains(&rail))
     }
 }
 
@@ -171,7 +173,10 @@ fn resolve_jobs(plant: &Plant, jobs: &[JobSpec]) -> Result<Vec<Region>> {
                     return Err(RailxError::invalid(
                         format!("{field}.nodes"),
                         format!("node ({x}, {y})"),
-                        format!("is also in job '{}'; jobs may not share nodes", jobs[other].name),
+                        format!(
+                            "is also in job '{}'; jobs may not share nodes",
+                            jobs[other].name
+                        ),
                         "give each job a disjoint rectangle of the grid",
                     ));
                 }
@@ -207,12 +212,20 @@ fn check_positions(plant: &Plant, field: &str, axis: Axis, positions: &[u32]) ->
             return Err(RailxError::invalid(
                 name,
                 pos,
-                format!("node coordinates along {} must be below the grid extent {extent}", axis.name()),
+                format!(
+                    "node coordinates along {} must be below the grid extent {extent}",
+                    axis.name()
+                ),
                 format!("use coordinates in 0..{extent}"),
             ));
         }
         if !seen.insert(pos) {
-            return Err(RailxError::invalid(name, pos, "appears twice", "list each coordinate once"));
+            return Err(RailxError::invalid(
+                name,
+                pos,
+                "appears twice",
+                "list each coordinate once",
+            ));
         }
     }
     Ok(())
@@ -250,8 +263,24 @@ fn resolve_region(
         }
     };
     let lines = [extents[1], extents[0]];
-    let x = resolve_axis(plant, Axis::X, &x_specs, extents[0], lines[0], topo.allow_matching_rail, field)?;
-    let y = resolve_axis(plant, Axis::Y, &y_specs, extents[1], lines[1], topo.allow_matching_rail, field)?;
+    let x = resolve_axis(
+        plant,
+        Axis::X,
+        &x_specs,
+        extents[0],
+        lines[0],
+        topo.allow_matching_rail,
+        field,
+    )?;
+    let y = resolve_axis(
+        plant,
+        Axis::Y,
+        &y_specs,
+        extents[1],
+        lines[1],
+        topo.allow_matching_rail,
+        field,
+    )?;
     Ok(Region {
         name,
         xs,
@@ -264,13 +293,22 @@ fn resolve_region(
 }
 
 /// Expands a preset to the general form for a region of `extents` = [along X, along Y] nodes.
-fn preset_dims(plant: &Plant, preset: Preset, extents: [u32; 2], field: &str) -> Result<[Vec<DimSpec>; 2]> {
+fn preset_dims(
+    plant: &Plant,
+    preset: Preset,
+    extents: [u32; 2],
+    field: &str,
+) -> Result<[Vec<DimSpec>; 2]> {
     let r = plant.r();
     let line = |extent: u32, kind: DimKind, rails: u32| -> Vec<DimSpec> {
         if extent < 2 {
             Vec::new()
         } else {
-            vec![DimSpec { size: extent, kind, rails }]
+            vec![DimSpec {
+                size: extent,
+                kind,
+                rails,
+            }]
         }
     };
     let all_to_all = |axis: Axis, extent: u32| -> Result<Vec<DimSpec>> {
@@ -278,16 +316,33 @@ fn preset_dims(plant: &Plant, preset: Preset, extents: [u32; 2], field: &str) ->
             return Err(RailxError::invalid(
                 format!("{field}.preset"),
                 format!("{:?} over {extent} nodes along {}", preset, axis.name()).to_lowercase(),
-                format!("an all-to-all over {extent} nodes needs {} rails but r = m*n = {r}", extent - 1),
-                format!("use at most r+1 = {} nodes along {}, or preset = \"torus\"", r + 1, axis.name()),
+                format!(
+                    "an all-to-all over {extent} nodes needs {} rails but r = m*n = {r}",
+                    extent - 1
+                ),
+                format!(
+                    "use at most r+1 = {} nodes along {}, or preset = \"torus\"",
+                    r + 1,
+                    axis.name()
+                ),
             ));
         }
         let copies = if extent >= 2 { r / (extent - 1) } else { 0 };
-        Ok(line(extent, DimKind::AllToAll, copies * extent.saturating_sub(1)))
+        Ok(line(
+            extent,
+            DimKind::AllToAll,
+            copies * extent.saturating_sub(1),
+        ))
     };
     Ok(match preset {
-        Preset::Torus => [line(extents[0], DimKind::Ring, r), line(extents[1], DimKind::Ring, r)],
-        Preset::Hyperx => [all_to_all(Axis::X, extents[0])?, all_to_all(Axis::Y, extents[1])?],
+        Preset::Torus => [
+            line(extents[0], DimKind::Ring, r),
+            line(extents[1], DimKind::Ring, r),
+        ],
+        Preset::Hyperx => [
+            all_to_all(Axis::X, extents[0])?,
+            all_to_all(Axis::Y, extents[1])?,
+        ],
         Preset::Dragonfly => {
             let groups = extents[0];
             let group_size = extents[1];
@@ -303,7 +358,10 @@ fn preset_dims(plant: &Plant, preset: Preset, extents: [u32; 2], field: &str) ->
                     format!("use at most {} groups (grid P) or more nodes per group (grid Q)", group_size * r + 1),
                 ));
             }
-            [line(groups, DimKind::GlobalAllToAll, r), all_to_all(Axis::Y, group_size)?]
+            [
+                line(groups, DimKind::GlobalAllToAll, r),
+                all_to_all(Axis::Y, group_size)?,
+            ]
         }
     })
 }
@@ -337,7 +395,11 @@ fn resolve_axis(
     }
     if stride != extent as u64 {
         let sizes: Vec<String> = specs.iter().map(|d| d.size.to_string()).collect();
-        let shown = if sizes.is_empty() { "[]".to_string() } else { sizes.join(" x ") };
+        let shown = if sizes.is_empty() {
+            "[]".to_string()
+        } else {
+            sizes.join(" x ")
+        };
         return Err(RailxError::invalid(
             axis_field,
             format!("sizes {shown} = {stride}"),
@@ -360,7 +422,13 @@ fn resolve_axis(
     Ok(AxisLayout { dims })
 }
 
-fn check_dim(spec: &DimSpec, field: &str, dims_on_axis: usize, lines: u32, allow_matching_rail: bool) -> Result<()> {
+fn check_dim(
+    spec: &DimSpec,
+    field: &str,
+    dims_on_axis: usize,
+    lines: u32,
+    allow_matching_rail: bool,
+) -> Result<()> {
     let s = spec.size;
     if s < 2 {
         return Err(RailxError::invalid(
@@ -375,13 +443,17 @@ fn check_dim(spec: &DimSpec, field: &str, dims_on_axis: usize, lines: u32, allow
             format!("{field}.rails"),
             0,
             "a logical dimension needs at least one rail",
-            if spec.kind == DimKind::Ring { "e.g. rails = 2".to_string() } else { format!("e.g. rails = {}", s - 1) },
+            if spec.kind == DimKind::Ring {
+                "e.g. rails = 2".to_string()
+            } else {
+                format!("e.g. rails = {}", s - 1)
+            },
         ));
     }
     match spec.kind {
         DimKind::Ring => Ok(()),
         DimKind::AllToAll => {
-            if spec.rails % (s - 1) != 0 {
+            if !spec.rails.is_multiple_of(s - 1) {
                 let lower = (spec.rails / (s - 1)).max(1) * (s - 1);
                 return Err(RailxError::invalid(
                     format!("{field}.rails"),

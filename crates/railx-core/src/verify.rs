@@ -30,7 +30,11 @@ pub struct VerifyReport {
 /// Port-level validity only: the file could be programmed into real switches.
 pub fn verify_ports(config: &OcsConfig) -> Result<VerifyReport> {
     check_ports(config)?;
-    Ok(VerifyReport { switches: config.switches.len(), circuits: config.circuit_count(), regions: Vec::new() })
+    Ok(VerifyReport {
+        switches: config.switches.len(),
+        circuits: config.circuit_count(),
+        regions: Vec::new(),
+    })
 }
 
 /// Full verification: valid ports, the same system as the configuration, and — rebuilt from the
@@ -42,22 +46,36 @@ pub fn verify(config: &OcsConfig, system: &System) -> Result<VerifyReport> {
     if config.system != expected {
         return Err(RailxError::verification(
             "system",
-            format!("the file is for {:?} but the configuration describes {:?}", config.system, expected),
+            format!(
+                "the file is for {:?} but the configuration describes {:?}",
+                config.system, expected
+            ),
         ));
     }
     let regions: Vec<&Region> = match &config.job {
         Some(name) => {
-            let found = system.regions.iter().find(|r| r.name.as_deref() == Some(name.as_str()));
-            vec![found.ok_or_else(|| RailxError::verification("job", format!("the configuration has no job named '{name}'")))?]
+            let found = system
+                .regions
+                .iter()
+                .find(|r| r.name.as_deref() == Some(name.as_str()));
+            vec![found.ok_or_else(|| {
+                RailxError::verification(
+                    "job",
+                    format!("the configuration has no job named '{name}'"),
+                )
+            })?]
         }
         None => system.regions.iter().collect(),
     };
     let index = NodeIndex::new(&system.plant, &regions);
-    let mut buckets: HashMap<(usize, Axis, u32, u32), Vec<(u32, u32)>> = HashMap::new();
+    let mut buckets: RailArcs = HashMap::new();
     let mut region_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); regions.len()];
     for arc in &arcs {
         let (region, u, v, line_index) = index.locate(&system.plant, arc)?;
-        buckets.entry((region, arc.axis, line_index, arc.rail)).or_default().push((u, v));
+        buckets
+            .entry((region, arc.axis, line_index, arc.rail))
+            .or_default()
+            .push((u, v));
         let local = |along: u32| match arc.axis {
             Axis::X => regions[region].local_index(along, line_index),
             Axis::Y => regions[region].local_index(line_index, along),
@@ -98,7 +116,11 @@ pub fn verify(config: &OcsConfig, system: &System) -> Result<VerifyReport> {
             ));
         }
     }
-    Ok(VerifyReport { switches: config.switches.len(), circuits: config.circuit_count(), regions: reports })
+    Ok(VerifyReport {
+        switches: config.switches.len(),
+        circuits: config.circuit_count(),
+        regions: reports,
+    })
 }
 
 fn other_positions(region: &Region, axis: Axis) -> &[u32] {
@@ -107,6 +129,9 @@ fn other_positions(region: &Region, axis: Axis) -> &[u32] {
         Axis::Y => Axis::X,
     })
 }
+
+/// Arcs (logical positions u -> v along the axis) per (region, axis, line index, rail).
+type RailArcs = HashMap<(usize, Axis, u32, u32), Vec<(u32, u32)>>;
 
 /// Physical node -> (region, logical positions) for the regions being verified.
 struct NodeIndex {
@@ -149,21 +174,32 @@ impl NodeIndex {
             }
             [Some(_), Some(_)] => Err(RailxError::verification(
                 place,
-                format!("a circuit joins {} and {}, which belong to different jobs", describe(arc.plus), describe(arc.minus)),
+                format!(
+                    "a circuit joins {} and {}, which belong to different jobs",
+                    describe(arc.plus),
+                    describe(arc.minus)
+                ),
             )),
-            [None, _] => Err(RailxError::verification(place, format!("a circuit uses {}, which is in no job being verified", describe(arc.plus)))),
-            [_, None] => Err(RailxError::verification(place, format!("a circuit uses {}, which is in no job being verified", describe(arc.minus)))),
+            [None, _] => Err(RailxError::verification(
+                place,
+                format!(
+                    "a circuit uses {}, which is in no job being verified",
+                    describe(arc.plus)
+                ),
+            )),
+            [_, None] => Err(RailxError::verification(
+                place,
+                format!(
+                    "a circuit uses {}, which is in no job being verified",
+                    describe(arc.minus)
+                ),
+            )),
         }
     }
 }
 
 /// Checks every rail of every logical dimension of one axis of a region; returns the circuits seen.
-fn check_axis(
-    region: &Region,
-    ri: usize,
-    axis: Axis,
-    buckets: &mut HashMap<(usize, Axis, u32, u32), Vec<(u32, u32)>>,
-) -> Result<usize> {
+fn check_axis(region: &Region, ri: usize, axis: Axis, buckets: &mut RailArcs) -> Result<usize> {
     let extent = region.positions(axis).len() as u32;
     let lines = other_positions(region, axis);
     let mut circuits = 0;
@@ -174,18 +210,28 @@ fn check_axis(
             let mut pairs = PairCounts::new(dim);
             for rail in dim.rail_range() {
                 let place = Plant::switch_id(axis, line, rail);
-                let arcs = buckets.remove(&(ri, axis, line_index as u32, rail)).unwrap_or_default();
+                let arcs = buckets
+                    .remove(&(ri, axis, line_index as u32, rail))
+                    .unwrap_or_default();
                 circuits += arcs.len();
                 if arcs.is_empty() && dim.kind == DimKind::GlobalAllToAll {
                     continue; // a global dimension may leave trailing rails empty
                 }
                 let succ = successor_map(&arcs, extent, &place)?;
                 let matching = check_rail(dim, region, &succ, &place)?;
-                let counts = if dim.kind == DimKind::GlobalAllToAll { &mut global_pairs } else { &mut pairs };
+                let counts = if dim.kind == DimKind::GlobalAllToAll {
+                    &mut global_pairs
+                } else {
+                    &mut pairs
+                };
                 counts.add(&succ, matching);
             }
             if dim.kind == DimKind::AllToAll {
-                pairs.check(dim.copies(), &format!("{} line {line}", axis.name()), region)?;
+                pairs.check(
+                    dim.copies(),
+                    &format!("{} line {line}", axis.name()),
+                    region,
+                )?;
             }
         }
         if dim.kind == DimKind::GlobalAllToAll {
@@ -217,7 +263,9 @@ fn check_rail(dim: &LogicalDim, region: &Region, succ: &[u32], place: &str) -> R
         if dim.with_digit(u, 0) != dim.with_digit(v, 0) {
             return Err(RailxError::verification(
                 place,
-                format!("arc {u} -> {v} joins nodes that differ outside the rail's logical dimension"),
+                format!(
+                    "arc {u} -> {v} joins nodes that differ outside the rail's logical dimension"
+                ),
             ));
         }
         if dim.kind == DimKind::Ring && dim.digit(v) != (dim.digit(u) + 1) % dim.size {
@@ -230,7 +278,10 @@ fn check_rail(dim: &LogicalDim, region: &Region, succ: &[u32], place: &str) -> R
     if dim.kind == DimKind::Ring {
         return Ok(false);
     }
-    let is_matching = succ.iter().enumerate().all(|(u, &v)| v as usize != u && succ[v as usize] as usize == u);
+    let is_matching = succ
+        .iter()
+        .enumerate()
+        .all(|(u, &v)| v as usize != u && succ[v as usize] as usize == u);
     if is_matching && dim.size > 2 {
         if region.allow_matching_rail && (dim.size == 4 || dim.size == 6) {
             return Ok(true);
@@ -265,7 +316,11 @@ struct PairCounts {
 
 impl PairCounts {
     fn new(dim: &LogicalDim) -> PairCounts {
-        PairCounts { dim: *dim, counts: HashMap::new(), matching_rails: 0 }
+        PairCounts {
+            dim: *dim,
+            counts: HashMap::new(),
+            matching_rails: 0,
+        }
     }
 
     fn add(&mut self, succ: &[u32], matching: bool) {
@@ -273,7 +328,10 @@ impl PairCounts {
         self.matching_rails += matching as u32;
         for (u, &v) in succ.iter().enumerate() {
             let u = u as u32;
-            let fiber = self.counts.entry(self.dim.with_digit(u, 0)).or_insert_with(|| vec![0; (s * s) as usize]);
+            let fiber = self
+                .counts
+                .entry(self.dim.with_digit(u, 0))
+                .or_insert_with(|| vec![0; (s * s) as usize]);
             fiber[(self.dim.digit(u) * s + self.dim.digit(v)) as usize] += 1;
         }
     }
@@ -285,7 +343,10 @@ impl PairCounts {
         if self.matching_rails > copies {
             return Err(RailxError::verification(
                 place,
-                format!("{} matching rails; a decomposition has at most one per copy", self.matching_rails),
+                format!(
+                    "{} matching rails; a decomposition has at most one per copy",
+                    self.matching_rails
+                ),
             ));
         }
         let mut fibers: Vec<_> = self.counts.iter().collect();

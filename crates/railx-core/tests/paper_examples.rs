@@ -12,7 +12,11 @@ use std::collections::{HashMap, HashSet};
 /// Fig. 5: 5 nodes joined all-to-all by 4 rails; every pair is joined twice, on two different rails.
 #[test]
 fn fig5_five_nodes_all_to_all_on_four_rails() {
-    let spec = general(system(2, 2, 10, [5, 1]), vec![dim(5, DimKind::AllToAll, 4)], vec![]);
+    let spec = general(
+        system(2, 2, 10, [5, 1]),
+        vec![dim(5, DimKind::AllToAll, 4)],
+        vec![],
+    );
     let realized = realize(&spec).unwrap();
     verify(&realized.ocs, &realized.system).unwrap();
     let mut rails_per_pair: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
@@ -43,7 +47,11 @@ fn fig7_hyperx_of_25_nodes() {
     assert_eq!(plan.diameter_inter_node, Some(2));
     assert_eq!(plan.closed_form.diameter_inter_node, 2);
     assert_eq!(plan.diameter_hops.Ho, 2);
-    assert!(plan.diameter_hops.Hi <= 5 * 2 - 6, "{:?}", plan.diameter_hops);
+    assert!(
+        plan.diameter_hops.Hi <= 5 * 2 - 6,
+        "{:?}",
+        plan.diameter_hops
+    );
     // 25 nodes x 16 rails x 2 ports, all used.
     assert_eq!(plan.switch_ports_used, 25 * 16);
 }
@@ -55,8 +63,15 @@ fn fig8_dragonfly_of_21_groups() {
     let realized = realize(&preset(system(2, 2, 42, [21, 5]), Preset::Dragonfly)).unwrap();
     verify(&realized.ocs, &realized.system).unwrap();
     let mut global_pairs = HashSet::new();
-    for arc in check_ports(&realized.ocs).unwrap().iter().filter(|a| a.axis == railx_core::plant::Axis::X) {
-        assert!(global_pairs.insert((arc.plus, arc.minus)), "pair joined twice");
+    for arc in check_ports(&realized.ocs)
+        .unwrap()
+        .iter()
+        .filter(|a| a.axis == railx_core::plant::Axis::X)
+    {
+        assert!(
+            global_pairs.insert((arc.plus, arc.minus)),
+            "pair joined twice"
+        );
     }
     assert_eq!(global_pairs.len(), 21 * 20);
     let plan = plan(&realized).unwrap();
@@ -74,7 +89,7 @@ fn fig8_dragonfly_of_21_groups() {
 /// Fig. 9: the 4 x 3 x 3 x D x P high-dimensional topology with m = 2, n = 2 (r = 4): the mesh,
 /// X = ring 3 x all-to-all 3 (2 rails each), Y = ring D x ring P (2 rails each), D*P <= R/2.
 #[test]
-fn fig9_high_dimensional_4x3x3xDxP() {
+fn fig9_high_dimensional_4x3x3_d_p() {
     let (d, p) = (4, 4);
     let spec = general(
         system(2, 2, 32, [9, d * p]),

@@ -17,7 +17,12 @@ use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::BufWriter;
 
-create_exception!(_core, RailxError, PyValueError, "Invalid railx input: the message names the field, the rule and a valid alternative.");
+create_exception!(
+    _core,
+    RailxError,
+    PyValueError,
+    "Invalid railx input: the message names the field, the rule and a valid alternative."
+);
 
 fn err(e: CoreError) -> PyErr {
     RailxError::new_err(e.to_string())
@@ -82,7 +87,11 @@ impl RealizedNetwork {
         dict.set_item("class", class.into_pyarray(py))?;
         dict.set_item("bandwidth_Bps", net.bandwidth_bps.clone().into_pyarray(py))?;
         dict.set_item("latency_s", net.latency_s.clone().into_pyarray(py))?;
-        let rail: Vec<i64> = net.rail.iter().map(|&r| if r == u32::MAX { -1 } else { r as i64 }).collect();
+        let rail: Vec<i64> = net
+            .rail
+            .iter()
+            .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
+            .collect();
         let rail: Bound<'py, PyArray1<i64>> = rail.into_pyarray(py);
         dict.set_item("rail", rail)?;
         Ok(dict)
@@ -100,7 +109,12 @@ impl RealizedNetwork {
         });
         match result {
             Ok(written) => written.map_err(|e| PyOSError::new_err(format!("{path}: {e}"))),
-            Err(other) => Err(err(CoreError::invalid("format", other, "unknown network format", "use json or graphml"))),
+            Err(other) => Err(err(CoreError::invalid(
+                "format",
+                other,
+                "unknown network format",
+                "use json or graphml",
+            ))),
         }
     }
 }
@@ -108,7 +122,9 @@ impl RealizedNetwork {
 /// Checks that a configuration is valid without realizing it; raises RailxError if not.
 #[pyfunction]
 fn validate_config(config_json: &str) -> PyResult<()> {
-    resolve(&parse_config(config_json)?).map(|_| ()).map_err(err)
+    resolve(&parse_config(config_json)?)
+        .map(|_| ())
+        .map_err(err)
 }
 
 /// Verifies a `railx.ocs/v1` file's text: ports only, or (with a configuration) also that the
@@ -132,7 +148,11 @@ fn verify_ocs(py: Python<'_>, ocs_json: &str, config_json: Option<&str>) -> PyRe
 #[pyfunction]
 #[pyo3(signature = (s, allow_matching_rail=false))]
 fn hamiltonian_rails(s: usize, allow_matching_rail: bool) -> PyResult<Vec<Vec<u32>>> {
-    rail_successors(s, allow_matching_rail).map_err(|e| RailxError::new_err(format!("s = {s}: {e}; use an all-to-all of 3, 5, 7 or 8+ nodes, or allow_matching_rail")))
+    rail_successors(s, allow_matching_rail).map_err(|e| {
+        RailxError::new_err(format!(
+            "s = {s}: {e}; use an all-to-all of 3, 5, 7 or 8+ nodes, or allow_matching_rail"
+        ))
+    })
 }
 
 /// Largest system per preset for (m, n, R), as JSON.

@@ -17,7 +17,14 @@ pub fn system(m: u32, n: u32, radix: u32, grid: [u32; 2]) -> SystemSpec {
 }
 
 pub fn preset(system: SystemSpec, preset: Preset) -> ConfigSpec {
-    ConfigSpec { system, topology: Some(TopologySpec { preset: Some(preset), ..Default::default() }), jobs: vec![] }
+    ConfigSpec {
+        system,
+        topology: Some(TopologySpec {
+            preset: Some(preset),
+            ..Default::default()
+        }),
+        jobs: vec![],
+    }
 }
 
 pub fn dim(size: u32, kind: DimKind, rails: u32) -> DimSpec {
@@ -27,7 +34,12 @@ pub fn dim(size: u32, kind: DimKind, rails: u32) -> DimSpec {
 pub fn general(system: SystemSpec, x: Vec<DimSpec>, y: Vec<DimSpec>) -> ConfigSpec {
     ConfigSpec {
         system,
-        topology: Some(TopologySpec { preset: None, x: Some(x), y: Some(y), allow_matching_rail: false }),
+        topology: Some(TopologySpec {
+            preset: None,
+            x: Some(x),
+            y: Some(y),
+            allow_matching_rail: false,
+        }),
         jobs: vec![],
     }
 }

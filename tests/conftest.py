@@ -1,0 +1,36 @@
+"""Shared fixtures: where the repository's examples are, and how to run the `railx` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+
+
+@dataclass(frozen=True)
+class CliResult:
+    rc: int
+    stdout: str
+    stderr: str
+
+
+def run_railx(*args: str | os.PathLike[str], console_script: bool = False) -> CliResult:
+    """Runs the CLI in a fresh process (`python -m railx.cli ...`, or the `railx` console script)."""
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb")
+    head = ["railx"] if console_script else [sys.executable, "-m", "railx.cli"]
+    proc = subprocess.run(
+        [*head, *map(str, args)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def examples() -> Path:
+    return EXAMPLES
