@@ -69,7 +69,7 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
             "diameter_hops.Hi: 5m-6 is the paper's bound for nearest-link routing on a 2D-HyperX"
                 .into(),
         );
-        5 * m - 6
+        (5 * m).saturating_sub(6)
     } else if region.preset == Some(Preset::Torus) || is_2d(DimKind::Ring) {
         approximate.push(
             "diameter_hops.Hi: the paper's (m-1) per external hop; crossing the source and destination meshes adds up to 2(m-1) more".into(),
@@ -90,7 +90,7 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
         .any(|d| d.size % 2 == 1 || d.kind == DimKind::GlobalAllToAll)
     {
         approximate.push(
-            "bisection: the paper's (s/2)^2 pairs per all-to-all cut (and half of the global links) is exact only for even sizes".into(),
+            "bisection: the closed form halves every dimension exactly (and counts half of a Dragonfly's global links); with an odd size the realized balanced cut also splits one slab of nodes".into(),
         );
     }
     ClosedForm {

@@ -281,6 +281,15 @@ fn resolve_region(
         topo.allow_matching_rail,
         field,
     )?;
+    let is_global = |layout: &AxisLayout| layout.dims.iter().any(|d| d.kind == DimKind::GlobalAllToAll);
+    if is_global(&x) && is_global(&y) {
+        return Err(RailxError::invalid(
+            format!("{field}.y[0].kind"),
+            "global-all-to-all",
+            "only one axis can be a Dragonfly's global dimension; the other holds the groups",
+            "use kind = \"all-to-all\" on one axis",
+        ));
+    }
     Ok(Region {
         name,
         xs,
