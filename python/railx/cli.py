@@ -92,11 +92,19 @@ def plan(config: ConfigArg, as_json: JsonOpt = False) -> None:
     table.add_row("max_route_latency_s", _fmt(report["max_route_latency_s"]), "")
     console.print(table)
     if len(report["regions"]) > 1:
+        columns = {
+            "name": "job",
+            "chips": "chips",
+            "diameter_inter_node": "diameter",
+            "diameter_hops": "hops",
+            "a2a_bound_per_chip": "a2a bound",
+            "unused_rails": "unused rails X,Y",
+        }
         jobs = Table(title="jobs")
-        for col in ("name", "chips", "diameter_inter_node", "diameter_hops", "a2a_bound_per_chip", "unused_rails"):
-            jobs.add_column(col)
+        for title in columns.values():
+            jobs.add_column(title)
         for region in report["regions"]:
-            jobs.add_row(*(_fmt(region[c]) for c in ("name", "chips", "diameter_inter_node", "diameter_hops", "a2a_bound_per_chip", "unused_rails")))
+            jobs.add_row(*(_fmt(region[key]) for key in columns))
         console.print(jobs)
     for note in closed["approximate"]:
         console.print(f"[dim]closed form {note}[/dim]")
@@ -152,11 +160,26 @@ def network(
     config: ConfigArg,
     out: Annotated[Path, typer.Option("--out", help="Output file.")],
     fmt: Annotated[str, typer.Option("--format", help="json (railx.network/v1 edge list) or graphml (networkx reads it).")] = "json",
+    as_json: JsonOpt = False,
 ) -> None:
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
     net = realize(config)
     net.write(out, fmt)  # type: ignore[arg-type]
-    console.print(f"wrote {out} ({fmt}, {net.chips:,} chips)")
+    links = net.links()
+    summary = {
+        "file": str(out),
+        "format": fmt,
+        "chips": net.chips,
+        "links": int(links["src"].size),
+        "optical_links": int((links["class"] == 1).sum()),
+    }
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    console.print(
+        f"wrote {out} ({fmt}): {summary['chips']:,} chips, {summary['links']:,} directed links "
+        f"({summary['optical_links']:,} optical)"
+    )
 
 
 def main() -> None:

@@ -41,6 +41,7 @@ pub struct RegionPlan {
 /// are the worst over jobs (largest diameters, smallest bandwidths); `regions` has each one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
+    pub railx_version: &'static str,
     pub m: u32,
     pub n: u32,
     #[serde(rename = "R")]
@@ -98,6 +99,7 @@ pub fn plan(realized: &Realized) -> Result<Plan> {
     closed_form.approximate.sort();
     closed_form.approximate.dedup();
     Ok(Plan {
+        railx_version: env!("CARGO_PKG_VERSION"),
         m: plant.m,
         n: plant.n,
         radix: plant.radix,

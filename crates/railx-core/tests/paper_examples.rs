@@ -105,3 +105,21 @@ fn fig9_high_dimensional_4x3x3_d_p() {
     assert_eq!(plan.closed_form.diameter_inter_node, 6);
     assert_eq!(plan.diameter_hops.Ho, 6);
 }
+
+/// RailX7Mesh (paper Table 6): R = 128, m = 7, n = 9 as one 64 x 64-node 2D-HyperX: 200,704
+/// chips on 8,064 switches; every port used; the paper's eq. 3 bound 2(r+1)/m^2 exactly.
+#[test]
+fn railx7mesh_full_scale_hyperx() {
+    let mut sys = system(7, 9, 128, [64, 64]);
+    sys.grid = None; // default: the full R/2 x R/2 grid
+    let realized = realize(&preset(sys, Preset::Hyperx)).unwrap();
+    verify(&realized.ocs, &realized.system).unwrap();
+    let plan = plan(&realized).unwrap();
+    assert_eq!(plan.chips, 200_704);
+    assert_eq!(plan.switches, 8_064);
+    assert_eq!(plan.switch_ports_used, 8_064 * 128);
+    assert_eq!(plan.diameter_inter_node, Some(2));
+    assert!(plan.diameter_hops.Hi <= 5 * 7 - 6);
+    assert!((plan.a2a_bound_per_chip - 2.0 * 64.0 / 49.0).abs() < 1e-12);
+    assert_eq!(plan.a2a_bound_per_chip, plan.closed_form.a2a_bound_per_chip);
+}
