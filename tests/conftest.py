@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -21,7 +23,30 @@ class CliResult:
     stderr: str
 
 
-def run_railx(*args: str | os.PathLike[str], console_script: bool = False) -> CliResult:
+def run_railx(*args: str | os.PathLike[str]) -> CliResult:
+    """Runs the CLI's entry point (`railx.cli.main`) in this process, as `railx ARGS...` would:
+    argument parsing, exit status and stdout/stderr included, without a new interpreter each time."""
+    from railx import cli
+
+    argv = ["railx", *map(str, args)]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    sys.argv = argv
+    rc = 0
+    try:
+        os.chdir(REPO)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                cli.main()
+            except SystemExit as exc:
+                rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+    return CliResult(rc, stdout.getvalue(), stderr.getvalue())
+
+
+def run_railx_process(*args: str | os.PathLike[str], console_script: bool = False) -> CliResult:
     """Runs the CLI in a fresh process (`python -m railx.cli ...`, or the `railx` console script)."""
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb")
     head = ["railx"] if console_script else [sys.executable, "-m", "railx.cli"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import railx
@@ -153,32 +153,19 @@ BAD = [
 ]
 
 
-# Refused, but the message lacks what DESIGN.md §12 asks for (bugs reported; see the reasons).
-NO_ALTERNATIVE = "BUG: the message names no valid alternative (pydantic's text only; the field has no examples)"
-NO_FIELD = "BUG: the message does not name the field (a serde error on the JSON sent to the core)"
-BAD_BUGS = [
-    pytest.param(Bad("port-bw-zero", system(extra="port_bw_GBps = 0\n") + TORUS, "system.port_bw_GBps", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="port-bw-zero"),
-    pytest.param(Bad("port-bw-negative", system(extra="port_bw_GBps = -50\n") + TORUS, "system.port_bw_GBps", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="port-bw-negative"),
-    pytest.param(Bad("k-zero", system(extra="k = 0\n") + TORUS, "system.k", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="k-zero"),
-    pytest.param(Bad("intra-bw-negative", system(extra="intra_bw_GBps = -1\n") + TORUS, "system.intra_bw_GBps", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="intra-bw-negative"),
-    pytest.param(Bad("alpha-out-zero", system(extra="alpha_out_ns = 0\n") + TORUS, "system.alpha_out_ns", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="alpha-out-zero"),
-    pytest.param(Bad("alpha-in-negative", system(extra="alpha_in_ns = -10\n") + TORUS, "system.alpha_in_ns", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="alpha-in-negative"),
-    pytest.param(Bad("port-bw-nan", system(extra="port_bw_GBps = nan\n") + TORUS, "system.port_bw_GBps", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="port-bw-nan"),
-    pytest.param(Bad("empty-job-name", system(grid=(8, 8)) + job("", "[0, 4]", "[0, 4]"), "jobs[0].name", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_ALTERNATIVE), id="empty-job-name"),
-    pytest.param(Bad("port-bw-inf", system(extra="port_bw_GBps = inf\n") + TORUS, "system.port_bw_GBps", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_FIELD), id="port-bw-inf"),
-    pytest.param(Bad("m-too-large", system(m=5_000_000_000) + TORUS, "system.m", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_FIELD), id="m-too-large"),
-    pytest.param(Bad("R-too-large", system(R=5_000_000_000, grid=(2, 2)) + TORUS, "system.R", ()),
-                 marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_FIELD), id="R-too-large"),
+# Values pydantic refuses (non-positive, non-finite, out of range): the hint comes from the field's examples.
+BAD_VALUES = [
+    Bad("port-bw-zero", system(extra="port_bw_GBps = 0\n") + TORUS, "system.port_bw_GBps", ()),
+    Bad("port-bw-negative", system(extra="port_bw_GBps = -50\n") + TORUS, "system.port_bw_GBps", ()),
+    Bad("k-zero", system(extra="k = 0\n") + TORUS, "system.k", ()),
+    Bad("intra-bw-negative", system(extra="intra_bw_GBps = -1\n") + TORUS, "system.intra_bw_GBps", ()),
+    Bad("alpha-out-zero", system(extra="alpha_out_ns = 0\n") + TORUS, "system.alpha_out_ns", ()),
+    Bad("alpha-in-negative", system(extra="alpha_in_ns = -10\n") + TORUS, "system.alpha_in_ns", ()),
+    Bad("port-bw-nan", system(extra="port_bw_GBps = nan\n") + TORUS, "system.port_bw_GBps", ()),
+    Bad("empty-job-name", system(grid=(8, 8)) + job("", "[0, 4]", "[0, 4]"), "jobs[0].name", ()),
+    Bad("port-bw-inf", system(extra="port_bw_GBps = inf\n") + TORUS, "system.port_bw_GBps", ()),
+    Bad("m-too-large", system(m=5_000_000_000) + TORUS, "system.m", ()),
+    Bad("R-too-large", system(R=5_000_000_000, grid=(2, 2)) + TORUS, "system.R", ()),
 ]
 
 # Words that offer a valid alternative, for the cases above whose exact wording is not pinned.
@@ -211,7 +198,7 @@ def test_bad_config_gives_one_clear_line(case: Bad) -> None:
     assert_one_clear_line(refused(case.toml), case.field, case.hint)
 
 
-@pytest.mark.parametrize("case", BAD_BUGS)
+@pytest.mark.parametrize("case", BAD_VALUES, ids=[c.id for c in BAD_VALUES])
 def test_bad_config_names_field_and_alternative(case: Bad) -> None:
     message = refused(case.toml)
     assert "\n" not in message
@@ -333,19 +320,13 @@ def axis_dims(draw: st.DrawFn, extent: int, r: int, allow_matching_rail: bool) -
     return dims
 
 
-@st.composite
-def general_topologies(draw: st.DrawFn) -> tuple[str, dict]:
-    m = draw(st.integers(1, 4))
-    n = draw(st.integers(1, 3))
+def general_case(m: int, n: int, radix: int, grid: tuple[int, int], allow: bool,
+                 xs: list[Dim], ys: list[Dim]) -> tuple[str, dict]:
+    """A general-form configuration and its closed forms (DESIGN.md §2: N = P*Q*m^2, Ns = r(P+Q))."""
+    p, q = grid
     r = m * n
-    p = draw(st.integers(1, 16))
-    q = draw(st.integers(1, 16))
-    radix = 2 * max(p, q) + 2 * draw(st.integers(0, 3))
-    allow = draw(st.booleans())
-    xs = draw(axis_dims(p, r, allow))
-    ys = draw(axis_dims(q, r, allow))
     text = (
-        system(m=m, n=n, R=radix, grid=(p, q))
+        system(m=m, n=n, R=radix, grid=grid)
         + topology(
             f"allow_matching_rail = {str(allow).lower()}\n"
             f"x = [{', '.join(d.toml() for d in xs)}]\n"
@@ -363,8 +344,27 @@ def general_topologies(draw: st.DrawFn) -> tuple[str, dict]:
     return text, expected
 
 
+@st.composite
+def general_topologies(draw: st.DrawFn) -> tuple[str, dict]:
+    m = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 3))
+    r = m * n
+    p = draw(st.integers(2, 16))
+    q = draw(st.integers(1, 16))
+    radix = 2 * max(p, q) + 2 * draw(st.integers(0, 3))
+    allow = draw(st.booleans())
+    xs = draw(axis_dims(p, r, allow))
+    ys = draw(axis_dims(q, r, allow))
+    return general_case(m, n, radix, (p, q), allow, xs, ys)
+
+
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(general_topologies())
+@example(general_case(2, 2, 16, (4, 8), True, [Dim(4, "all-to-all", 3)], [Dim(2, "ring", 1), Dim(4, "all-to-all", 3)]))
+@example(general_case(3, 2, 24, (12, 6), True, [Dim(2, "ring", 1), Dim(6, "all-to-all", 5)], [Dim(6, "all-to-all", 5)]))
+@example(general_case(4, 3, 32, (16, 15), False,
+                      [Dim(2, "all-to-all", 2), Dim(8, "all-to-all", 7)],
+                      [Dim(3, "ring", 2), Dim(5, "all-to-all", 8)]))
 def test_valid_general_topologies_realize_with_closed_forms(case: tuple[str, dict]) -> None:
     text, expected = case
     config = Config.from_toml(text)

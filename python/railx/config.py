@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import RailxError, validate_config
 
@@ -37,15 +37,23 @@ class _Strict(BaseModel):
 class SystemConfig(_Strict):
     """The physical plant (DESIGN.md §2). Bandwidths per direction, latencies per hop."""
 
-    m: int = Field(gt=0, description="chips per mesh side", examples=[4])
-    n: int = Field(gt=0, description="external ports per chip edge", examples=[2])
-    R: int = Field(gt=0, description="OCS radix (ports per switch), even", examples=[128])
+    m: int = Field(gt=0, le=1024, description="chips per mesh side", examples=[4])
+    n: int = Field(gt=0, le=1024, description="external ports per chip edge", examples=[2])
+    R: int = Field(gt=0, le=1 << 20, description="OCS radix (ports per switch), even", examples=[128])
     grid: list[int] | None = Field(default=None, min_length=2, max_length=2, description="P x Q nodes; default [R/2, R/2]", examples=[[9, 9]])
-    port_bw_GBps: float = Field(default=50.0, gt=0, description="one external (optical) port, per direction")
-    k: float | None = Field(default=None, gt=0, description="intra_bw = k * port_bw (default 2)")
-    intra_bw_GBps: float | None = Field(default=None, gt=0, description="one mesh link, per direction")
-    alpha_out_ns: float = Field(default=300.0, gt=0, description="latency of an external (optical) hop")
-    alpha_in_ns: float = Field(default=10.0, gt=0, description="latency of an internal mesh hop")
+    port_bw_GBps: float = Field(
+        default=50.0, gt=0, allow_inf_nan=False, description="one external (optical) port, per direction", examples=[50]
+    )
+    k: float | None = Field(default=None, gt=0, allow_inf_nan=False, description="intra_bw = k * port_bw (default 2)", examples=[2])
+    intra_bw_GBps: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="one mesh link, per direction", examples=[100]
+    )
+    alpha_out_ns: float = Field(
+        default=300.0, gt=0, allow_inf_nan=False, description="latency of an external (optical) hop", examples=[300]
+    )
+    alpha_in_ns: float = Field(
+        default=10.0, gt=0, allow_inf_nan=False, description="latency of an internal mesh hop", examples=[10]
+    )
 
     @model_validator(mode="after")
     def _one_intra_bandwidth(self) -> SystemConfig:
@@ -122,9 +130,20 @@ class NodesConfig(_Strict):
 class JobConfig(_Strict):
     """A job: a name, the nodes it occupies and its own logical topology."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        description="names the job's OCS file <name>.ocs.json, so letters, digits, '.', '_' and '-' only",
+        examples=["train-a"],
+    )
     nodes: NodesConfig
     topology: TopologyConfig
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, name: str) -> str:
+        if name == "system":
+            raise ValueError('"system" is reserved for the whole-system OCS file')
+        return name
 
     def to_core(self) -> dict[str, Any]:
         return {

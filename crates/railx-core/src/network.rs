@@ -165,7 +165,8 @@ impl Network {
         writeln!(out, "]}}")
     }
 
-    /// GraphML (directed multigraph) that networkx's `read_graphml` loads as a MultiDiGraph.
+    /// GraphML of the directed multigraph; networkx's `read_graphml` reads it (pass
+    /// `force_multigraph=True` to keep a MultiDiGraph when no two links are parallel).
     pub fn write_graphml(&self, out: &mut impl Write) -> std::io::Result<()> {
         let p = &self.plant;
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;

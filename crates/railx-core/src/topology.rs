@@ -281,7 +281,12 @@ fn resolve_region(
         topo.allow_matching_rail,
         field,
     )?;
-    let is_global = |layout: &AxisLayout| layout.dims.iter().any(|d| d.kind == DimKind::GlobalAllToAll);
+    let is_global = |layout: &AxisLayout| {
+        layout
+            .dims
+            .iter()
+            .any(|d| d.kind == DimKind::GlobalAllToAll)
+    };
     if is_global(&x) && is_global(&y) {
         return Err(RailxError::invalid(
             format!("{field}.y[0].kind"),

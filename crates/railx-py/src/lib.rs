@@ -15,7 +15,7 @@ use railx_core::topology::resolve;
 use railx_core::verify::{verify, verify_ports};
 use railx_core::RailxError as CoreError;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 
 create_exception!(
     _core,
@@ -100,22 +100,25 @@ impl RealizedNetwork {
     /// Writes the chip graph to `path` as "json" (railx.network/v1 edge list) or "graphml".
     fn write_network(&self, py: Python<'_>, path: &str, format: &str) -> PyResult<()> {
         let net = &self.inner.network;
-        let file = File::create(path).map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
-        let mut out = BufWriter::new(file);
-        let result = py.detach(|| match format {
-            "json" => Ok(net.write_json(&mut out)),
-            "graphml" => Ok(net.write_graphml(&mut out)),
-            other => Err(other.to_string()),
-        });
-        match result {
-            Ok(written) => written.map_err(|e| PyOSError::new_err(format!("{path}: {e}"))),
-            Err(other) => Err(err(CoreError::invalid(
+        if format != "json" && format != "graphml" {
+            return Err(err(CoreError::invalid(
                 "format",
-                other,
+                format,
                 "unknown network format",
                 "use json or graphml",
-            ))),
+            )));
         }
+        let file = File::create(path).map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
+        let mut out = BufWriter::new(file);
+        py.detach(|| {
+            if format == "json" {
+                net.write_json(&mut out)
+            } else {
+                net.write_graphml(&mut out)
+            }
+            .and_then(|()| out.flush())
+        })
+        .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
     }
 }
 
