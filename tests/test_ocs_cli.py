@@ -300,6 +300,15 @@ def _wrong_format(ocs: dict[str, Any]) -> None:
     ocs["format"] = "railx.ocs/v2"
 
 
+def _tampered(ocs_dir: Path, tmp_path: Path, mutate: Mutation) -> Path:
+    """A copy of the directory's system.ocs.json with `mutate` applied."""
+    ocs = load(ocs_dir / "system.ocs.json")
+    mutate(ocs)
+    path = tmp_path / "tampered.ocs.json"
+    path.write_text(json.dumps(ocs))
+    return path
+
+
 TAMPERING: list[tuple[str, str, Mutation, bool, tuple[str, ...]]] = [
     ("port-in-two-circuits", "hyperx", _port_in_two_circuits, True, ("X/0/1", "port 6 is in two circuits")),
     ("two-plus-ports", "hyperx", _two_plus_ports, True, ("X/0/1", "two + ports")),
@@ -323,10 +332,7 @@ CONFIGS = {"hyperx": HYPERX, "torus": TORUS}
 def test_tampered_file_is_refused(
     ocs_dirs: dict[str, Path], tmp_path: Path, which: str, mutate: Mutation, ports_fail: bool, words: tuple[str, ...]
 ) -> None:
-    ocs = load(ocs_dirs[which] / "system.ocs.json")
-    mutate(ocs)
-    path = tmp_path / "tampered.ocs.json"
-    path.write_text(json.dumps(ocs))
+    path = _tampered(ocs_dirs[which], tmp_path, mutate)
     assert_one_line_error(run_railx("ocs", "verify", path, "--topology", CONFIGS[which]), *words)
     ports_only = run_railx("ocs", "verify", path)
     if ports_fail:
@@ -403,10 +409,7 @@ API_CASES = _api_cases()
 def test_tampered_file_is_refused_api(
     ocs_dirs: dict[str, Path], tmp_path: Path, which: str, mutate: Mutation, ports_fail: bool, words: tuple[str, ...]
 ) -> None:
-    ocs = load(ocs_dirs[which] / "system.ocs.json")
-    mutate(ocs)
-    path = tmp_path / "tampered.ocs.json"
-    path.write_text(json.dumps(ocs))
+    path = _tampered(ocs_dirs[which], tmp_path, mutate)
     config = {"hyperx": HYPERX, "jobs": JOBS}[which]
     with pytest.raises(railx.RailxError) as info:
         railx.verify_ocs_file(path, config)
