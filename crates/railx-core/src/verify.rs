@@ -180,20 +180,16 @@ impl NodeIndex {
                     describe(arc.minus)
                 ),
             )),
-            [None, _] => Err(RailxError::verification(
-                place,
-                format!(
-                    "a circuit uses {}, which is in no job being verified",
-                    describe(arc.plus)
-                ),
-            )),
-            [_, None] => Err(RailxError::verification(
-                place,
-                format!(
-                    "a circuit uses {}, which is in no job being verified",
-                    describe(arc.minus)
-                ),
-            )),
+            [a, _] => {
+                let stray = if a.is_none() { arc.plus } else { arc.minus };
+                Err(RailxError::verification(
+                    place,
+                    format!(
+                        "a circuit uses {}, which is outside the nodes being verified",
+                        describe(stray)
+                    ),
+                ))
+            }
         }
     }
 }
