@@ -438,7 +438,7 @@ def test_job_files_do_not_verify_as_each_other(ocs_dirs: dict[str, Path], tmp_pa
     ocs["job"] = "dense-train"  # moe-train's circuits claimed for dense-train's nodes
     path = tmp_path / "swapped.ocs.json"
     path.write_text(json.dumps(ocs))
-    with pytest.raises(railx.RailxError, match="no job being verified"):
+    with pytest.raises(railx.RailxError, match="outside the nodes being verified"):
         railx.verify_ocs_file(path, JOBS)
 
 
