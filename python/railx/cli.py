@@ -6,6 +6,7 @@ input ends with one line on stderr (`error: ...`) and exit status 2.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -180,6 +181,18 @@ def network(
         f"wrote {out} ({fmt}): {summary['chips']:,} chips, {summary['links']:,} directed links "
         f"({summary['optical_links']:,} optical)"
     )
+
+
+# Each subsystem keeps its commands beside its code, in a module with `register(app)`.
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
+
+
+def _register_subcommands() -> None:
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(app)
+
+
+_register_subcommands()
 
 
 def main() -> None:
