@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from railx._core import RailxError, validate_config
 
-__all__ = ["ConfigError", "Config", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
+__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
 
 GBPS = 1e9  # bytes/second in one GB/s
 NS = 1e-9  # seconds in one nanosecond
@@ -28,13 +28,13 @@ class ConfigError(RailxError):
     """A configuration is invalid; the message is one line naming the field, rule and fix."""
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     """Unknown keys are errors (DESIGN.md §12), and values are not coerced across types."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-class SystemConfig(_Strict):
+class SystemConfig(Strict):
     """The physical plant (DESIGN.md §2). Bandwidths per direction, latencies per hop."""
 
     m: int = Field(gt=0, le=1024, description="chips per mesh side", examples=[4])
@@ -80,7 +80,7 @@ class SystemConfig(_Strict):
         }
 
 
-class DimConfig(_Strict):
+class DimConfig(Strict):
     """One logical dimension: `size` nodes joined as `kind` over `rails` rails."""
 
     size: int = Field(gt=0, examples=[3])
@@ -88,7 +88,7 @@ class DimConfig(_Strict):
     rails: int = Field(ge=0, examples=[2])
 
 
-class TopologyConfig(_Strict):
+class TopologyConfig(Strict):
     """A preset, or per physical axis the logical dimensions innermost first (DESIGN.md §3)."""
 
     preset: Literal["torus", "hyperx", "dragonfly"] | None = None
@@ -102,7 +102,7 @@ class TopologyConfig(_Strict):
         return self.model_dump(mode="json")
 
 
-class NodesConfig(_Strict):
+class NodesConfig(Strict):
     """A job's nodes: half-open ranges x = [start, stop], y = [start, stop], or explicit lists xs, ys."""
 
     x: list[int] | None = Field(default=None, min_length=2, max_length=2)
@@ -127,7 +127,7 @@ class NodesConfig(_Strict):
         return list(range(*span)) if span is not None else list(getattr(self, axis + "s"))
 
 
-class JobConfig(_Strict):
+class JobConfig(Strict):
     """A job: a name, the nodes it occupies and its own logical topology."""
 
     name: str = Field(
@@ -154,7 +154,7 @@ class JobConfig(_Strict):
         }
 
 
-class Config(_Strict):
+class Config(Strict):
     """A whole configuration file: a system with one topology, or with jobs."""
 
     system: SystemConfig
@@ -187,7 +187,7 @@ class Config(_Strict):
         try:
             config = cls.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(_one_line(exc)) from None
+            raise ConfigError(one_line_error(exc, cls)) from None
         try:
             validate_config(config.to_core_json())
         except RailxError as exc:
@@ -218,9 +218,9 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out or "configuration"
 
 
-def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    """The model class that holds the field at `loc`, to list its valid keys."""
-    model: Any = Config
+def _model_at(loc: tuple[Any, ...], root: type[BaseModel]) -> type[BaseModel] | None:
+    """The model class that holds the field at `loc` under `root`, to list its valid keys."""
+    model: Any = root
     for part in loc[:-1]:
         if isinstance(part, int) or model is None:
             continue
@@ -241,13 +241,13 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _one_line(exc: ValidationError) -> str:
-    """The first validation error as `field = value: rule; alternative`."""
+def one_line_error(exc: ValidationError, root: type[BaseModel]) -> str:
+    """The first validation error of a `root` document as `field = value: rule; alternative`."""
     error = exc.errors()[0]
     loc = tuple(error["loc"])
     field = _field_path(loc)
     if error["type"] == "extra_forbidden":
-        model = _model_at(loc)
+        model = _model_at(loc, root)
         keys = ", ".join(model.model_fields) if model is not None else "see DESIGN.md §13"
         return f"{field}: unknown key; valid keys here are {keys}"
     if error["type"] == "missing":
@@ -255,12 +255,12 @@ def _one_line(exc: ValidationError) -> str:
     message = error["msg"].removeprefix("Value error, ")
     value = error.get("input")
     shown = "" if isinstance(value, dict) else f" = {value!r}"
-    hint = _hint(loc)
+    hint = _hint(loc, root)
     return f"{field}{shown}: {message}" + (f"; {hint}" if hint else "")
 
 
-def _hint(loc: tuple[Any, ...]) -> str:
-    model = _model_at(loc)
+def _hint(loc: tuple[Any, ...], root: type[BaseModel]) -> str:
+    model = _model_at(loc, root)
     if model is None or not loc or not isinstance(loc[-1], str):
         return ""
     field = model.model_fields.get(loc[-1])

@@ -1,0 +1,158 @@
+"""CLI: `railx availability` (largest single job, Monte Carlo availability, Fig. 17 plots) and
+`railx allocate` (pack jobs onto healthy nodes and write their OCS configuration)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx.availability.failures import load_failed
+from railx.availability.montecarlo import availability, sweep
+from railx.availability.packing import allocation_config, load_job_requests, pack_jobs
+from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
+from railx.availability.single_job import Solver, largest_allocation
+from railx.config import Config, ConfigError, TopologyConfig, load_config
+from railx.network import realize, verify_ocs_file
+
+console = Console()
+
+#: Failure rates of the Fig. 17(b) plot.
+PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+
+
+def _grid(config: Config) -> tuple[int, int]:
+    system = config.system
+    half = system.R // 2
+    return (system.grid[0], system.grid[1]) if system.grid is not None else (half, half)
+
+
+def _print(rows: dict, title: str) -> None:
+    table = Table(title=title)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for key, value in rows.items():
+        table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
+    console.print(table)
+
+
+def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    p, q = grid
+    counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
+    by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
+    grids = sorted({(max(2, p // 4), max(2, q // 4)), (max(2, p // 2), max(2, q // 2)), grid})
+    by_rate = sweep(grids, rates=list(PLOT_RATES), samples=samples, seed=seed, time_limit_s=time_limit_s)
+    return [
+        plot_size_vs_failures(by_count, out_dir / "fig17a_size_vs_failures.png"),
+        plot_availability_vs_rate(by_rate, out_dir / "fig17b_availability_vs_rate.png"),
+    ]
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `availability` and `allocate` to the railx command."""
+
+    @app.command("availability")
+    def availability_cmd(
+        config: Annotated[Path, typer.Argument(help="TOML configuration (its grid is used).", show_default=False)],
+        failed: Annotated[Optional[Path], typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")] = None,
+        rate: Annotated[Optional[float], typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")] = None,
+        samples: Annotated[int, typer.Option("--samples", min=1, help="Random samples with --rate.")] = 100,
+        seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling.")] = 0,
+        solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
+        time_limit: Annotated[float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")] = 30.0,
+        plot: Annotated[Optional[Path], typer.Option("--plot", help="Directory for Fig. 17(a)/(b)-style PNG plots.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    ) -> None:
+        """Largest single job with failed nodes (--failed) or its Monte Carlo availability (--rate).
+
+        A failed node removes its row or its column from a job; the answer says which solver found
+        it and whether it is proven optimal.
+        """
+        cfg = load_config(config)
+        grid = _grid(cfg)
+        if (failed is None) == (rate is None):
+            raise ConfigError("availability: give exactly one of --failed FILE or --rate R; e.g. --rate 0.001")
+        if rate is not None and not 0.0 <= rate <= 1.0:
+            raise ConfigError(f"--rate = {rate}: a failure rate is a probability in [0, 1]; e.g. --rate 0.001")
+        if solver not in ("auto", "algorithm2", "components", "milp"):
+            raise ConfigError(f"--solver = {solver}: unknown solver; use auto, algorithm2, components or milp")
+        if failed is not None:
+            blocked = load_failed(failed, grid)
+            found = largest_allocation(blocked, solver, time_limit)  # type: ignore[arg-type]
+            report: dict = {
+                "grid": list(grid),
+                "failed_nodes": int(blocked.sum()),
+                "max_single_job_nodes": found.nodes,
+                "availability": found.nodes / (grid[0] * grid[1]),
+                "rows_kept": list(found.rows),
+                "cols_kept": list(found.cols),
+                "solver": found.solver,
+                "optimal": found.optimal,
+                "upper_bound_nodes": found.upper_bound_nodes,
+                "seconds": found.seconds,
+            }
+            shown = {k: v for k, v in report.items() if k not in ("rows_kept", "cols_kept")}
+            shown["job"] = f"{len(found.cols)} columns x {len(found.rows)} rows"
+        else:
+            stats = availability(grid, rate=rate, samples=samples, seed=seed, solver=solver, time_limit_s=time_limit)  # type: ignore[arg-type]
+            report = stats.to_dict()
+            shown = {k: v for k, v in report.items() if k != "solvers"}
+            shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())
+        if plot is not None:
+            report["plots"] = [str(p) for p in _plots(grid, samples, seed, time_limit, plot)]
+            shown["plots"] = ", ".join(report["plots"])
+        if as_json:
+            print(json.dumps(report, indent=2))
+        else:
+            _print(shown, f"availability of a {grid[0]} x {grid[1]}-node RailX")
+
+    @app.command("allocate")
+    def allocate_cmd(
+        config: Annotated[Path, typer.Argument(help="TOML configuration (its system is used).", show_default=False)],
+        failed: Annotated[Path, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")],
+        jobs: Annotated[str, typer.Option("--jobs", help="'all' (fill every healthy node), 'single' (largest job) or a TOML jobs file.")],
+        out: Annotated[Path, typer.Option("--out", help="Directory for allocation.json and the OCS files.")],
+        topology: Annotated[str, typer.Option("--topology", help="Preset for jobs placed by 'all'/'single'.")] = "torus",
+        min_nodes: Annotated[int, typer.Option("--min-nodes", min=1, help="Smallest job 'all' creates.")] = 1,
+        as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    ) -> None:
+        """Place jobs on the healthy nodes (rows x columns, no overlap, no failed node) and write
+        each job's railx.ocs/v1 file, verified against its topology, plus allocation.json."""
+        cfg = load_config(config)
+        grid = _grid(cfg)
+        blocked = load_failed(failed, grid)
+        if topology not in ("torus", "hyperx", "dragonfly"):
+            raise ConfigError(f"--topology = {topology}: unknown preset; use torus, hyperx or dragonfly")
+        preset = TopologyConfig(preset=topology)  # type: ignore[arg-type]
+        if jobs == "all":
+            packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes)
+        elif jobs == "single":
+            packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes, max_jobs=1)
+        else:
+            packing = pack_jobs(blocked, load_job_requests(jobs))
+        allocated = allocation_config(cfg, packing)
+        paths = realize(allocated).write_ocs(out)
+        for path in paths:
+            verify_ocs_file(path, allocated)
+        report = packing.to_dict()
+        report["ocs_files"] = [str(p) for p in paths]
+        (out / "allocation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        if as_json:
+            print(json.dumps(report, indent=2))
+            return
+        table = Table(title=f"jobs on a {grid[0]} x {grid[1]}-node RailX with {len(packing.failed)} failed nodes")
+        for col in ("job", "columns x rows", "nodes", "topology"):
+            table.add_column(col)
+        for job in packing.jobs:
+            table.add_row(job.name, f"{len(job.xs)} x {len(job.ys)}", str(job.nodes), job.topology.preset or "general")
+        console.print(table)
+        console.print(
+            f"used {report['used_nodes']} nodes, {report['unused_healthy_nodes']} healthy nodes unused"
+            + (f", not placed: {', '.join(packing.unplaced)}" if packing.unplaced else "")
+        )
+        console.print(f"wrote {out / 'allocation.json'} and {len(paths)} OCS files (verified)")

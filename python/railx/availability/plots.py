@@ -1,0 +1,56 @@
+"""Fig. 17-style plots: (a) the largest single job against the number of failed nodes, with the
+best and worst cases; (b) availability against failure rate for several system sizes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+from railx.availability.montecarlo import AvailabilityStats  # noqa: E402
+
+__all__ = ["plot_size_vs_failures", "plot_availability_vs_rate"]
+
+
+def plot_size_vs_failures(points: list[AvailabilityStats], path: str | Path) -> Path:
+    """Fig. 17(a): mean, min and max largest job against failed nodes, with best and worst cases."""
+    path = Path(path)
+    failed = [s.count if s.count is not None else s.failed_mean for s in points]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(failed, [s.max_single_job_nodes_mean for s in points], "o-", label="random (mean)")
+    ax.fill_between(
+        failed,
+        [s.max_single_job_nodes_min for s in points],
+        [s.max_single_job_nodes_max for s in points],
+        alpha=0.2,
+        label="random (min..max)",
+    )
+    ax.plot(failed, [s.best_case_nodes for s in points], "--", label="best case (one row)")
+    worst = [(f, s.worst_case_nodes) for f, s in zip(failed, points) if s.worst_case_nodes is not None]
+    ax.plot([f for f, _ in worst], [w for _, w in worst], ":", label="worst case (distinct rows, columns)")
+    p, q = points[0].grid
+    ax.set(xlabel="failed nodes", ylabel="largest single job (nodes)", title=f"{p} x {q} nodes")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_availability_vs_rate(points: list[AvailabilityStats], path: str | Path) -> Path:
+    """Fig. 17(b): mean availability against failure rate, one line per grid size."""
+    path = Path(path)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for grid in sorted({s.grid for s in points}):
+        line = sorted((s.rate, s.availability_mean) for s in points if s.grid == grid and s.rate is not None)
+        ax.plot([100 * r for r, _ in line], [100 * a for _, a in line], "o-", label=f"{grid[0]} x {grid[1]} nodes")
+    ax.set(xscale="log", xlabel="failure rate (%)", ylabel="availability (%)", title="largest single job")
+    ax.axhline(90, color="grey", lw=0.5)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
