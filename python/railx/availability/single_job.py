@@ -12,9 +12,10 @@ largest such rectangle is NP-hard in general; three solvers answer it:
   (kept rows -> most kept columns) is enumerated over its smaller side, then the components are
   combined by a max-plus knapsack over kept rows.
 - ``milp``: no sparsity assumption. The concave envelope of the trade-off comes from parametric
-  min cuts (bipartite vertex cover); where the envelope leaves room for a larger job, a MILP
-  (HiGHS) settles the trade-off exactly for that row count. With a time limit the answer may be
-  unproven, and ``optimal`` says so.
+  min cuts (bipartite vertex cover) and bounds every row count; a greedy pass gives a good job
+  to beat; where the envelope still leaves room for a larger job, a MILP (HiGHS) settles the
+  trade-off exactly for that row count. With a time limit the answer may be unproven, and
+  ``optimal`` and ``upper_bound_nodes`` say so.
 
 ``largest_allocation`` picks the cheapest solver that applies (``auto``).
 """
@@ -303,6 +304,37 @@ def _envelope(g: _Graph) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
     return sorted(found.values(), key=lambda p: p[0])
 
 
+def _greedy(g: _Graph, transpose: bool) -> tuple[int, np.ndarray, np.ndarray]:
+    """A good feasible job fast: keep rows one at a time, each time the row that loses the fewest
+    further columns (on the transposed graph: columns that lose the fewest rows); every prefix is
+    a candidate. Returns the best area and its kept (row, column) masks."""
+    nr, nc = len(g.rows), len(g.cols)
+    fr, fc = len(g.free_rows), len(g.free_cols)
+    adjacency = np.zeros((nr, nc), dtype=bool)
+    adjacency[g.edge_row, g.edge_col] = True
+    side = adjacency.T if transpose else adjacency  # pick side's rows; lose side's columns
+    picked = np.zeros(side.shape[0], dtype=bool)
+    lost = np.zeros(side.shape[1], dtype=bool)
+    order = []
+    for _ in range(side.shape[0]):
+        cost = np.where(picked, np.iinfo(np.int64).max, (side & ~lost).sum(axis=1))
+        i = int(cost.argmin())
+        picked[i] = True
+        lost |= side[i]
+        order.append((i, int(lost.sum())))
+    best_area, best_k = -1, 0
+    for k in range(len(order) + 1):
+        kept_side, kept_other = k, side.shape[1] - (order[k - 1][1] if k else 0)
+        rows, cols = (kept_other, kept_side) if transpose else (kept_side, kept_other)
+        area = (fr + rows) * (fc + cols)
+        if area > best_area:
+            best_area, best_k = area, k
+    chosen = np.zeros(side.shape[0], dtype=bool)
+    chosen[[i for i, _ in order[:best_k]]] = True
+    other = ~side[chosen].any(axis=0)
+    return (best_area, other, chosen) if transpose else (best_area, chosen, other)
+
+
 def _milp_for_rows(g: _Graph, kept_rows: int, time_limit_s: float) -> tuple[np.ndarray, np.ndarray, int, int, bool] | None:
     """Most kept active columns with exactly `kept_rows` kept active rows: masks, value, bound, proven."""
     nr, nc = len(g.rows), len(g.cols)
@@ -335,10 +367,14 @@ def milp_solver(blocked: np.ndarray, time_limit_s: float = 30.0) -> Allocation:
     fr, fc = len(g.free_rows), len(g.free_cols)
     nr = len(g.rows)
     vertices = _envelope(g)
-    # Best exact point so far: an envelope vertex.
+    # Best feasible job so far: an envelope vertex or a greedy one.
     best = max(vertices, key=lambda p: (fr + p[0]) * (fc + p[1]))
     best_area = (fr + best[0]) * (fc + best[1])
     best_masks = (best[2], best[3])
+    for transpose in (False, True):
+        area, kept_rows, kept_cols = _greedy(g, transpose)
+        if area > best_area:
+            best_area, best_masks = area, (kept_rows, kept_cols)
     # Upper bound of the trade-off at every row count: the envelope (a concave majorant).
     xs = [p[0] for p in vertices]
     ys = [p[1] for p in vertices]
