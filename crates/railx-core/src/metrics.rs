@@ -5,8 +5,9 @@
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::{Axis, Plant};
+use crate::routing::logical::{other, LogicalRoutes, RouteDim};
 use crate::spec::DimKind;
-use crate::topology::{LogicalDim, Region};
+use crate::topology::Region;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -66,8 +67,7 @@ struct Neighbour {
 }
 
 impl NodeGraph {
-    fn build(net: &Network, region: &Region) -> NodeGraph {
-        let plant = &net.plant;
+    fn build(net: &Network, plant: &Plant, region: &Region) -> NodeGraph {
         let per = plant.chips_per_node();
         let mut local = vec![u32::MAX; plant.nodes() as usize];
         for (i, node) in region.node_ids(plant).into_iter().enumerate() {
@@ -216,13 +216,6 @@ fn inter_node_diameter(graph: &NodeGraph) -> Option<u32> {
     Some(diameter)
 }
 
-/// A logical dimension with its axis, as routing sees it.
-#[derive(Debug, Clone, Copy)]
-struct RouteDim {
-    axis: Axis,
-    dim: LogicalDim,
-}
-
 /// The chips a route may occupy at its current node, each with the largest number of internal hops
 /// taken to get there from any source chip.
 type Frontier = Vec<(u16, u32)>;
@@ -245,98 +238,33 @@ impl Worst {
     }
 }
 
-/// Nearest-link minimal routing over a region (DESIGN.md §5, paper Algorithm 1 generalised):
-/// logical dimensions are corrected in order (X's innermost first, then Y's); a ring dimension
-/// steps the shorter way round (ties forward); an all-to-all dimension jumps directly; inside
-/// each node the packet crosses the mesh to the nearest chip with a link to the next node. A
-/// Dragonfly's global dimension goes local (to the node holding the global link), global, local.
+/// The worst case of nearest-link minimal routing (the routes of `routing::railx`'s `minimal`
+/// function, DESIGN.md §5) from a source node to every node, with every source and destination
+/// chip at once: a frontier of chips follows the node route, and destinations that share a route
+/// prefix share its computation.
 struct Router<'a> {
     graph: &'a NodeGraph,
     region: &'a Region,
-    dims: Vec<RouteDim>,
-    global: Option<RouteDim>,
-    /// For a global dimension: gateway[a * G + b] = the line index whose node in group a links to group b.
-    gateway: Vec<u32>,
+    logical: LogicalRoutes,
     alpha_out_s: f64,
     alpha_in_s: f64,
 }
 
 impl<'a> Router<'a> {
     fn new(graph: &'a NodeGraph, region: &'a Region, plant: &Plant) -> Result<Router<'a>> {
-        let mut dims = Vec::new();
-        let mut global = None;
-        for axis in Axis::BOTH {
-            for dim in &region.layout(axis).dims {
-                let rd = RouteDim { axis, dim: *dim };
-                if dim.kind == DimKind::GlobalAllToAll {
-                    global = Some(rd);
-                } else {
-                    dims.push(rd);
-                }
-            }
-        }
-        let mut router = Router {
+        let neighbours = |v: u32| {
+            graph.neighbours[v as usize]
+                .iter()
+                .map(|nb| nb.node)
+                .collect()
+        };
+        Ok(Router {
             graph,
             region,
-            dims,
-            global,
-            gateway: Vec::new(),
+            logical: LogicalRoutes::new(region, neighbours)?,
             alpha_out_s: plant.alpha_out_s,
             alpha_in_s: plant.alpha_in_s,
-        };
-        if let Some(g) = global {
-            router.gateway = router.gateways(g)?;
-        }
-        Ok(router)
-    }
-
-    fn along(&self, axis: Axis, v: u32) -> u32 {
-        let width = self.region.xs.len() as u32;
-        match axis {
-            Axis::X => v % width,
-            Axis::Y => v / width,
-        }
-    }
-
-    fn with_along(&self, axis: Axis, v: u32, pos: u32) -> u32 {
-        let width = self.region.xs.len() as u32;
-        match axis {
-            Axis::X => v - v % width + pos,
-            Axis::Y => v % width + pos * width,
-        }
-    }
-
-    fn moved(&self, rd: &RouteDim, v: u32, digit: u32) -> u32 {
-        let pos = rd.dim.with_digit(self.along(rd.axis, v), digit);
-        self.with_along(rd.axis, v, pos)
-    }
-
-    fn gateways(&self, g: RouteDim) -> Result<Vec<u32>> {
-        let groups = g.dim.size;
-        let lines = self.region.positions(other(g.axis)).len() as u32;
-        let mut gateway = vec![u32::MAX; (groups * groups) as usize];
-        for line in 0..lines {
-            for a in 0..groups {
-                let v = self.with_along(other(g.axis), self.with_along(g.axis, 0, a), line);
-                for nb in &self.graph.neighbours[v as usize] {
-                    if self.along(other(g.axis), nb.node) == line {
-                        let b = self.along(g.axis, nb.node);
-                        gateway[(a * groups + b) as usize] = line;
-                    }
-                }
-            }
-        }
-        for a in 0..groups {
-            for b in (0..groups).filter(|&b| b != a) {
-                if gateway[(a * groups + b) as usize] == u32::MAX {
-                    return Err(RailxError::verification(
-                        self.region.label(),
-                        format!("no global link from group {a} to group {b}"),
-                    ));
-                }
-            }
-        }
-        Ok(gateway)
+        })
     }
 
     /// Moves every chip of the frontier from node v to neighbour w over its nearest link.
@@ -360,71 +288,54 @@ impl<'a> Router<'a> {
         Ok(next)
     }
 
-    /// Routes along one dimension from v to the node whose digit is `target`, returning the node,
-    /// the frontier there and the optical hops taken.
-    fn walk(
-        &self,
-        rd: &RouteDim,
-        v: u32,
-        target: u32,
-        frontier: &Frontier,
-    ) -> Result<(u32, Frontier, u32)> {
-        let s = rd.dim.size;
-        let here = rd.dim.digit(self.along(rd.axis, v));
-        if here == target {
-            return Ok((v, frontier.clone(), 0));
-        }
-        if rd.dim.kind != DimKind::Ring {
-            let w = self.moved(rd, v, target);
-            return Ok((w, self.hop(frontier, v, w)?, 1));
-        }
-        let forward = (target + s - here) % s;
-        let (steps, delta) = if forward <= s / 2 {
-            (forward, 1)
-        } else {
-            (s - forward, s - 1)
-        };
-        let (mut at, mut f) = (v, frontier.clone());
-        for _ in 0..steps {
-            let next = self.moved(rd, at, (rd.dim.digit(self.along(rd.axis, at)) + delta) % s);
+    /// Follows the node route from v to `dst`, returning the frontier there and the hops taken.
+    fn walk(&self, v: u32, dst: u32, frontier: &Frontier) -> Result<(Frontier, u32)> {
+        let (mut at, mut f, mut ho) = (v, frontier.clone(), 0);
+        while at != dst {
+            let next = self.logical.next_node(at, dst).0;
             f = self.hop(&f, at, next)?;
-            at = next;
+            (at, ho) = (next, ho + 1);
         }
-        Ok((at, f, steps))
+        Ok((f, ho))
     }
 
-    /// Visits every destination reachable by correcting dims[k..] from v, sharing route prefixes.
+    /// Visits every destination reachable by correcting local dims[k..] from v, sharing route
+    /// prefixes; records those `accept` admits.
     fn explore(
         &self,
         k: usize,
         v: u32,
         frontier: &Frontier,
         ho: u32,
+        accept: &dyn Fn(u32) -> bool,
         worst: &mut Worst,
     ) -> Result<()> {
-        if k == self.dims.len() {
-            self.record(frontier, ho, worst);
+        let dims = &self.logical.dims;
+        if k == dims.len() {
+            if accept(v) {
+                self.record(frontier, ho, worst);
+            }
             return Ok(());
         }
-        let rd = self.dims[k];
+        let rd = dims[k];
         let s = rd.dim.size;
-        self.explore(k + 1, v, frontier, ho, worst)?;
-        let here = rd.dim.digit(self.along(rd.axis, v));
+        self.explore(k + 1, v, frontier, ho, accept, worst)?;
+        let here = self.logical.digit(&rd, v);
         if rd.dim.kind == DimKind::Ring {
             // Walk each direction step by step so that every prefix is computed once.
             for (steps, delta) in [(s / 2, 1), ((s - 1) / 2, s - 1)] {
                 let (mut at, mut f) = (v, frontier.clone());
                 for step in 1..=steps {
-                    let next = self.moved(&rd, at, (here + step * delta) % s);
+                    let next = self.logical.moved(&rd, at, (here + step * delta) % s);
                     f = self.hop(&f, at, next)?;
                     at = next;
-                    self.explore(k + 1, at, &f, ho + step, worst)?;
+                    self.explore(k + 1, at, &f, ho + step, accept, worst)?;
                 }
             }
         } else {
             for target in (0..s).filter(|&t| t != here) {
-                let w = self.moved(&rd, v, target);
-                self.explore(k + 1, w, &self.hop(frontier, v, w)?, ho + 1, worst)?;
+                let w = self.logical.moved(&rd, v, target);
+                self.explore(k + 1, w, &self.hop(frontier, v, w)?, ho + 1, accept, worst)?;
             }
         }
         Ok(())
@@ -450,43 +361,43 @@ impl<'a> Router<'a> {
         let per = self.graph.m * self.graph.m;
         let start: Frontier = (0..per).map(|c| (c as u16, 0)).collect();
         let mut worst = Worst::default();
-        let Some(g) = self.global else {
-            self.explore(0, source, &start, 0, &mut worst)?;
+        let everyone = |_: u32| true;
+        self.explore(0, source, &start, 0, &everyone, &mut worst)?;
+        let Some(g) = self.logical.global else {
             return Ok(worst);
         };
-        // Dragonfly: destinations in the same group by local routing, the others via the gateway.
-        self.explore(0, source, &start, 0, &mut worst)?;
-        let groups = g.dim.size;
-        let a = self.along(g.axis, source);
-        for b in (0..groups).filter(|&b| b != a) {
-            let line = self.gateway[(a * groups + b) as usize];
-            let (mut at, mut f, mut ho) = (source, start.clone(), 0);
-            for rd in &self.dims {
-                let target = rd.dim.digit(line);
-                let (next, nf, h) = self.walk(rd, at, target, &f)?;
-                (at, f, ho) = (next, nf, ho + h);
+        // Dragonfly: other groups through a gateway line, chosen per destination line; the
+        // destinations that share a gateway share the route to it.
+        let (side, lg) = (other(g.axis), &self.logical);
+        let a = lg.along(g.axis, source);
+        let lines = self.region.positions(side).len() as u32;
+        for b in (0..g.dim.size).filter(|&b| b != a) {
+            let mut gates: Vec<u32> = (0..lines)
+                .map(|to| lg.gateway(a, b, lg.along(side, source), to))
+                .collect();
+            gates.sort_unstable();
+            gates.dedup();
+            for gate in gates {
+                let (f, ho) = self.walk(source, lg.with_along(side, source, gate), &start)?;
+                let at = lg.with_along(side, source, gate);
+                let w = lg.with_along(g.axis, at, b);
+                let f = self.hop(&f, at, w)?;
+                let via_gate =
+                    |d: u32| lg.gateway(a, b, lg.along(side, source), lg.along(side, d)) == gate;
+                self.explore(0, w, &f, ho + 1, &via_gate, &mut worst)?;
             }
-            let w = self.with_along(g.axis, at, b);
-            let f = self.hop(&f, at, w)?;
-            self.explore(0, w, &f, ho + 1, &mut worst)?;
         }
         Ok(worst)
-    }
-}
-
-fn other(axis: Axis) -> Axis {
-    match axis {
-        Axis::X => Axis::Y,
-        Axis::Y => Axis::X,
     }
 }
 
 /// Directed optical links crossing the balanced cut that orders nodes by one logical dimension's
 /// coordinate first (then by node index) and splits the order in half.
 fn cut_links(graph: &NodeGraph, router: &Router, rd: &RouteDim) -> u64 {
+    let lg = &router.logical;
     let n = graph.len() as u32;
     let mut order: Vec<u32> = (0..n).collect();
-    order.sort_by_key(|&v| (rd.dim.digit(router.along(rd.axis, v)), v));
+    order.sort_by_key(|&v| (lg.digit(rd, v), v));
     let mut side = vec![false; n as usize];
     for &v in &order[..(n / 2) as usize] {
         side[v as usize] = true;
@@ -503,15 +414,21 @@ fn cut_links(graph: &NodeGraph, router: &Router, rd: &RouteDim) -> u64 {
 
 /// All metrics of one region of a realized network.
 pub fn region_metrics(net: &Network, region: &Region) -> Result<RegionMetrics> {
-    let plant = &net.plant;
-    let graph = NodeGraph::build(net, region);
+    let plant = net.railx_plant()?;
+    let graph = NodeGraph::build(net, plant, region);
     let router = Router::new(&graph, region, plant)?;
     let diameter_inter_node = inter_node_diameter(&graph);
     let worst = (0..graph.len() as u32)
         .into_par_iter()
         .map(|s| router.worst_from(s))
         .try_reduce(Worst::default, |a, b| Ok(a.merge(b)))?;
-    let all_dims: Vec<RouteDim> = router.dims.iter().copied().chain(router.global).collect();
+    let all_dims: Vec<RouteDim> = router
+        .logical
+        .dims
+        .iter()
+        .copied()
+        .chain(router.logical.global)
+        .collect();
     let cut = all_dims
         .iter()
         .map(|rd| {
@@ -534,7 +451,7 @@ pub fn region_metrics(net: &Network, region: &Region) -> Result<RegionMetrics> {
         name: region.name.clone().unwrap_or_else(|| "system".to_string()),
         chips,
         nodes: region.nodes(),
-        switches_used: switches_used(net, region),
+        switches_used: switches_used(net, plant, region),
         switch_ports_used: optical, // two ports per circuit, two directed links per circuit
         unused_rails: [
             plant.r() - region.x.rails_used(),
@@ -553,8 +470,7 @@ pub fn region_metrics(net: &Network, region: &Region) -> Result<RegionMetrics> {
     })
 }
 
-fn switches_used(net: &Network, region: &Region) -> u32 {
-    let plant = &net.plant;
+fn switches_used(net: &Network, plant: &Plant, region: &Region) -> u32 {
     let per = plant.chips_per_node();
     let in_region: HashSet<u32> = region.node_ids(plant).into_iter().collect();
     let mut used = HashSet::new();

@@ -1,5 +1,7 @@
-//! The realized network: the chip-level directed multigraph derived from an OCS configuration
-//! (never from the intent), with every link's class, bandwidth and latency, and its exports.
+//! The network every builder produces: a directed multigraph of chips (ids `0..chips`) followed
+//! by packet switches (ids `chips..chips+switches`), every link with its class, bandwidth and
+//! latency, and its exports. A RailX network is realized from an OCS configuration (never from
+//! the intent) and keeps its plant; a peer topology (crate::peers) has no plant.
 
 use crate::error::{RailxError, Result};
 use crate::ocs::{check_ports, OcsConfig, OcsSystem};
@@ -14,8 +16,13 @@ use std::io::Write;
 pub enum LinkClass {
     /// A mesh link between adjacent chips of one node.
     IntraNode = 0,
-    /// One direction of an optical circuit between two nodes.
+    /// One direction of an optical chip-to-chip link: a RailX circuit, or a torus link between
+    /// cubes (through an OCS or not).
     InterNodeOptical = 1,
+    /// A passive copper cable between chips on different boards (inside a torus cube).
+    Copper = 2,
+    /// A link with a packet switch at one end or both (optical, a transceiver per end).
+    Switch = 3,
 }
 
 impl LinkClass {
@@ -23,6 +30,8 @@ impl LinkClass {
         match self {
             LinkClass::IntraNode => "intra-node",
             LinkClass::InterNodeOptical => "inter-node-optical",
+            LinkClass::Copper => "copper",
+            LinkClass::Switch => "switch",
         }
     }
 }
@@ -31,22 +40,32 @@ impl LinkClass {
 /// Optical links also record the axis and rail of the circuit they belong to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Network {
-    pub plant: Plant,
+    /// The RailX plant this network was realized on; `None` for a peer topology.
+    pub plant: Option<Plant>,
+    /// Chips are vertices `0..chip_count`.
+    pub chip_count: u32,
+    /// Radix of each packet switch; switch `i` is vertex `chip_count + i`.
+    pub switch_radix: Vec<u32>,
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub class: Vec<LinkClass>,
     pub bandwidth_bps: Vec<f64>,
     pub latency_s: Vec<f64>,
-    /// Rail of an optical link; `u32::MAX` for mesh links.
+    /// Rail of an optical link (for a peer: the plane or rail of a switch link); `u32::MAX`
+    /// for mesh, board and copper links.
     pub rail: Vec<u32>,
-    /// Axis of an optical link (X or Y); for mesh links the direction of the hop along the mesh.
+    /// Axis of an optical link (X or Y); for mesh links the direction of the hop along the mesh;
+    /// for a peer the grid axis a link runs along (X where a family has none).
     pub axis: Vec<Axis>,
 }
 
 impl Network {
-    fn with_capacity(plant: &Plant, links: usize) -> Network {
+    /// An empty network of `chips` chips and no switches, with room for `links` links.
+    pub fn with_capacity(plant: Option<Plant>, chips: u32, links: usize) -> Network {
         Network {
-            plant: plant.clone(),
+            plant,
+            chip_count: chips,
+            switch_radix: Vec::new(),
             src: Vec::with_capacity(links),
             dst: Vec::with_capacity(links),
             class: Vec::with_capacity(links),
@@ -57,18 +76,56 @@ impl Network {
         }
     }
 
-    fn push(&mut self, src: u32, dst: u32, class: LinkClass, axis: Axis, rail: u32) {
-        let (bw, latency) = match class {
-            LinkClass::IntraNode => (self.plant.intra_bw_bps, self.plant.alpha_in_s),
-            LinkClass::InterNodeOptical => (self.plant.port_bw_bps, self.plant.alpha_out_s),
-        };
+    /// Adds a packet switch of `radix` ports and returns its vertex id.
+    pub fn add_switch(&mut self, radix: u32) -> u32 {
+        self.switch_radix.push(radix);
+        self.chip_count + self.switch_radix.len() as u32 - 1
+    }
+
+    /// Vertices: chips followed by switches.
+    pub fn vertices(&self) -> u32 {
+        self.chip_count + self.switch_radix.len() as u32
+    }
+
+    /// Adds one directed link.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_link(
+        &mut self,
+        src: u32,
+        dst: u32,
+        class: LinkClass,
+        bandwidth_bps: f64,
+        latency_s: f64,
+        axis: Axis,
+        rail: u32,
+    ) {
         self.src.push(src);
         self.dst.push(dst);
         self.class.push(class);
-        self.bandwidth_bps.push(bw);
-        self.latency_s.push(latency);
+        self.bandwidth_bps.push(bandwidth_bps);
+        self.latency_s.push(latency_s);
         self.rail.push(rail);
         self.axis.push(axis);
+    }
+
+    fn push(&mut self, plant: &Plant, src: u32, dst: u32, class: LinkClass, axis: Axis, rail: u32) {
+        let (bw, latency) = match class {
+            LinkClass::IntraNode => (plant.intra_bw_bps, plant.alpha_in_s),
+            _ => (plant.port_bw_bps, plant.alpha_out_s),
+        };
+        self.push_link(src, dst, class, bw, latency, axis, rail);
+    }
+
+    /// The RailX plant, for analyses that need one; a peer topology gets a one-line error.
+    pub fn railx_plant(&self) -> Result<&Plant> {
+        self.plant.as_ref().ok_or_else(|| {
+            RailxError::invalid(
+                "network",
+                "a peer topology",
+                "this analysis needs a RailX network (a plant with nodes and rails)",
+                "realize a RailX configuration, or use an analysis that takes any network",
+            )
+        })
     }
 
     /// Realizes the chip graph from the circuits alone: every node's full mesh, plus two directed
@@ -87,20 +144,24 @@ impl Network {
         let arcs = check_ports(config)?;
         let m = plant.m;
         let mesh_links = plant.nodes() as usize * 4 * (m as usize) * (m as usize).saturating_sub(1);
-        let mut net = Network::with_capacity(plant, mesh_links + 2 * arcs.len());
+        let mut net = Network::with_capacity(
+            Some(plant.clone()),
+            plant.chips(),
+            mesh_links + 2 * arcs.len(),
+        );
         for node in 0..plant.nodes() {
             for y in 0..m {
                 for x in 0..m {
                     let here = plant.chip_id(node, x, y);
                     if x + 1 < m {
                         let east = plant.chip_id(node, x + 1, y);
-                        net.push(here, east, LinkClass::IntraNode, Axis::X, u32::MAX);
-                        net.push(east, here, LinkClass::IntraNode, Axis::X, u32::MAX);
+                        net.push(plant, here, east, LinkClass::IntraNode, Axis::X, u32::MAX);
+                        net.push(plant, east, here, LinkClass::IntraNode, Axis::X, u32::MAX);
                     }
                     if y + 1 < m {
                         let north = plant.chip_id(node, x, y + 1);
-                        net.push(here, north, LinkClass::IntraNode, Axis::Y, u32::MAX);
-                        net.push(north, here, LinkClass::IntraNode, Axis::Y, u32::MAX);
+                        net.push(plant, here, north, LinkClass::IntraNode, Axis::Y, u32::MAX);
+                        net.push(plant, north, here, LinkClass::IntraNode, Axis::Y, u32::MAX);
                     }
                 }
             }
@@ -110,35 +171,51 @@ impl Network {
             let (mx, my) = plant.rail_chip(arc.axis, arc.rail, Side::Minus);
             let a = plant.chip_id(plant.node_on_line(arc.axis, arc.line, arc.plus), px, py);
             let b = plant.chip_id(plant.node_on_line(arc.axis, arc.line, arc.minus), mx, my);
-            net.push(a, b, LinkClass::InterNodeOptical, arc.axis, arc.rail);
-            net.push(b, a, LinkClass::InterNodeOptical, arc.axis, arc.rail);
+            net.push(plant, a, b, LinkClass::InterNodeOptical, arc.axis, arc.rail);
+            net.push(plant, b, a, LinkClass::InterNodeOptical, arc.axis, arc.rail);
         }
         Ok(net)
     }
 
     pub fn chips(&self) -> u32 {
-        self.plant.chips()
+        self.chip_count
     }
 
     pub fn links(&self) -> usize {
         self.src.len()
     }
 
-    /// JSON edge list (`railx.network/v1`): chips with their coordinates, then directed links.
+    /// JSON edge list (`railx.network/v1`): chips (with their coordinates on a RailX plant),
+    /// switches (peers only: id and radix), then directed links.
     pub fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let p = &self.plant;
+        let system = match &self.plant {
+            Some(p) => serde_json::to_string(&OcsSystem::of(p)).unwrap_or_default(),
+            None => "null".to_string(),
+        };
         write!(
             out,
-            "{{\"format\":\"railx.network/v1\",\"system\":{},\"chips\":[",
-            serde_json::to_string(&OcsSystem::of(p)).unwrap_or_default()
+            "{{\"format\":\"railx.network/v1\",\"system\":{system},\"chips\":["
         )?;
         for chip in 0..self.chips() {
-            let (xn, yn, x, y) = p.chip_coords(chip);
             let sep = if chip == 0 { "" } else { "," };
-            write!(
-                out,
-                "{sep}{{\"id\":{chip},\"X\":{xn},\"Y\":{yn},\"x\":{x},\"y\":{y}}}"
-            )?;
+            match &self.plant {
+                Some(p) => {
+                    let (xn, yn, x, y) = p.chip_coords(chip);
+                    write!(
+                        out,
+                        "{sep}{{\"id\":{chip},\"X\":{xn},\"Y\":{yn},\"x\":{x},\"y\":{y}}}"
+                    )?;
+                }
+                None => write!(out, "{sep}{{\"id\":{chip}}}")?,
+            }
+        }
+        if self.plant.is_none() {
+            write!(out, "],\"switches\":[")?;
+            for (i, radix) in self.switch_radix.iter().enumerate() {
+                let sep = if i == 0 { "" } else { "," };
+                let id = self.chip_count as usize + i;
+                write!(out, "{sep}{{\"id\":{id},\"radix\":{radix}}}")?;
+            }
         }
         write!(out, "],\"links\":[")?;
         for i in 0..self.links() {
@@ -152,7 +229,7 @@ impl Network {
                 self.bandwidth_bps[i],
                 self.latency_s[i]
             )?;
-            if self.class[i] == LinkClass::InterNodeOptical {
+            if self.class[i] == LinkClass::InterNodeOptical || self.class[i] == LinkClass::Switch {
                 write!(
                     out,
                     ",\"axis\":\"{}\",\"rail\":{}",
@@ -168,7 +245,6 @@ impl Network {
     /// GraphML of the directed multigraph; networkx's `read_graphml` reads it (pass
     /// `force_multigraph=True` to keep a MultiDiGraph when no two links are parallel).
     pub fn write_graphml(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let p = &self.plant;
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
         writeln!(
             out,
@@ -183,6 +259,7 @@ impl Network {
             ("d5", "edge", "bandwidth_Bps", "double"),
             ("d6", "edge", "latency_s", "double"),
             ("d7", "edge", "rail", "int"),
+            ("d8", "node", "radix", "int"),
         ] {
             writeln!(
                 out,
@@ -191,10 +268,22 @@ impl Network {
         }
         writeln!(out, r#"<graph id="railx" edgedefault="directed">"#)?;
         for chip in 0..self.chips() {
-            let (xn, yn, x, y) = p.chip_coords(chip);
+            match &self.plant {
+                Some(p) => {
+                    let (xn, yn, x, y) = p.chip_coords(chip);
+                    writeln!(
+                        out,
+                        r#"<node id="{chip}"><data key="d0">{xn}</data><data key="d1">{yn}</data><data key="d2">{x}</data><data key="d3">{y}</data></node>"#
+                    )?;
+                }
+                None => writeln!(out, r#"<node id="{chip}"/>"#)?,
+            }
+        }
+        for (i, radix) in self.switch_radix.iter().enumerate() {
+            let id = self.chip_count as usize + i;
             writeln!(
                 out,
-                r#"<node id="{chip}"><data key="d0">{xn}</data><data key="d1">{yn}</data><data key="d2">{x}</data><data key="d3">{y}</data></node>"#
+                r#"<node id="{id}"><data key="d8">{radix}</data></node>"#
             )?;
         }
         for i in 0..self.links() {
@@ -207,7 +296,7 @@ impl Network {
                 self.bandwidth_bps[i],
                 self.latency_s[i]
             )?;
-            if self.class[i] == LinkClass::InterNodeOptical {
+            if self.class[i] == LinkClass::InterNodeOptical || self.class[i] == LinkClass::Switch {
                 write!(out, r#"<data key="d7">{}</data>"#, self.rail[i])?;
             }
             writeln!(out, "</edge>")?;

@@ -6,10 +6,14 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use railx_core::closed_form::max_scale;
+use railx_core::bom::{railx_bom, railx_global};
+use railx_core::closed_form::{max_scale, region_closed_form};
+use railx_core::peers::{scalability, PeerSpec};
 use railx_core::hamiltonian::rail_successors;
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::plan::{plan, realize, Realized};
+use railx_core::routing::railx::{RailxRouting, Scheme};
+use railx_core::routing::{analysis, deadlock};
 use railx_core::spec::ConfigSpec;
 use railx_core::topology::resolve;
 use railx_core::verify::{verify, verify_ports};
@@ -120,6 +124,44 @@ impl RealizedNetwork {
         })
         .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
     }
+
+    /// The route between two chips under a routing function, as JSON.
+    #[pyo3(signature = (routing, src, dst, misroutes=1, job=None))]
+    fn route_json(&self, routing: &str, src: u32, dst: u32, misroutes: u8, job: Option<&str>) -> PyResult<String> {
+        let r = self.routing(routing, misroutes, job)?;
+        to_json(&r.describe_route(src, dst).map_err(err)?)
+    }
+
+    /// The deadlock check of a routing function (exhaustive up to ~12K chips, else structural on
+    /// `samples` seeded routes), as JSON.
+    #[pyo3(signature = (routing, misroutes=1, job=None, samples=100_000, seed=0))]
+    fn deadlock_json(&self, py: Python<'_>, routing: &str, misroutes: u8, job: Option<&str>, samples: usize, seed: u64) -> PyResult<String> {
+        let r = self.routing(routing, misroutes, job)?;
+        to_json(&py.detach(|| deadlock::check(&r, samples, seed)).map_err(err)?)
+    }
+
+    /// Hop statistics over all pairs (or `samples` seeded pairs when there are more), as JSON.
+    #[pyo3(signature = (routing, misroutes=1, job=None, samples=1_000_000, seed=0))]
+    fn route_stats_json(&self, py: Python<'_>, routing: &str, misroutes: u8, job: Option<&str>, samples: usize, seed: u64) -> PyResult<String> {
+        let r = self.routing(routing, misroutes, job)?;
+        to_json(&py.detach(|| analysis::route_stats(&r, samples, seed)).map_err(err)?)
+    }
+
+    /// Per-link load under uniform all-to-all traffic (units of one chip's injection rate).
+    #[pyo3(signature = (routing, misroutes=1, job=None))]
+    fn link_load<'py>(&self, py: Python<'py>, routing: &str, misroutes: u8, job: Option<&str>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let r = self.routing(routing, misroutes, job)?;
+        let links = self.inner.network.links();
+        let load = py.detach(|| analysis::all_to_all_link_load(&r, links)).map_err(err)?;
+        Ok(load.into_pyarray(py))
+    }
+}
+
+impl RealizedNetwork {
+    fn routing(&self, routing: &str, misroutes: u8, job: Option<&str>) -> PyResult<RailxRouting> {
+        let scheme = Scheme::parse(routing, misroutes).map_err(err)?;
+        RailxRouting::of_region(&self.inner, job, scheme).map_err(err)
+    }
 }
 
 /// Checks that a configuration is valid without realizing it; raises RailxError if not.
@@ -165,6 +207,69 @@ fn max_scale_json(m: u32, n: u32, radix: u32) -> PyResult<String> {
     to_json(&max_scale(m, n, radix))
 }
 
+fn parse_peer(spec_json: &str) -> PyResult<PeerSpec> {
+    serde_json::from_str(spec_json).map_err(|e| err(CoreError::parse("peer topology", e)))
+}
+
+/// Bill of materials of a peer topology (JSON spec tagged by `family`), as JSON; no graph.
+#[pyfunction]
+fn peer_bom(spec_json: &str) -> PyResult<String> {
+    to_json(&parse_peer(spec_json)?.bom().map_err(err)?)
+}
+
+/// A peer topology's graph as NumPy arrays (src, dst, class, bandwidth_Bps, latency_s, rail)
+/// plus `chips` and `switch_radix`; refused beyond the size guard.
+#[pyfunction]
+fn peer_network<'py>(py: Python<'py>, spec_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let spec = parse_peer(spec_json)?;
+    let net = py.detach(|| spec.network()).map_err(err)?;
+    let dict = PyDict::new(py);
+    dict.set_item("chips", net.chips())?;
+    dict.set_item("switch_radix", net.switch_radix.into_pyarray(py))?;
+    dict.set_item("src", net.src.into_pyarray(py))?;
+    dict.set_item("dst", net.dst.into_pyarray(py))?;
+    let class: Vec<u8> = net.class.iter().map(|c| *c as u8).collect();
+    dict.set_item("class", class.into_pyarray(py))?;
+    dict.set_item("bandwidth_Bps", net.bandwidth_bps.into_pyarray(py))?;
+    dict.set_item("latency_s", net.latency_s.into_pyarray(py))?;
+    let rail: Vec<i64> = net
+        .rail
+        .iter()
+        .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
+        .collect();
+    dict.set_item("rail", rail.into_pyarray(py))?;
+    Ok(dict)
+}
+
+/// Bill of materials of a RailX configuration from its plant, with the global bandwidth of its
+/// topology's closed form (worst region), as JSON; nothing is synthesised or realized.
+#[pyfunction]
+fn railx_config_bom(config_json: &str) -> PyResult<String> {
+    let system = resolve(&parse_config(config_json)?).map_err(err)?;
+    let plant = &system.plant;
+    let forms: Vec<_> = system
+        .regions
+        .iter()
+        .map(|r| region_closed_form(plant, r))
+        .collect();
+    let worst = |f: fn(&railx_core::closed_form::ClosedForm) -> f64| {
+        forms.iter().map(f).fold(f64::INFINITY, f64::min)
+    };
+    let global = railx_global(
+        plant,
+        worst(|c| c.bisection_bw_per_chip),
+        worst(|c| c.a2a_bound_per_chip),
+    );
+    to_json(&railx_bom(plant, global))
+}
+
+/// Largest system per family and variant for a switch radix, as JSON.
+#[pyfunction]
+#[pyo3(name = "scalability")]
+fn scalability_json(radix: u32) -> PyResult<String> {
+    to_json(&scalability(radix).map_err(err)?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RailxError", m.py().get_type::<RailxError>())?;
@@ -173,5 +278,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_ocs, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian_rails, m)?)?;
     m.add_function(wrap_pyfunction!(max_scale_json, m)?)?;
+    m.add_function(wrap_pyfunction!(peer_bom, m)?)?;
+    m.add_function(wrap_pyfunction!(peer_network, m)?)?;
+    m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
+    m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
     Ok(())
 }

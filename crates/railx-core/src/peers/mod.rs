@@ -1,0 +1,314 @@
+//! Peer topologies that RailX is compared with (DESIGN.md §11), one file per family. Each gives
+//! its [`BillOfMaterials`] by counting (no graph; fast at any scale) and its [`Network`] on
+//! demand, refused beyond [`MAX_GRAPH_LINKS`] directed links.
+//!
+//! A spec arrives as serde data (from the Python layer as JSON), tagged by `family`.
+
+pub mod dragonfly;
+pub mod fat_tree;
+pub mod hammingmesh;
+pub mod hyperx;
+pub mod rail_only;
+pub mod torus3d;
+
+use crate::bom::BillOfMaterials;
+use crate::closed_form::max_scale;
+use crate::error::{RailxError, Result};
+use crate::network::{LinkClass, Network};
+use crate::plant::Axis;
+use serde::{Deserialize, Serialize};
+
+/// Largest graph a builder materialises, in directed links.
+pub const MAX_GRAPH_LINKS: u64 = 50_000_000;
+
+/// Bandwidth and latencies given to the links of a materialised peer graph (SI units).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct LinkSpec {
+    /// One port, per direction (default 50e9 B/s = 400 Gb/s).
+    #[serde(default = "default_port_bw")]
+    pub port_bw_Bps: f64,
+    /// Cable, fibre or switch hop (default 300 ns, as RailX's alpha_out).
+    #[serde(default = "default_long_latency")]
+    pub long_latency_s: f64,
+    /// On-board or in-package hop (default 10 ns, as RailX's alpha_in).
+    #[serde(default = "default_short_latency")]
+    pub short_latency_s: f64,
+}
+
+fn default_port_bw() -> f64 {
+    50e9
+}
+fn default_long_latency() -> f64 {
+    300e-9
+}
+fn default_short_latency() -> f64 {
+    10e-9
+}
+
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec {
+            port_bw_Bps: default_port_bw(),
+            long_latency_s: default_long_latency(),
+            short_latency_s: default_short_latency(),
+        }
+    }
+}
+
+impl LinkSpec {
+    /// Adds both directions of a full-duplex link: long latency unless it is on a board.
+    pub(crate) fn duplex(
+        &self,
+        net: &mut Network,
+        a: u32,
+        b: u32,
+        class: LinkClass,
+        axis: Axis,
+        rail: u32,
+    ) {
+        self.duplex_bw(net, a, b, class, axis, rail, self.port_bw_Bps);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn duplex_bw(
+        &self,
+        net: &mut Network,
+        a: u32,
+        b: u32,
+        class: LinkClass,
+        axis: Axis,
+        rail: u32,
+        bandwidth_bps: f64,
+    ) {
+        let latency = if class == LinkClass::IntraNode {
+            self.short_latency_s
+        } else {
+            self.long_latency_s
+        };
+        net.push_link(a, b, class, bandwidth_bps, latency, axis, rail);
+        net.push_link(b, a, class, bandwidth_bps, latency, axis, rail);
+    }
+
+    fn validate(&self) -> Result<()> {
+        for (field, v, hint) in [
+            ("link.port_bw_Bps", self.port_bw_Bps, "e.g. 50e9"),
+            ("link.long_latency_s", self.long_latency_s, "e.g. 300e-9"),
+            ("link.short_latency_s", self.short_latency_s, "e.g. 10e-9"),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(RailxError::invalid(
+                    field,
+                    v,
+                    "must be a finite number > 0",
+                    hint,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A peer system, tagged by family.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "kebab-case")]
+pub enum PeerSpec {
+    FatTree(fat_tree::FatTreeSpec),
+    RailOnly(rail_only::RailOnlySpec),
+    Hammingmesh(hammingmesh::HammingMeshSpec),
+    Torus3d(torus3d::Torus3dSpec),
+    Hyperx(hyperx::HyperXSpec),
+    Dragonfly(dragonfly::DragonflySpec),
+}
+
+/// What every family provides.
+pub trait PeerBuilder {
+    /// Component counts and global bandwidth, without building the graph.
+    fn bom(&self) -> Result<BillOfMaterials>;
+    /// The graph; the caller has checked its size.
+    fn build(&self) -> Result<Network>;
+    fn link(&self) -> &LinkSpec;
+}
+
+impl PeerSpec {
+    fn builder(&self) -> &dyn PeerBuilder {
+        match self {
+            PeerSpec::FatTree(s) => s,
+            PeerSpec::RailOnly(s) => s,
+            PeerSpec::Hammingmesh(s) => s,
+            PeerSpec::Torus3d(s) => s,
+            PeerSpec::Hyperx(s) => s,
+            PeerSpec::Dragonfly(s) => s,
+        }
+    }
+
+    pub fn bom(&self) -> Result<BillOfMaterials> {
+        self.builder().link().validate()?;
+        self.builder().bom()
+    }
+
+    /// Directed links the graph would have (two per full-duplex link of every kind).
+    pub fn graph_links(&self) -> Result<u64> {
+        Ok(2 * self.bom()?.links())
+    }
+
+    /// Materialises the graph, or refuses with its size when it exceeds [`MAX_GRAPH_LINKS`].
+    pub fn network(&self) -> Result<Network> {
+        let links = self.graph_links()?;
+        if links > MAX_GRAPH_LINKS {
+            return Err(RailxError::invalid(
+                "network",
+                format!("{links} directed links"),
+                format!("materialising a graph is limited to {MAX_GRAPH_LINKS} directed links"),
+                "use the bill of materials (no graph) or a smaller instance",
+            ));
+        }
+        self.builder().build()
+    }
+}
+
+/// Checks that a count is positive.
+pub(crate) fn positive(field: &str, value: u32, hint: &str) -> Result<()> {
+    if value == 0 {
+        return Err(RailxError::invalid(
+            field,
+            value,
+            "must be a positive integer",
+            hint,
+        ));
+    }
+    Ok(())
+}
+
+/// Chip ids must fit 32 bits with room for the switches.
+pub(crate) fn check_chips(chips: u64) -> Result<()> {
+    if chips > u32::MAX as u64 / 2 {
+        return Err(RailxError::invalid(
+            "chips",
+            chips,
+            "railx indexes chips with 32-bit ids",
+            "use a smaller system",
+        ));
+    }
+    Ok(())
+}
+
+/// One point of the scalability comparison: the largest system of a family for a radix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScaleRow {
+    pub family: &'static str,
+    /// Which variant of the family ("2 tiers", "m = 4", ...).
+    pub variant: String,
+    pub radix: u32,
+    /// `None` where the family has no limit from the switch radix.
+    pub max_chips: Option<u64>,
+}
+
+/// Largest system per family and variant for a switch radix (paper Fig. 1, Table 2, eq. 1):
+/// fat-trees from their tiers, Rail-only from its rails' Clos and HB domain, HammingMesh from
+/// its line fat-trees, TPUv4 from its OCS ((R/2) cubes), RailX from eq. 1 ((R/2)^2 m^2),
+/// HyperX and Dragonfly from the best use of the radix. The radix is a packet switch's for
+/// packet-switched families and an OCS's for RailX and TPUv4.
+pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
+    if radix < 4 || !radix.is_multiple_of(2) {
+        return Err(RailxError::invalid(
+            "radix",
+            radix,
+            "the scalability comparison needs an even radix >= 4",
+            "e.g. radix = 64",
+        ));
+    }
+    let row = |family, variant: String, chips| ScaleRow {
+        family,
+        variant,
+        radix,
+        max_chips: chips,
+    };
+    let mut rows = Vec::new();
+    for tiers in [2, 3] {
+        rows.push(row(
+            "fat-tree",
+            format!("{tiers} tiers, non-blocking"),
+            Some(fat_tree::Clos::max_endpoints(radix, tiers, &[])),
+        ));
+    }
+    rows.push(row(
+        "rail-only",
+        "K = 8, 2-tier rails".into(),
+        Some(8 * fat_tree::Clos::max_endpoints(radix, 2, &[])),
+    ));
+    for (a, tiers) in [(4, 1), (4, 2)] {
+        rows.push(row(
+            "hammingmesh",
+            format!("Hx{a}Mesh, {tiers}-tier planes"),
+            Some(hammingmesh::max_chips(a, radix, tiers)),
+        ));
+    }
+    rows.push(row("torus3d", "without OCS".into(), None));
+    rows.push(row(
+        "torus3d",
+        "TPUv4: OCS, 4x4x4 cubes".into(),
+        Some(torus3d::max_chips_with_ocs(radix, 4)),
+    ));
+    rows.push(row(
+        "hyperx",
+        "2D".into(),
+        Some(hyperx::max_chips_2d(radix)),
+    ));
+    rows.push(row(
+        "dragonfly",
+        "balanced".into(),
+        Some(dragonfly::max_chips(radix)),
+    ));
+    for m in [4, 7] {
+        rows.push(row(
+            "railx",
+            format!("m = {m}"),
+            Some(max_scale(m, 1, radix)[0].chips),
+        ));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_by_family_and_reject_unknown_keys() {
+        let spec: PeerSpec = serde_json::from_str(
+            r#"{"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 2048, "planes": 36}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.bom().unwrap().packet_switch_count(), 3456);
+        let err = serde_json::from_str::<PeerSpec>(
+            r#"{"family": "fat-tree", "radix": 64, "chips": 2048, "colour": 1}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn scalability_matches_known_closed_forms() {
+        let rows = scalability(64).unwrap();
+        let get = |f: &str, v: &str| {
+            rows.iter()
+                .find(|r| r.family == f && r.variant.starts_with(v))
+                .unwrap()
+                .max_chips
+        };
+        assert_eq!(get("fat-tree", "2 tiers"), Some(2048));
+        assert_eq!(get("hammingmesh", "Hx4Mesh, 1"), Some(16_384));
+        let rows = scalability(128).unwrap();
+        let get = |f: &str, v: &str| {
+            rows.iter()
+                .find(|r| r.family == f && r.variant.starts_with(v))
+                .unwrap()
+                .max_chips
+        };
+        assert_eq!(get("torus3d", "TPUv4"), Some(4096));
+        assert_eq!(get("railx", "m = 7"), Some(200_704));
+        assert!(scalability(7).is_err());
+    }
+}

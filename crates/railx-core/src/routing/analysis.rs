@@ -1,0 +1,151 @@
+//! Route analysis: the route of one pair, hop statistics over all or sampled pairs, the largest
+//! VC used, and link loads under uniform all-to-all traffic.
+
+use super::{Hop, RouteState, Routing};
+use crate::error::{RailxError, Result};
+use crate::metrics::Hops;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The route from `src` to `dst` taking the first allowed hop each time.
+pub fn route(routing: &dyn Routing, src: u32, dst: u32) -> Result<Vec<Hop>> {
+    let limit = 4 * routing.chips().len() + 64;
+    let (mut chip, mut state) = (src, RouteState::start());
+    let mut path = Vec::new();
+    let mut hops = Vec::new();
+    while chip != dst {
+        hops.clear();
+        routing.next_hops(chip, dst, &state, &mut hops);
+        let Some(&hop) = hops.first() else {
+            return Err(RailxError::verification(
+                format!("route {src} -> {dst}"),
+                format!("stuck at chip {chip}: the routing function offers no next hop"),
+            ));
+        };
+        if routing.link_source(hop.link) != chip || path.len() > limit {
+            return Err(RailxError::verification(
+                format!("route {src} -> {dst}"),
+                format!(
+                    "at chip {chip}: link {} does not leave this chip, or the route loops",
+                    hop.link
+                ),
+            ));
+        }
+        path.push(hop);
+        chip = routing.link_target(hop.link);
+        state = hop.state;
+    }
+    Ok(path)
+}
+
+/// `count` distinct ordered pairs of distinct chips drawn with a seeded generator (all pairs when
+/// there are fewer).
+pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Vec<(u32, u32)> {
+    let n = chips.len() as u64;
+    let total = n * n.saturating_sub(1);
+    if total <= count as u64 {
+        return chips
+            .iter()
+            .flat_map(|&a| chips.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
+            .collect();
+    }
+    // SplitMix64: small, seedable and good enough to spread pairs.
+    let mut x = seed;
+    let mut next = move || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut pairs = Vec::with_capacity(count);
+    let mut seen = std::collections::HashSet::with_capacity(count);
+    while pairs.len() < count {
+        let k = next() % total;
+        let (a, b) = (k / (n - 1), k % (n - 1));
+        let b = if b >= a { b + 1 } else { b };
+        if seen.insert(k) {
+            pairs.push((chips[a as usize], chips[b as usize]));
+        }
+    }
+    pairs
+}
+
+/// Hop statistics of routes over a set of pairs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteStats {
+    pub routing: String,
+    pub pairs: u64,
+    pub sampled: bool,
+    pub max_inter_node_hops: u32,
+    pub mean_inter_node_hops: f64,
+    pub max_hops: Hops,
+    pub mean_intra_node_hops: f64,
+    pub max_vc: u8,
+    /// Pairs by inter-node hop count: `hop_histogram[k]` routes took k inter-node hops.
+    pub hop_histogram: Vec<u64>,
+}
+
+/// Statistics over every pair, or `samples` seeded pairs when there are more.
+pub fn route_stats(routing: &dyn Routing, samples: usize, seed: u64) -> Result<RouteStats> {
+    let chips = routing.chips();
+    let n = chips.len() as u64;
+    let pairs = sample_pairs(chips, samples, seed);
+    let sampled = (pairs.len() as u64) < n * n.saturating_sub(1);
+    let per_route: Vec<(u32, u32, u8)> = pairs
+        .par_iter()
+        .map(|&(s, d)| {
+            let path = route(routing, s, d)?;
+            let ho = path.iter().filter(|h| routing.is_external(h.link)).count() as u32;
+            let vc = path.iter().map(|h| h.vc).max().unwrap_or(0);
+            Ok((ho, path.len() as u32 - ho, vc))
+        })
+        .collect::<Result<_>>()?;
+    let count = per_route.len().max(1) as f64;
+    let max_ho = per_route.iter().map(|r| r.0).max().unwrap_or(0);
+    let mut histogram = vec![0u64; max_ho as usize + 1];
+    for r in &per_route {
+        histogram[r.0 as usize] += 1;
+    }
+    Ok(RouteStats {
+        routing: routing.name().to_string(),
+        pairs: per_route.len() as u64,
+        sampled,
+        max_inter_node_hops: max_ho,
+        mean_inter_node_hops: per_route.iter().map(|r| r.0 as f64).sum::<f64>() / count,
+        max_hops: Hops {
+            Ho: max_ho,
+            Hi: per_route.iter().map(|r| r.1).max().unwrap_or(0),
+        },
+        mean_intra_node_hops: per_route.iter().map(|r| r.1 as f64).sum::<f64>() / count,
+        max_vc: per_route.iter().map(|r| r.2).max().unwrap_or(0),
+        hop_histogram: histogram,
+    })
+}
+
+/// Load of every link under uniform all-to-all traffic (every chip sends the same amount to
+/// every other, routed on the first choice): routes crossing each link divided by (chips - 1),
+/// i.e. in units of one chip's injection rate. Indexed by link id; `links` is the link count.
+pub fn all_to_all_link_load(routing: &dyn Routing, links: usize) -> Result<Vec<f64>> {
+    let chips = routing.chips();
+    let counts = chips
+        .par_iter()
+        .map(|&src| {
+            let mut local = vec![0u32; links];
+            for &dst in chips.iter().filter(|&&d| d != src) {
+                for hop in route(routing, src, dst)? {
+                    local[hop.link as usize] += 1;
+                }
+            }
+            Ok(local)
+        })
+        .try_reduce(
+            || vec![0u32; links],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                Ok(a)
+            },
+        )?;
+    let scale = 1.0 / (chips.len().max(2) - 1) as f64;
+    Ok(counts.into_iter().map(|c| c as f64 * scale).collect())
+}

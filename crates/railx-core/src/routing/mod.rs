@@ -1,0 +1,72 @@
+//! Routing functions and their analyses (DESIGN.md §5).
+//!
+//! A routing function is algorithmic (no all-pairs table): given the chip a packet is at, its
+//! destination and the routing state it carries, it lists the allowed next hops, each an output
+//! link, the virtual channel to use on it and the state after it. Deterministic functions give
+//! one hop; adaptive ones several. The deadlock check and the route analysis work on any
+//! function through this interface, and the simulators use the same functions.
+
+pub mod analysis;
+pub mod deadlock;
+pub mod logical;
+pub mod railx;
+
+/// Marks "no link chosen yet" in a routing state.
+pub const NO_LINK: u32 = u32::MAX;
+
+/// What a packet carries between hops for the routing function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct RouteState {
+    /// The inter-node link this node's mesh traversal is heading for (`NO_LINK` when none yet).
+    pub exit: u32,
+    /// Inter-node hops taken so far.
+    pub hops: u8,
+    /// Non-minimal inter-node hops taken so far.
+    pub misroutes: u8,
+    /// Virtual channel the packet holds now (kept across the mesh of one node).
+    pub vc: u8,
+    /// Logical dimension of the last inter-node hop (`NO_DIM` before the first).
+    pub dim: u8,
+}
+
+/// Marks "no inter-node hop yet" in a routing state.
+pub const NO_DIM: u8 = u8::MAX;
+
+impl RouteState {
+    pub fn start() -> RouteState {
+        RouteState {
+            exit: NO_LINK,
+            hops: 0,
+            misroutes: 0,
+            vc: 0,
+            dim: NO_DIM,
+        }
+    }
+}
+
+/// One allowed next hop: traverse `link` on virtual channel `vc`, then carry `state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    pub link: u32,
+    pub vc: u8,
+    pub state: RouteState,
+}
+
+/// The interface every routing function offers.
+pub trait Routing: Sync {
+    /// Name as given on the command line (`minimal`, `dateline`, `adaptive`, ...).
+    fn name(&self) -> &'static str;
+    /// Virtual channels the function may use (ids `0..vcs`).
+    fn vcs(&self) -> u8;
+    /// The chips this function routes between.
+    fn chips(&self) -> &[u32];
+    /// Appends the allowed next hops of a packet at `chip` bound for `dst` to `out`; nothing when
+    /// `chip == dst`.
+    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>);
+    /// The chip a link leaves from.
+    fn link_source(&self, link: u32) -> u32;
+    /// The chip a link leads to.
+    fn link_target(&self, link: u32) -> u32;
+    /// Whether a link joins two nodes (an external, optical hop: Ho) rather than a mesh hop (Hi).
+    fn is_external(&self, link: u32) -> bool;
+}

@@ -1,0 +1,538 @@
+//! Routing functions of a RailX region (DESIGN.md §5, paper §4.1).
+//!
+//! In every scheme a packet, on entering a node (or at its source), picks the inter-node link to
+//! leave by — the nearest, from its entry chip, among the links to the chosen next node — and
+//! crosses the mesh to that link's chip in XY order (X first, then Y); at the destination node it
+//! goes XY to the destination chip. The schemes differ in the next nodes allowed and the VCs:
+//!
+//! - `minimal`: the dimension-order next node (paper Algorithm 1 generalised); the VC is the
+//!   number of inter-node hops taken so far, so at most diameter + 1 VCs.
+//! - `dateline`: the same routes; each ring dimension gets two VCs (before and after the packet
+//!   crosses its wrap-around link) and every other dimension one, so long tori need few VCs.
+//! - `adaptive`: any minimal next node, plus up to `a` misrouted hops to any other neighbour;
+//!   the VC is again the hop count. A misroute may undo a dimension already corrected, costing
+//!   that hop and one more, so routes take at most diameter + 2a hops: diameter + 2a + 1 VCs.
+
+use super::analysis::route;
+use super::logical::LogicalRoutes;
+use super::{Hop, RouteState, Routing, NO_LINK};
+use crate::closed_form::region_closed_form;
+use crate::error::{RailxError, Result};
+use crate::metrics::Hops;
+use crate::network::{LinkClass, Network};
+use crate::plan::Realized;
+use crate::plant::Plant;
+use crate::spec::DimKind;
+use crate::topology::Region;
+use serde::Serialize;
+
+/// One hop of a described route; coordinates are `[X, Y, x, y]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HopReport {
+    pub link: u32,
+    pub from: [u32; 4],
+    pub to: [u32; 4],
+    pub external: bool,
+    pub vc: u8,
+}
+
+/// A route from `src` to `dst` chip by chip.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteReport {
+    pub routing: String,
+    pub src: u32,
+    pub dst: u32,
+    #[serde(rename = "hops")]
+    pub hops_count: Hops,
+    #[serde(rename = "path")]
+    pub hops: Vec<HopReport>,
+}
+
+/// Which routing function to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    Minimal,
+    Dateline,
+    Adaptive { misroutes: u8 },
+}
+
+impl Scheme {
+    /// Parses a routing option: `minimal`, `dateline` or `adaptive` (with `misroutes` free hops).
+    pub fn parse(name: &str, misroutes: u8) -> Result<Scheme> {
+        match name {
+            "minimal" => Ok(Scheme::Minimal),
+            "dateline" => Ok(Scheme::Dateline),
+            "adaptive" => Ok(Scheme::Adaptive { misroutes }),
+            other => Err(RailxError::invalid(
+                "routing",
+                other,
+                "unknown routing function for a RailX network",
+                "use minimal, dateline or adaptive",
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Minimal => "minimal",
+            Scheme::Dateline => "dateline",
+            Scheme::Adaptive { .. } => "adaptive",
+        }
+    }
+}
+
+const EAST: usize = 0;
+const WEST: usize = 1;
+const NORTH: usize = 2;
+const SOUTH: usize = 3;
+
+/// A routing function over one region of a realized RailX network.
+pub struct RailxRouting {
+    scheme: Scheme,
+    plant: Plant,
+    m: u32,
+    per_node: u32,
+    chips: Vec<u32>,
+    /// Plant node -> region-local node (`u32::MAX` outside the region).
+    local_of_node: Vec<u32>,
+    logical: LogicalRoutes,
+    /// Mesh link leaving each chip eastward, westward, northward, southward (`NO_LINK` at edges).
+    mesh: Vec<[u32; 4]>,
+    /// Per region-local node: (neighbour, exit chip, entry chip (local indices), link), sorted, so
+    /// that ties between equally near links go to the lowest exit and entry chips — the same
+    /// choice `metrics` makes.
+    optical: Vec<Vec<(u32, u32, u32, u32)>>,
+    link_source: Vec<u32>,
+    link_target: Vec<u32>,
+    link_external: Vec<bool>,
+    /// Dateline: first VC of each logical dimension (local dims, then the global one).
+    vc_base: Vec<u8>,
+    vcs: u8,
+}
+
+impl RailxRouting {
+    pub fn new(net: &Network, region: &Region, scheme: Scheme) -> Result<RailxRouting> {
+        let plant: &Plant = net.railx_plant()?;
+        let per_node = plant.chips_per_node();
+        let node_ids = region.node_ids(plant);
+        let mut local_of_node = vec![u32::MAX; plant.nodes() as usize];
+        for (i, &node) in node_ids.iter().enumerate() {
+            local_of_node[node as usize] = i as u32;
+        }
+        let mut mesh = vec![[NO_LINK; 4]; plant.chips() as usize];
+        let mut optical: Vec<Vec<(u32, u32, u32, u32)>> = vec![Vec::new(); node_ids.len()];
+        for link in 0..net.links() {
+            let (a, b) = (net.src[link], net.dst[link]);
+            if net.class[link] == LinkClass::IntraNode {
+                let (la, lb) = (a % per_node, b % per_node);
+                let dir = if lb == la + 1 {
+                    EAST
+                } else if la == lb + 1 {
+                    WEST
+                } else if lb > la {
+                    NORTH
+                } else {
+                    SOUTH
+                };
+                mesh[a as usize][dir] = link as u32;
+                continue;
+            }
+            let (va, vb) = (
+                local_of_node[(a / per_node) as usize],
+                local_of_node[(b / per_node) as usize],
+            );
+            if va != u32::MAX && vb != u32::MAX {
+                optical[va as usize].push((vb, a % per_node, b % per_node, link as u32));
+            }
+        }
+        for list in &mut optical {
+            list.sort_unstable();
+        }
+        let neighbours = |v: u32| {
+            let mut out: Vec<u32> = optical[v as usize].iter().map(|e| e.0).collect();
+            out.dedup();
+            out
+        };
+        let logical = LogicalRoutes::new(region, neighbours)?;
+        // Dimension-order routes are as long as the closed-form diameter at most.
+        let diameter = region_closed_form(plant, region).diameter_inter_node;
+        let mut vc_base = Vec::new();
+        let vcs = match scheme {
+            Scheme::Minimal => diameter + 1,
+            // A misroute can also undo a correction already made: two more hops each.
+            Scheme::Adaptive { misroutes } => diameter + 2 * misroutes as u32 + 1,
+            Scheme::Dateline => {
+                if !logical.dims.iter().any(|rd| rd.dim.kind == DimKind::Ring) {
+                    return Err(RailxError::invalid(
+                        "routing",
+                        "dateline",
+                        format!(
+                            "{} has no ring dimension for a dateline to break",
+                            region.label()
+                        ),
+                        "use routing = minimal or adaptive",
+                    ));
+                }
+                let mut next = 0u32;
+                for rd in logical.dims.iter().chain(logical.global.iter()) {
+                    vc_base.push(next as u8);
+                    next += if rd.dim.kind == DimKind::Ring { 2 } else { 1 };
+                }
+                next
+            }
+        };
+        if vcs > u8::MAX as u32 {
+            return Err(RailxError::invalid(
+                "routing",
+                scheme.name(),
+                format!("needs {vcs} virtual channels, more than the 255 railx models"),
+                "use routing = dateline for long rings",
+            ));
+        }
+        Ok(RailxRouting {
+            scheme,
+            plant: plant.clone(),
+            m: plant.m,
+            per_node,
+            chips: node_ids
+                .iter()
+                .flat_map(|&n| (0..per_node).map(move |c| n * per_node + c))
+                .collect(),
+            local_of_node,
+            logical,
+            mesh,
+            optical,
+            link_source: net.src.clone(),
+            link_target: net.dst.clone(),
+            link_external: net
+                .class
+                .iter()
+                .map(|&c| c != LinkClass::IntraNode)
+                .collect(),
+            vc_base,
+            vcs: vcs as u8,
+        })
+    }
+
+    /// The routing of one region of a realized configuration: the job named `job`, or the only
+    /// region when there is one.
+    pub fn of_region(
+        realized: &Realized,
+        job: Option<&str>,
+        scheme: Scheme,
+    ) -> Result<RailxRouting> {
+        let regions = &realized.system.regions;
+        let names = || {
+            regions
+                .iter()
+                .filter_map(|r| r.name.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let region = match job {
+            Some(name) => regions
+                .iter()
+                .find(|r| r.name.as_deref() == Some(name))
+                .ok_or_else(|| {
+                    RailxError::invalid(
+                        "job",
+                        name,
+                        "no job of that name in the configuration",
+                        format!("use one of {}", names()),
+                    )
+                })?,
+            None if regions.len() == 1 => &regions[0],
+            None => {
+                return Err(RailxError::invalid(
+                    "job",
+                    "not given",
+                    "the configuration has several jobs, each routed on its own",
+                    format!("name one of {}", names()),
+                ))
+            }
+        };
+        RailxRouting::new(&realized.network, region, scheme)
+    }
+
+    /// A route described chip by chip, with coordinates `(X, Y, x, y)`.
+    pub fn describe_route(&self, src: u32, dst: u32) -> Result<RouteReport> {
+        self.node_of(src)?;
+        self.node_of(dst)?;
+        let path = route(self, src, dst)?;
+        let hops: Vec<HopReport> = path
+            .iter()
+            .map(|h| {
+                let (from, to) = (
+                    self.link_source[h.link as usize],
+                    self.link_target[h.link as usize],
+                );
+                HopReport {
+                    link: h.link,
+                    from: self.plant.chip_coords(from).into(),
+                    to: self.plant.chip_coords(to).into(),
+                    external: self.link_external[h.link as usize],
+                    vc: h.vc,
+                }
+            })
+            .collect();
+        let ho = hops.iter().filter(|h| h.external).count() as u32;
+        Ok(RouteReport {
+            routing: self.scheme.name().to_string(),
+            src,
+            dst,
+            hops_count: Hops {
+                Ho: ho,
+                Hi: hops.len() as u32 - ho,
+            },
+            hops,
+        })
+    }
+
+    /// The region-local node of a chip; an error for a chip outside the region.
+    pub fn node_of(&self, chip: u32) -> Result<u32> {
+        let node = (chip / self.per_node) as usize;
+        match self.local_of_node.get(node) {
+            Some(&v) if v != u32::MAX => Ok(v),
+            _ => Err(RailxError::invalid(
+                "chip",
+                chip,
+                "is not a chip of this network's region",
+                format!(
+                    "use a chip id of the region ({} chips, ids as in `railx network`)",
+                    self.chips.len()
+                ),
+            )),
+        }
+    }
+
+    fn local(&self, chip: u32) -> u32 {
+        self.local_of_node[(chip / self.per_node) as usize]
+    }
+
+    /// The mesh link of the XY step from chip `from` toward chip `to` of the same node.
+    fn xy_step(&self, from: u32, to: u32) -> u32 {
+        let (a, b) = (from % self.per_node, to % self.per_node);
+        let (ax, ay, bx, by) = (a % self.m, a / self.m, b % self.m, b / self.m);
+        let dir = if bx > ax {
+            EAST
+        } else if bx < ax {
+            WEST
+        } else if by > ay {
+            NORTH
+        } else {
+            SOUTH
+        };
+        self.mesh[from as usize][dir]
+    }
+
+    /// The link from node v to neighbour w whose chip is nearest (in mesh hops) to `chip`.
+    fn nearest_link(&self, v: u32, w: u32, chip: u32) -> Option<(u32, u32)> {
+        let list = &self.optical[v as usize];
+        let start = list.partition_point(|e| e.0 < w);
+        let here = chip % self.per_node;
+        list[start..]
+            .iter()
+            .take_while(|e| e.0 == w)
+            .min_by_key(|e| {
+                let (ax, ay, bx, by) = (here % self.m, here / self.m, e.1 % self.m, e.1 / self.m);
+                ax.abs_diff(bx) + ay.abs_diff(by)
+            })
+            .map(|e| (e.3, e.1))
+    }
+
+    /// The VC of a hop in logical dimension `dim` for a packet in `state` (and of the mesh
+    /// traversal leading to it).
+    fn hop_vc(&self, state: &RouteState, dim: usize) -> u8 {
+        match self.scheme {
+            Scheme::Dateline if state.dim as usize == dim => state.vc,
+            Scheme::Dateline => self.vc_base[dim],
+            _ => state.hops,
+        }
+    }
+
+    /// The state after crossing `link` in logical dimension `dim` from node v to w.
+    fn after_hop(
+        &self,
+        state: &RouteState,
+        dim: usize,
+        vc: u8,
+        v: u32,
+        w: u32,
+        misroute: bool,
+    ) -> RouteState {
+        let next_vc = match self.scheme {
+            Scheme::Dateline => {
+                // Crossing a ring's wrap-around link moves the packet to the dimension's second VC.
+                let rd = self.logical.dims.get(dim);
+                let wraps = rd.is_some_and(|rd| {
+                    let (a, b) = (self.logical.digit(rd, v), self.logical.digit(rd, w));
+                    rd.dim.kind == DimKind::Ring && a.abs_diff(b) > 1
+                });
+                if wraps {
+                    self.vc_base[dim] + 1
+                } else {
+                    vc
+                }
+            }
+            _ => state.hops + 1,
+        };
+        RouteState {
+            exit: NO_LINK,
+            hops: state.hops + 1,
+            misroutes: state.misroutes + misroute as u8,
+            vc: next_vc,
+            dim: dim as u8,
+        }
+    }
+
+    /// The logical dimension (index into the local dims, or `dims.len()` for the global one) in
+    /// which neighbouring nodes v and w differ.
+    fn dim_of_move(&self, v: u32, w: u32) -> usize {
+        let dims = &self.logical.dims;
+        dims.iter()
+            .position(|rd| self.logical.digit(rd, v) != self.logical.digit(rd, w))
+            .unwrap_or(dims.len())
+    }
+
+    /// The first hop toward neighbour w over the link nearest to `chip`: that link itself when
+    /// `chip` holds it, else the XY mesh step toward the chip that does.
+    #[allow(clippy::too_many_arguments)]
+    fn leave_toward(
+        &self,
+        chip: u32,
+        v: u32,
+        w: u32,
+        dim: usize,
+        misroute: bool,
+        state: &RouteState,
+        out: &mut Vec<Hop>,
+    ) {
+        let Some((link, exit_local)) = self.nearest_link(v, w, chip) else {
+            return;
+        };
+        let vc = self.hop_vc(state, dim);
+        let exit_chip = chip - chip % self.per_node + exit_local;
+        if exit_chip == chip {
+            out.push(Hop {
+                link,
+                vc,
+                state: self.after_hop(state, dim, vc, v, w, misroute),
+            });
+        } else {
+            out.push(Hop {
+                link: self.xy_step(chip, exit_chip),
+                vc,
+                state: RouteState {
+                    exit: link,
+                    vc,
+                    ..*state
+                },
+            });
+        }
+    }
+
+    /// Candidate next nodes from v toward d (adaptive), each with its logical dimension and whether it is a
+    /// misroute.
+    fn adaptive_candidates(
+        &self,
+        v: u32,
+        d: u32,
+        state: &RouteState,
+        misroutes: u8,
+    ) -> Vec<(u32, usize, bool)> {
+        let minimal = self.logical.minimal_next_nodes(v, d);
+        let mut out: Vec<(u32, usize, bool)> = minimal
+            .iter()
+            .map(|&w| (w, self.dim_of_move(v, w), false))
+            .collect();
+        if state.misroutes < misroutes {
+            let mut others: Vec<u32> = self.optical[v as usize].iter().map(|e| e.0).collect();
+            others.dedup();
+            out.extend(
+                others
+                    .into_iter()
+                    .filter(|w| !minimal.contains(w))
+                    .map(|w| (w, self.dim_of_move(v, w), true)),
+            );
+        }
+        out
+    }
+}
+
+impl Routing for RailxRouting {
+    fn name(&self) -> &'static str {
+        self.scheme.name()
+    }
+
+    fn vcs(&self) -> u8 {
+        self.vcs
+    }
+
+    fn chips(&self) -> &[u32] {
+        &self.chips
+    }
+
+    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+        if chip == dst {
+            return;
+        }
+        let (v, d) = (self.local(chip), self.local(dst));
+        if v == d {
+            let hold = RouteState {
+                exit: NO_LINK,
+                ..*state
+            };
+            out.push(Hop {
+                link: self.xy_step(chip, dst),
+                vc: state.vc,
+                state: hold,
+            });
+            return;
+        }
+        if state.exit != NO_LINK {
+            // Already heading for this node's exit: keep crossing the mesh, or leave by it.
+            let exit_chip = self.link_source[state.exit as usize];
+            if exit_chip == chip {
+                let w = self.local(self.link_target[state.exit as usize]);
+                let misroute = matches!(self.scheme, Scheme::Adaptive { .. })
+                    && !self.logical.minimal_next_nodes(v, d).contains(&w);
+                let dim = self.dim_of_move(v, w);
+                out.push(Hop {
+                    link: state.exit,
+                    vc: state.vc,
+                    state: self.after_hop(state, dim, state.vc, v, w, misroute),
+                });
+            } else {
+                out.push(Hop {
+                    link: self.xy_step(chip, exit_chip),
+                    vc: state.vc,
+                    state: *state,
+                });
+            }
+            return;
+        }
+        match self.scheme {
+            Scheme::Minimal | Scheme::Dateline => {
+                let (w, dim) = self.logical.next_node(v, d);
+                self.leave_toward(chip, v, w, dim, false, state, out);
+            }
+            Scheme::Adaptive { misroutes } => {
+                for (w, dim, misroute) in self.adaptive_candidates(v, d, state, misroutes) {
+                    self.leave_toward(chip, v, w, dim, misroute, state, out);
+                }
+            }
+        }
+    }
+
+    fn link_source(&self, link: u32) -> u32 {
+        self.link_source[link as usize]
+    }
+
+    fn link_target(&self, link: u32) -> u32 {
+        self.link_target[link as usize]
+    }
+
+    fn is_external(&self, link: u32) -> bool {
+        self.link_external[link as usize]
+    }
+}

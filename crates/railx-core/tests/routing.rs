@@ -1,0 +1,262 @@
+//! Routing functions on RailX regions: routes are valid and minimal, VC budgets hold, and the
+//! channel dependency graph is acyclic; a deliberately broken function is caught with its cycle.
+
+mod common;
+
+use common::{dim, general, preset, system};
+use proptest::prelude::*;
+use railx_core::hamiltonian::has_decomposition;
+use railx_core::plan::{plan, realize, Realized};
+use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
+use railx_core::routing::deadlock::exhaustive;
+use railx_core::routing::railx::{RailxRouting, Scheme};
+use railx_core::routing::{Hop, RouteState, Routing};
+use railx_core::spec::{ConfigSpec, DimKind, Preset};
+
+fn realized(spec: &ConfigSpec) -> Realized {
+    realize(spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Checks every pair: the route ends at the destination, minimal routes are as short as the
+/// node-level shortest path, and the largest route is the realized inter-node diameter.
+fn check_routes(r: &Realized, scheme: Scheme) -> (u32, u32) {
+    check_routes_against(r, scheme, true)
+}
+
+/// As `check_routes`; `shortest` says whether minimal routes must match node-level shortest
+/// paths (Dragonfly's local-global-local routes need not).
+fn check_routes_against(r: &Realized, scheme: Scheme, shortest: bool) -> (u32, u32) {
+    let region = &r.system.regions[0];
+    let routing = RailxRouting::new(&r.network, region, scheme).unwrap();
+    let plan = plan(r).unwrap();
+    let per = r.system.plant.chips_per_node();
+    let stats = route_stats(&routing, usize::MAX, 0).unwrap();
+    assert!(!stats.sampled);
+    if scheme == Scheme::Minimal && shortest {
+        assert_eq!(Some(stats.max_inter_node_hops), plan.diameter_inter_node);
+        assert!(stats.max_vc as u32 <= plan.diameter_inter_node.unwrap());
+        // Minimal in inter-node hops: equal to the realized node-level distance.
+        for &src in routing.chips().iter().step_by(per as usize) {
+            for &dst in routing.chips() {
+                let path = route(&routing, src, dst).unwrap();
+                let ho = path.iter().filter(|h| routing.is_external(h.link)).count() as u32;
+                assert_eq!(ho, node_distance(r, src / per, dst / per), "{src} -> {dst}");
+            }
+        }
+    }
+    if scheme == Scheme::Minimal {
+        // The per-packet routes and the metrics' frontier computation agree on the worst hops.
+        assert_eq!(stats.max_hops, plan.regions[0].metrics.diameter_hops);
+    }
+    let report = exhaustive(&routing).unwrap();
+    assert!(report.acyclic, "{:?}", report.cycle);
+    assert!(report.vcs_used <= routing.vcs());
+    (stats.max_hops.Hi, report.vcs_used as u32)
+}
+
+/// Node-level shortest path length by BFS over the optical links.
+fn node_distance(r: &Realized, from: u32, to: u32) -> u32 {
+    let net = &r.network;
+    let per = r.system.plant.chips_per_node();
+    let nodes = r.system.plant.nodes() as usize;
+    let mut adjacency = vec![Vec::new(); nodes];
+    for i in 0..net.links() {
+        let (a, b) = (net.src[i] / per, net.dst[i] / per);
+        if a != b {
+            adjacency[a as usize].push(b);
+        }
+    }
+    let mut dist = vec![u32::MAX; nodes];
+    dist[from as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(v) = queue.pop_front() {
+        for &w in &adjacency[v as usize] {
+            if dist[w as usize] == u32::MAX {
+                dist[w as usize] = dist[v as usize] + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    dist[to as usize]
+}
+
+#[test]
+fn hyperx_minimal_routes_are_minimal_acyclic_and_within_5m_minus_6() {
+    for m in [2, 3, 4] {
+        let r = realized(&preset(system(m, 2, 2 * 5, [5, 5]), Preset::Hyperx));
+        let (hi, vcs) = check_routes(&r, Scheme::Minimal);
+        assert!(hi <= 5 * m - 6, "m = {m}: Hi = {hi}");
+        assert!(vcs <= 3, "do + 1 = 3 VCs at most, used {vcs}");
+    }
+}
+
+#[test]
+fn torus_minimal_and_dateline_are_acyclic() {
+    let r = realized(&preset(system(2, 1, 12, [6, 5]), Preset::Torus));
+    let (_, minimal_vcs) = check_routes(&r, Scheme::Minimal);
+    assert!(minimal_vcs <= 3 + 2 + 1);
+    let (_, dateline_vcs) = check_routes(&r, Scheme::Dateline);
+    assert!(
+        dateline_vcs <= 4,
+        "2 per ring dimension, used {dateline_vcs}"
+    );
+}
+
+#[test]
+fn dragonfly_and_high_dimensional_routes_are_minimal_and_acyclic() {
+    // Fig. 8's full Dragonfly (21 groups of 5, r = 4): local-global-local routes, at most 3 hops,
+    // and 3 is reached, the diameter.
+    let dragonfly = realized(&preset(system(1, 4, 42, [21, 5]), Preset::Dragonfly));
+    let routing = RailxRouting::new(
+        &dragonfly.network,
+        &dragonfly.system.regions[0],
+        Scheme::Minimal,
+    )
+    .unwrap();
+    assert_eq!(
+        route_stats(&routing, usize::MAX, 0)
+            .unwrap()
+            .max_inter_node_hops,
+        3
+    );
+    check_routes_against(&dragonfly, Scheme::Minimal, false);
+    check_routes_against(
+        &realized(&preset(system(1, 2, 14, [7, 3]), Preset::Dragonfly)),
+        Scheme::Minimal,
+        false,
+    );
+    let high = general(
+        system(2, 2, 18, [9, 8]),
+        vec![dim(3, DimKind::Ring, 2), dim(3, DimKind::AllToAll, 2)],
+        vec![dim(4, DimKind::Ring, 2), dim(2, DimKind::Ring, 2)],
+    );
+    check_routes(&realized(&high), Scheme::Minimal);
+    check_routes(&realized(&high), Scheme::Dateline);
+}
+
+#[test]
+fn adaptive_routing_uses_at_most_diameter_plus_twice_the_misroutes_plus_one_vcs() {
+    let r = realized(&preset(system(2, 2, 10, [5, 5]), Preset::Hyperx));
+    let routing = RailxRouting::new(
+        &r.network,
+        &r.system.regions[0],
+        Scheme::Adaptive { misroutes: 1 },
+    )
+    .unwrap();
+    assert_eq!(routing.vcs(), 2 + 2 + 1);
+    let report = exhaustive(&routing).unwrap();
+    assert!(report.acyclic, "{:?}", report.cycle);
+    assert_eq!(
+        report.vcs_used, 5,
+        "a misroute that undoes a correction needs the last VC"
+    );
+    // At a node's entry the packet may choose among minimal and misrouted next nodes.
+    let mut hops = Vec::new();
+    routing.next_hops(
+        0,
+        routing.chips()[routing.chips().len() - 1],
+        &RouteState::start(),
+        &mut hops,
+    );
+    assert!(hops.len() > 2, "{hops:?}");
+}
+
+/// One VC for everything: on a torus the rings close dependency cycles.
+struct SingleVc<'a>(&'a RailxRouting);
+
+impl Routing for SingleVc<'_> {
+    fn name(&self) -> &'static str {
+        "single-vc"
+    }
+    fn vcs(&self) -> u8 {
+        1
+    }
+    fn chips(&self) -> &[u32] {
+        self.0.chips()
+    }
+    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+        let start = out.len();
+        self.0.next_hops(chip, dst, state, out);
+        for hop in &mut out[start..] {
+            hop.vc = 0;
+        }
+    }
+    fn link_source(&self, link: u32) -> u32 {
+        self.0.link_source(link)
+    }
+    fn link_target(&self, link: u32) -> u32 {
+        self.0.link_target(link)
+    }
+    fn is_external(&self, link: u32) -> bool {
+        self.0.is_external(link)
+    }
+}
+
+#[test]
+fn one_vc_on_a_torus_is_found_cyclic_with_the_cycle() {
+    let r = realized(&preset(system(1, 1, 12, [6, 1]), Preset::Torus));
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Minimal).unwrap();
+    let report = exhaustive(&SingleVc(&routing)).unwrap();
+    assert!(!report.acyclic);
+    let cycle = report.cycle.unwrap();
+    assert!(cycle.len() >= 2);
+    // Consecutive channels chain: each link starts where the previous one ends.
+    for pair in cycle.windows(2) {
+        assert_eq!(pair[0].to_chip, pair[1].from_chip);
+    }
+    assert_eq!(cycle[cycle.len() - 1].to_chip, cycle[0].from_chip);
+}
+
+#[test]
+fn all_to_all_link_load_counts_every_route() {
+    let r = realized(&preset(system(2, 2, 10, [5, 5]), Preset::Hyperx));
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Minimal).unwrap();
+    let load = all_to_all_link_load(&routing, r.network.links()).unwrap();
+    let stats = route_stats(&routing, usize::MAX, 0).unwrap();
+    let n = routing.chips().len() as f64;
+    // Sum of loads = total hops of all routes / (n - 1) = n * mean route length.
+    let total: f64 = load.iter().sum();
+    let mean_hops = stats.mean_inter_node_hops + stats.mean_intra_node_hops;
+    assert!((total - n * mean_hops).abs() < 1e-6 * total);
+}
+
+#[test]
+fn bad_routing_options_are_refused() {
+    let r = realized(&preset(system(2, 2, 10, [5, 5]), Preset::Hyperx));
+    let err = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Dateline)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.starts_with("routing = dateline") && err.contains("no ring dimension"),
+        "{err}"
+    );
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Minimal).unwrap();
+    assert!(routing
+        .node_of(10_000)
+        .unwrap_err()
+        .to_string()
+        .starts_with("chip = 10000"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_general_forms_route_minimally_without_deadlock(
+        (m, n) in (1u32..=2, 1u32..=3),
+        x in prop::collection::vec((2u32..=5, any::<bool>()), 0..=2),
+        y in prop::collection::vec((2u32..=5, any::<bool>()), 0..=2),
+    ) {
+        let axis = |dims: &[(u32, bool)]| dims.iter().map(|&(s, a2a)| {
+            if a2a && has_decomposition(s as usize) { dim(s, DimKind::AllToAll, s - 1) } else { dim(s, DimKind::Ring, 1) }
+        }).collect::<Vec<_>>();
+        let (xs, ys) = (axis(&x), axis(&y));
+        let r = m * n;
+        prop_assume!(xs.iter().map(|d| d.rails).sum::<u32>() <= r && ys.iter().map(|d| d.rails).sum::<u32>() <= r);
+        let (p, q) = (xs.iter().map(|d| d.size).product::<u32>(), ys.iter().map(|d| d.size).product::<u32>());
+        prop_assume!(p * q * m * m <= 400);
+        let spec = general(system(m, n, 2 * p.max(q), [p, q]), xs, ys);
+        check_routes(&realized(&spec), Scheme::Minimal);
+    }
+}

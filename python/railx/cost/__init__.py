@@ -1,0 +1,29 @@
+"""Cost and power of RailX and its peers (DESIGN.md §9, §11): bills of materials from the Rust
+core's builders, priced by a catalog that is data; the RailX Table 6 and Rail-only Table II
+reproductions; scalability vs switch radix; plots."""
+
+from __future__ import annotations
+
+from railx.cost.catalog import BUILTIN_CATALOGS, Catalog, load_catalog
+from railx.cost.model import figures, relative_to
+from railx.cost.railonly import consistent_hb_domains, table2
+from railx.cost.scale import plot_scalability, scalability
+from railx.cost.systems import PRESETS, System, resolve_system
+from railx.cost.table6 import compare, table6
+
+__all__ = [
+    "BUILTIN_CATALOGS",
+    "PRESETS",
+    "Catalog",
+    "System",
+    "compare",
+    "consistent_hb_domains",
+    "figures",
+    "load_catalog",
+    "plot_scalability",
+    "relative_to",
+    "resolve_system",
+    "scalability",
+    "table2",
+    "table6",
+]

@@ -1,0 +1,177 @@
+"""Price catalogs: what each component of a bill of materials costs (US dollars) and draws
+(watts), as data in a TOML file where every entry names its source (DESIGN.md §9).
+
+A catalog has one table per component kind: `packet_switch`, `ocs`, `pcc` (passive copper
+cable), `aot` (active optical transceiver), `nic`. A switch is priced per unit of a stated
+`radix` (`usd`) or per installed port (`usd_per_port`, any radix); power likewise (`watts` or
+`watts_per_port`). Unknown keys, negative numbers and missing sources are errors, each one line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from railx.config import ConfigError, Strict, one_line_error
+
+__all__ = ["BUILTIN_CATALOGS", "Catalog", "Component", "Priced", "load_catalog"]
+
+CATALOG_DIR = Path(__file__).with_name("catalogs")
+BUILTIN_CATALOGS: tuple[str, ...] = tuple(sorted(p.stem for p in CATALOG_DIR.glob("*.toml")))
+SWITCH_KINDS = ("packet_switch", "ocs")
+
+
+class Component(Strict):
+    """The price and power of one kind of component, with where they come from."""
+
+    usd: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="price per unit", examples=[1000])
+    usd_per_port: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="switches: price per installed port", examples=[694]
+    )
+    watts: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="power per unit", examples=[9])
+    watts_per_port: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="switches: power per installed port", examples=[18]
+    )
+    radix: int | None = Field(default=None, gt=0, description="switches priced per unit: the radix that price is for", examples=[64])
+    port_basis: Literal["installed", "used"] = Field(
+        default="installed", description="per-port figures count every installed port, or only ports in use", examples=["installed"]
+    )
+    source: str = Field(min_length=1, description="where the numbers come from", examples=["vendor list price, 2025"])
+
+    @model_validator(mode="after")
+    def _one_price(self) -> Component:
+        if (self.usd is None) == (self.usd_per_port is None):
+            raise ValueError("give exactly one of usd (per unit) or usd_per_port (switches), e.g. usd = 1000")
+        if self.watts is not None and self.watts_per_port is not None:
+            raise ValueError("give watts (per unit) or watts_per_port, not both")
+        return self
+
+
+class Catalog(Strict):
+    """A whole price catalog."""
+
+    name: str = Field(min_length=1, examples=["my-prices"])
+    description: str = ""
+    packet_switch: Component | None = None
+    ocs: Component | None = None
+    pcc: Component | None = None
+    aot: Component | None = None
+    nic: Component | None = None
+
+    def price(self, bom: dict[str, Any]) -> Priced:
+        """Cost and power of a bill of materials (as `railx._core` returns it). A component the
+        system has and the catalog lacks, or a switch radix the catalog does not price, is a
+        ConfigError naming both."""
+        breakdown: dict[str, float] = {}
+        power_w = 0.0
+        unpowered: set[str] = set()
+        for kind, units, ports, radix in _lines(bom):
+            comp = self._component(kind)
+            usd = self._amount(kind, comp, comp.usd, comp.usd_per_port, units, ports, radix, "usd")
+            breakdown[kind] = breakdown.get(kind, 0.0) + usd
+            if comp.watts is None and comp.watts_per_port is None:
+                unpowered.add(kind)
+            else:
+                power_w += self._amount(kind, comp, comp.watts, comp.watts_per_port, units, ports, radix, "watts")
+        return Priced(
+            cost_usd=sum(breakdown.values()),
+            power_w=None if unpowered else power_w,
+            breakdown_usd=breakdown,
+            unpowered=sorted(unpowered),
+        )
+
+    def _component(self, kind: str) -> Component:
+        comp = getattr(self, kind)
+        if comp is None:
+            raise ConfigError(
+                f"catalog {self.name!r}: {kind}: no price, but the system has some; add a [{kind}] table with usd and source"
+            )
+        return comp
+
+    def _amount(
+        self,
+        kind: str,
+        comp: Component,
+        per_unit: float | None,
+        per_port: float | None,
+        units: int,
+        ports: dict[str, int] | None,
+        radix: int | None,
+        what: str,
+    ) -> float:
+        """Dollars (or watts) for `units` of a component: per port (installed or used, as the
+        catalog says) or per unit, a switch priced per unit only at the catalog's radix."""
+        if per_port is not None:
+            if ports is None:
+                raise ConfigError(f"catalog {self.name!r}: {kind}.{what}_per_port: only switches have ports; give {what} per unit")
+            return per_port * ports[comp.port_basis]
+        if per_unit is None:  # a per-port price beside per-unit watts, or the reverse
+            return 0.0
+        if radix is not None and comp.radix is not None and radix != comp.radix:
+            raise ConfigError(
+                f"catalog {self.name!r}: {kind}.radix = {comp.radix}: the system has {radix}-port switches; "
+                f"price them per port ({what}_per_port) or use a catalog for radix {radix}"
+            )
+        return per_unit * units
+
+
+def _lines(bom: dict[str, Any]) -> list[tuple[str, int, dict[str, int] | None, int | None]]:
+    """(kind, units, ports installed/used, radix) for every component the system has. Ports in
+    use: a packet switch uses one per chip link and two per switch-switch link, an OCS two per
+    chip-chip optical link; they are known per kind, so per-radix lines share them in proportion
+    to installed ports."""
+    used = {
+        "packet_switch": bom["chip_switch_links"] + 2 * bom["switch_switch_links"],
+        "ocs": 2 * bom["chip_chip_optical_links"] if bom["ocs"] else 0,
+    }
+    lines: list[tuple[str, int, dict[str, int] | None, int | None]] = []
+    for kind in SWITCH_KINDS:
+        switches = [s for s in bom[_bom_key(kind)] if s["count"]]
+        installed_total = sum(s["radix"] * s["count"] for s in switches)
+        for s in switches:
+            installed = s["radix"] * s["count"]
+            share = round(used[kind] * installed / installed_total)
+            lines.append((kind, s["count"], {"installed": installed, "used": share}, s["radix"]))
+    for kind, key in (("pcc", "pcc"), ("aot", "aot"), ("nic", "nics")):
+        if bom[key]:
+            lines.append((kind, bom[key], None, None))
+    return lines
+
+
+def _bom_key(kind: str) -> str:
+    return "packet_switches" if kind == "packet_switch" else "ocs"
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A bill of materials priced: total, per component kind, and power where every part has watts."""
+
+    cost_usd: float
+    power_w: float | None
+    breakdown_usd: dict[str, float]
+    unpowered: list[str]
+
+
+def load_catalog(name_or_path: str | Path) -> Catalog:
+    """A built-in catalog by name (see BUILTIN_CATALOGS) or a TOML file; validated."""
+    path = Path(name_or_path)
+    if not path.suffix and str(name_or_path) in BUILTIN_CATALOGS:
+        path = CATALOG_DIR / f"{name_or_path}.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"catalog = {str(name_or_path)!r}: cannot read it ({exc.strerror}); use a TOML file or one of {', '.join(BUILTIN_CATALOGS)}"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return Catalog.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {one_line_error(exc, Catalog)}") from None

@@ -1,0 +1,166 @@
+"""`railx cost` and `railx scale`: bills of materials, cost and power of named systems or
+configuration files, the RailX Table 6 and Rail-only Table II reproductions, and scalability."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx.config import ConfigError
+from railx.cost.catalog import load_catalog
+from railx.cost.model import figures, relative_to
+from railx.cost.plots import plot_cost
+from railx.cost.railonly import consistent_hb_domains, table2
+from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
+from railx.cost.systems import PRESETS, resolve_system
+from railx.cost.table6 import compare, table6
+
+__all__ = ["register"]
+
+console = Console()
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:,.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title)
+    heads = (
+        "system", "chips", "pkt sw", "OCS", "PCC", "AOT", "cost M$", "$/chip", "cost/inject",
+        "GBW % (bisect)", "a2a %", "cost/GBW", "cost/a2a", "power MW",
+    )
+    for head in heads:
+        table.add_column(head, justify="left" if head == "system" else "right")
+    for r in rows:
+        power = None if r["power_w"] is None else r["power_w"] / 1e6
+        table.add_row(
+            r["name"], f"{r['chips']:,}", f"{r['packet_switches']:,}", f"{r['ocs']:,}", f"{r['pcc']:,}", f"{r['aot']:,}",
+            f"{r['cost_usd'] / 1e6:,.1f}", f"{r['cost_per_chip_usd']:,.0f}", f"{r['cost_per_inject_rel']:.3f}",
+            f"{100 * r['global_bw_frac']:.2f}", f"{100 * r['a2a_frac']:.2f}", f"{r['cost_per_global_bw_rel']:.3f}",
+            f"{r['cost_per_a2a_bw_rel']:.3f}", _num(power),
+        )  # fmt: skip
+    return table
+
+
+def _print_table6(as_json: bool) -> list[dict[str, Any]]:
+    """Prints the reproduction; returns its rows (for the plot)."""
+    rows = table6()
+    cells = compare(rows)
+    if as_json:
+        print(json.dumps({"rows": rows, "cells": cells}, indent=2))
+        return rows
+    console.print(_systems_table(rows, "RailX Table 6 recomputed (catalog railx-table6, baseline ft2)"))
+    table = Table(title="Ours vs the printed Table 6 (only the cells that differ)")
+    for head in ("row", "column", "ours", "paper", "likely cause"):
+        table.add_column(head)
+    for c in cells:
+        if not c["match"]:
+            table.add_row(c["row"], c["header"], c["ours_printed"], c["paper"], c["cause"])
+    console.print(table)
+    same = sum(c["match"] for c in cells)
+    console.print(f"{same} of {len(cells)} cells equal the paper within its printing precision")
+    return rows
+
+
+def _print_table2(hb_domain: int, as_json: bool) -> None:
+    rows = table2(hb_domain=hb_domain)
+    consistent = consistent_hb_domains()
+    if as_json:
+        print(json.dumps({"rows": rows, "consistent_hb_domains": consistent}, indent=2))
+        return
+    table = Table(title=f"Rail-only Table II recomputed (catalog railonly, HB domain K = {hb_domain})")
+    heads = ("GPUs", "radix", "tiers SOTA/RO", "switches SOTA", "switches RO", "transceivers SOTA", "transceivers RO",
+             "cost saving", "power saving", "paper", "match")  # fmt: skip
+    for head in heads:
+        table.add_column(head, justify="right")
+    for r in rows:
+        table.add_row(
+            f"{r['gpus']:,}", str(r["radix"]), f"{r['sota_tiers']}/{r['railonly_tiers']}", f"{r['sota_switches']:,}",
+            f"{r['railonly_switches']:,}", f"{r['sota_transceivers']:,}", f"{r['railonly_transceivers']:,}",
+            f"{r['cost_saving_pct']:.1f}% (${r['cost_saving_usd'] / 1e6:,.1f}M)",
+            f"{r['power_saving_pct']:.1f}% ({r['power_saving_w'] / 1e6:.2f} MW)",
+            f"{r['paper_cost_saving_pct']}% / {r['paper_power_saving_pct']}%", "yes" if r["match"] else "NO",
+        )  # fmt: skip
+    console.print(table)
+    console.print(f"HB-domain sizes (powers of two) under which every printed saving holds: {consistent}")
+
+
+def cost(
+    systems: Annotated[
+        list[str] | None,
+        typer.Argument(help=f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a \\[peer] table).", show_default=False),
+    ] = None,
+    catalog: Annotated[str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")] = "railx-table6",
+    baseline: Annotated[str, typer.Option("--baseline", help="System whose cost per bandwidth is 1.")] = "ft2",
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also write cost per injection/global bandwidth vs chips (PNG or SVG).")] = None,
+    table6_: Annotated[bool, typer.Option("--table6", help="Recompute RailX Table 6 and compare it with the paper.")] = False,
+    table2_: Annotated[bool, typer.Option("--railonly-table2", help="Recompute Rail-only Table II and compare it with the paper.")] = False,
+    hb_domain: Annotated[int, typer.Option("--hb-domain", help="Rail-only HB-domain size K for --railonly-table2.")] = 256,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bill of materials, cost, cost per injection and global bandwidth, and power of systems.
+
+    Global bandwidth is given both as the bisection ratio (GBW) and as the all-to-all throughput
+    bound (a2a), each as a share of injection; cost ratios are relative to --baseline.
+    """
+    points: list[dict[str, Any]] = []
+    if table6_:
+        points = _print_table6(as_json)
+    elif table2_:
+        _print_table2(hb_domain, as_json)
+    elif not systems:
+        raise ConfigError("systems: none given; name presets (e.g. railx cost ft2 railx7mesh) or use --table6 / --railonly-table2")
+    else:
+        cat = load_catalog(catalog)
+        rows = relative_to([figures(resolve_system(s), cat) for s in systems], figures(resolve_system(baseline), cat))
+        if as_json:
+            print(json.dumps(rows, indent=2))
+        else:
+            console.print(_systems_table(rows, f"Cost (catalog {cat.name}, baseline {baseline})"))
+        points = rows
+    if plot is not None:
+        written = plot_cost(load_catalog(catalog), points, plot)
+        if not as_json:
+            console.print(f"wrote {written}")
+
+
+def scale(
+    plot: Annotated[Path | None, typer.Option("--plot", help="Write max chips vs radix, log-log (PNG or SVG).")] = None,
+    radix: Annotated[list[int] | None, typer.Option("--radix", help="Radices to evaluate (repeatable).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Largest system per family vs switch radix (RailX eq. 1, Table 2; TPUv4 (R/2) m^3; fat-trees,
+    Rail-only, HammingMesh, HyperX, Dragonfly)."""
+    rows = scalability(tuple(radix) if radix else DEFAULT_RADICES)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        radices = sorted({r["radix"] for r in rows})
+        table = Table(title="Maximum chips vs switch radix")
+        table.add_column("family")
+        table.add_column("variant")
+        for r in radices:
+            table.add_column(f"R={r}", justify="right")
+        by_key: dict[tuple[str, str], dict[int, Any]] = {}
+        for r in rows:
+            by_key.setdefault((r["family"], r["variant"]), {})[r["radix"]] = r["max_chips"]
+        for (family, variant), values in by_key.items():
+            table.add_row(family, variant, *("unbounded" if values[r] is None else f"{values[r]:,}" for r in radices))
+        console.print(table)
+    if plot is not None:
+        written = plot_scalability(rows, plot)
+        if not as_json:
+            console.print(f"wrote {written}")
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `railx cost` and `railx scale` to the railx command."""
+    app.command("cost")(cost)
+    app.command("scale")(scale)

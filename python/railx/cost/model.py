@@ -1,0 +1,75 @@
+"""Figures per system (DESIGN.md §9): component counts, total cost, cost per chip, cost per
+injection bandwidth and per global bandwidth relative to a baseline, global bandwidth as a share
+of injection under both definitions the papers use, and power.
+
+Global bandwidth, as a share of a chip's injection bandwidth:
+- `global_bw_frac` (the bisection ratio): the worst balanced cut's one-direction capacity over
+  half the chips' injection; 1 = full bisection;
+- `a2a_frac` (the all-to-all throughput bound): the largest uniform all-to-all rate a chip can
+  sustain, the tightest of the bisection bound (2x the ratio) and the family's own bottleneck,
+  capped at 1. The RailX paper uses the first for most rows of Table 6 and the second for RailX.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from railx.cost.catalog import Catalog
+from railx.cost.systems import System
+
+__all__ = ["figures", "relative_to"]
+
+
+def figures(system: System, catalog: Catalog) -> dict[str, Any]:
+    """Absolute figures of one system under one catalog (relative ones: see `relative_to`)."""
+    bom = system.bom()
+    priced = catalog.price(bom)
+    chips = bom["chips"]
+    inject_Bps = chips * bom["ports_per_chip"] * system.port_bw_Bps
+    glob = bom["global"]
+    return {
+        "name": system.name,
+        "label": system.label,
+        "family": bom["family"],
+        "chips": chips,
+        "ports_per_chip": bom["ports_per_chip"],
+        "switch_tiers": bom["switch_tiers"],
+        "packet_switches": sum(s["count"] for s in bom["packet_switches"]),
+        "packet_switches_by_radix": {str(s["radix"]): s["count"] for s in bom["packet_switches"]},
+        "ocs": sum(s["count"] for s in bom["ocs"]),
+        "ocs_by_radix": {str(s["radix"]): s["count"] for s in bom["ocs"]},
+        "pcc": bom["pcc"],
+        "aot": bom["aot"],
+        "nics": bom["nics"],
+        "cost_usd": priced.cost_usd,
+        "cost_breakdown_usd": priced.breakdown_usd,
+        "cost_per_chip_usd": priced.cost_usd / chips,
+        "inject_Bps": inject_Bps,
+        "cost_per_inject_usd_per_GBps": priced.cost_usd / (inject_Bps / 1e9),
+        "global_bw_frac": glob["bisection_frac"],
+        "a2a_frac": glob["a2a_frac"],
+        "power_w": priced.power_w,
+        "unpowered": priced.unpowered,
+        "catalog": catalog.name,
+    }
+
+
+def relative_to(rows: list[dict[str, Any]], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+    """Adds cost per injection, per global (bisection) and per all-to-all bandwidth, each
+    relative to `baseline`'s (1 = the baseline's cost for the same bandwidth)."""
+    base_inject = baseline["cost_per_inject_usd_per_GBps"]
+    base_global = base_inject / baseline["global_bw_frac"]
+    base_a2a = base_inject / baseline["a2a_frac"]
+    out = []
+    for row in rows:
+        per_inject = row["cost_per_inject_usd_per_GBps"]
+        out.append(
+            row
+            | {
+                "baseline": baseline["name"],
+                "cost_per_inject_rel": per_inject / base_inject,
+                "cost_per_global_bw_rel": per_inject / row["global_bw_frac"] / base_global,
+                "cost_per_a2a_bw_rel": per_inject / row["a2a_frac"] / base_a2a,
+            }
+        )
+    return out

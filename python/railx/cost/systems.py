@@ -1,0 +1,149 @@
+"""Systems to cost: named presets (the twelve rows of RailX Table 6 and a few more) and systems
+read from a file, each turned into its bill of materials by the Rust core.
+
+A peer system is a spec tagged by `family` (fat-tree, rail-only, hammingmesh, torus3d, hyperx,
+dragonfly; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration
+(DESIGN.md §13), whose bill of materials comes from its plant and whose global bandwidth comes
+from its topology's closed form. Nothing is synthesised or materialised.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from railx._core import RailxError, peer_bom, peer_network, railx_config_bom
+from railx.config import Config, ConfigError
+
+__all__ = ["PRESETS", "System", "TABLE6_ORDER", "resolve_system"]
+
+DEFAULT_PORT_BW_BPS = 50e9  # 400 Gb/s, the port of every Table 6 system
+GBPS = 1e9
+
+
+@dataclass(frozen=True)
+class System:
+    """A system to cost: a name, a human label, and either a peer spec or a RailX config."""
+
+    name: str
+    label: str
+    peer: dict[str, Any] | None = None
+    railx: dict[str, Any] | None = None
+
+    @property
+    def family(self) -> str:
+        return "railx" if self.railx is not None else str(self.peer["family"])  # type: ignore[index]
+
+    @property
+    def port_bw_Bps(self) -> float:
+        """Bandwidth of one port, per direction."""
+        if self.railx is not None:
+            return float(self.railx["system"].get("port_bw_GBps", DEFAULT_PORT_BW_BPS / GBPS)) * GBPS
+        return float(self.peer.get("link", {}).get("port_bw_Bps", DEFAULT_PORT_BW_BPS))  # type: ignore[union-attr]
+
+    def bom(self) -> dict[str, Any]:
+        """Bill of materials and global bandwidth (raises ConfigError on invalid input)."""
+        try:
+            if self.railx is not None:
+                return json.loads(railx_config_bom(Config.from_dict(self.railx).to_core_json()))
+            return json.loads(peer_bom(json.dumps(self.peer)))
+        except ConfigError:
+            raise
+        except RailxError as exc:
+            raise ConfigError(f"{self.name}: {exc}") from None
+
+    def network(self) -> dict[str, np.ndarray | int]:
+        """A peer's graph: chips (ids 0..chips-1) then packet switches (`switch_radix`), directed
+        links as NumPy arrays (src, dst, class: 0 board/mesh, 1 chip-chip optical, 2 copper,
+        3 switch link; bandwidth_Bps, latency_s, rail). Refused beyond 50M directed links; a
+        RailX system is realized with `railx.realize` instead."""
+        if self.peer is None:
+            raise ConfigError(f"{self.name}: a RailX system's graph comes from its OCS circuits; use railx.realize(config)")
+        try:
+            return dict(peer_network(json.dumps(self.peer)))
+        except RailxError as exc:
+            raise ConfigError(f"{self.name}: {exc}") from None
+
+
+def _fat_tree(chips: int, tiers: int, taper: list[int] | None = None) -> dict[str, Any]:
+    return {"family": "fat-tree", "radix": 64, "tiers": tiers, "taper": taper or [], "chips": chips, "planes": 36}
+
+
+def _hx(a: int, boards: int, tiers: int) -> dict[str, Any]:
+    return {"family": "hammingmesh", "a": a, "boards": [boards, boards], "planes": 9, "radix": 64, "tiers": tiers}
+
+
+def _torus(ocs: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"family": "torus3d", "dims": [16, 16, 16], "cube": 4, "board": [2, 2], "ports_per_direction": 6}
+    if ocs:
+        spec["ocs_radix"] = 128
+    return spec
+
+
+def _railx(m: int, topology: dict[str, Any]) -> dict[str, Any]:
+    return {"system": {"m": m, "n": 9, "R": 128, "port_bw_GBps": 50.0}, "topology": topology}
+
+
+# RailX4Mesh's 64 x 64 grid cannot be a 2D HyperX with r = 36 rails per axis (that needs 63), so
+# each axis is 8 x 8 all-to-all: 3 and 2 copies of K*_8 (35 of 36 rails).
+_RAILX4_AXIS = [{"size": 8, "kind": "all-to-all", "rails": 21}, {"size": 8, "kind": "all-to-all", "rails": 14}]
+
+# The paper's Table 6 (36 x 400G ports per chip, 64-port packet switches, 128-port OCS), in its order.
+PRESETS: dict[str, System] = {
+    s.name: s
+    for s in [
+        System("ft2", "2-Tier Nonbl. FT", peer=_fat_tree(2048, 2)),
+        System("ft2-tap3", "1:3 Tap. 2-Tier FT", peer=_fat_tree(3072, 2, [3])),
+        System("hx4mesh", "Hx4Mesh (1-Tier FT)", peer=_hx(4, 32, 1)),
+        System("hx7mesh", "Hx7Mesh (1-Tier FT)", peer=_hx(7, 32, 1)),
+        System("tpuv4", "3D-Torus w/ OCS", peer=_torus(True)),
+        System("torus3d", "3D Torus w/o OCS", peer=_torus(False)),
+        System(
+            "railonly",
+            "Rail-Only (2D FT)",
+            peer={"family": "rail-only", "radix": 64, "dims": [{"size": 64, "rails": 18}, {"size": 64, "rails": 18}]},
+        ),
+        System("railx4mesh", "RailX4Mesh", railx=_railx(4, {"x": _RAILX4_AXIS, "y": _RAILX4_AXIS})),
+        System("railx7mesh", "RailX7Mesh", railx=_railx(7, {"preset": "hyperx"})),
+        System("ft4", "4-Tier Nonbl. FT", peer=_fat_tree(196608, 4)),
+        System("ft3-tap49", "1:7:49 Tap. 3-Tier FT", peer=_fat_tree(200704, 3, [7, 7])),
+        System("hx7mesh-2t", "Hx7Mesh (2-Tier FT)", peer=_hx(7, 64, 2)),
+        # Beyond Table 6: packet-switched HyperX and Dragonfly with the same 36 planes.
+        System("hyperx", "2D HyperX 16x16, 16 chips/switch", peer={"family": "hyperx", "dims": [16, 16], "terminals": 16, "radix": 64, "planes": 36}),
+        System(
+            "dragonfly",
+            "Dragonfly 65 groups x 32 switches",
+            peer={"family": "dragonfly", "groups": 65, "routers": 32, "terminals": 16, "global_ports": 16, "radix": 64, "planes": 36},
+        ),
+    ]
+}
+TABLE6_ORDER: tuple[str, ...] = tuple(list(PRESETS)[:12])
+
+
+def resolve_system(name_or_path: str) -> System:
+    """A preset by name, or a TOML file: a RailX configuration ([system] and [topology]) or a
+    peer in a [peer] table (with `family`)."""
+    if name_or_path in PRESETS:
+        return PRESETS[name_or_path]
+    path = Path(name_or_path)
+    if not path.suffix:
+        raise ConfigError(f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"system = {name_or_path!r}: cannot read it ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    name = path.stem
+    if "peer" in data:
+        extra = sorted(set(data) - {"peer"})
+        if extra:
+            raise ConfigError(f"{path}: {extra[0]}: unknown key next to [peer]; a peer file holds only a [peer] table")
+        return System(name, name, peer=data["peer"])
+    Config.from_dict(data)  # validate now, for a one-line error naming the file's field
+    return System(name, name, railx=data)

@@ -1,0 +1,165 @@
+"""Training loops (paper 004 §IV-C, Fig. 5) as time expressions of the per-dimension bandwidths.
+
+An expression is a tree of `Const` (seconds), `Comm` (a collective: max over dimensions of
+GB / (GB/s)), `Add` and `Max`. Every leaf is a constant or convex and non-increasing in the
+bandwidths and the tree only adds and takes maxima, so the end-to-end time is convex; the same
+tree is evaluated numerically (NumPy, many bandwidth vectors at once) or built as a cvxpy
+expression by the optimiser. Identical subtrees are counted once with a multiplicity, which keeps
+the optimisation problem small.
+
+- `no-overlap` (LIBRA's shipped loop): every compute and collective in sequence.
+- `tp-dp-overlap` (Fig. 5c): forward as above; per layer the backward takes
+  input-grad compute + max(input-grad collective, weight-grad compute + weight-grad collective).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol, Union
+
+import numpy as np
+
+from railx.libra.collective import dimension_bytes
+from railx.libra.workload import PHASES, Communicator, LibraWorkload, Phase
+
+__all__ = ["Add", "Comm", "Const", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
+
+GB = 1e9  # bytes in one GB (bandwidths are in GB/s)
+
+
+@dataclass(frozen=True)
+class Const:
+    """A fixed time in seconds."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Comm:
+    """A collective carrying `gb[d]` GB per NPU in dimension d: max_d gb[d] / bw[d] seconds."""
+
+    gb: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Add:
+    """Sum of subexpressions."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Max:
+    """Largest of subexpressions (work that runs concurrently)."""
+
+    items: tuple[Node, ...]
+
+
+Node = Union[Const, Comm, Add, Max]
+
+
+class Algebra(Protocol):
+    """How leaves and maxima become values (numbers or solver expressions)."""
+
+    def const(self, seconds: float) -> object: ...
+    def comm(self, gb: tuple[float, ...]) -> object: ...
+    def maximum(self, values: list[object]) -> object: ...
+
+
+@dataclass(frozen=True)
+class TimeExpr:
+    """Sum of count x term; constants are collected into `constant_s`."""
+
+    constant_s: float
+    terms: tuple[tuple[Node, float], ...]
+
+    def evaluate(self, algebra: Algebra) -> object:
+        """The expression's value under an algebra."""
+        total: object = algebra.const(self.constant_s)
+        for node, count in self.terms:
+            total = total + count * _eval(node, algebra)  # type: ignore[operator]
+        return total
+
+    def scaled(self, weight: float) -> TimeExpr:
+        """weight x this expression."""
+        return TimeExpr(weight * self.constant_s, tuple((n, c * weight) for n, c in self.terms))
+
+    def __add__(self, other: TimeExpr) -> TimeExpr:
+        counts: Counter[Node] = Counter()
+        for node, count in (*self.terms, *other.terms):
+            counts[node] += count
+        return TimeExpr(self.constant_s + other.constant_s, tuple(counts.items()))
+
+
+def _eval(node: Node, algebra: Algebra) -> object:
+    if isinstance(node, Const):
+        return algebra.const(node.seconds)
+    if isinstance(node, Comm):
+        return algebra.comm(node.gb)
+    values = [_eval(item, algebra) for item in node.items]
+    if isinstance(node, Add):
+        return sum(values[1:], values[0])  # type: ignore[arg-type]
+    return algebra.maximum(values)
+
+
+class NumericAlgebra:
+    """Evaluates at bandwidths `bw_GBps` of shape (dims,) or (dims, points)."""
+
+    def __init__(self, bw_GBps: np.ndarray) -> None:
+        self.bw = np.asarray(bw_GBps, dtype=float)
+
+    def const(self, seconds: float) -> np.ndarray:
+        return np.full(self.bw.shape[1:], seconds)
+
+    def comm(self, gb: tuple[float, ...]) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            parts = [g / self.bw[d] for d, g in enumerate(gb) if g > 0]
+        return np.max(parts, axis=0) if parts else self.const(0.0)
+
+    def maximum(self, values: list[object]) -> np.ndarray:
+        return np.maximum.reduce([np.asarray(v) for v in values])
+
+
+def _phase_nodes(phase: Phase, groups: tuple[int | None, ...], cycle_s: float) -> tuple[Const, Comm]:
+    gb = tuple(b / GB for b in dimension_bytes(phase.collective, phase.size_bytes, groups))
+    return Const(phase.compute_cycles * cycle_s), Comm(gb)
+
+
+def _no_overlap(workload: LibraWorkload, comm: Communicator, cycle_s: float) -> list[Node]:
+    nodes: list[Node] = []
+    for layer in workload.layers:
+        for name in PHASES:
+            nodes.extend(_phase_nodes(getattr(layer, name), comm.of(name), cycle_s))
+    return nodes
+
+
+def _tp_dp_overlap(workload: LibraWorkload, comm: Communicator, cycle_s: float) -> list[Node]:
+    nodes: list[Node] = []
+    for layer in workload.layers:
+        nodes.extend(_phase_nodes(layer.forward, comm.forward, cycle_s))
+        ig_compute, ig_comm = _phase_nodes(layer.input_grad, comm.input_grad, cycle_s)
+        wg_compute, wg_comm = _phase_nodes(layer.weight_grad, comm.weight_grad, cycle_s)
+        nodes.extend((ig_compute, Max((ig_comm, Add((wg_compute, wg_comm))))))
+    return nodes
+
+
+LoopName = Literal["no-overlap", "tp-dp-overlap"]
+LOOPS: dict[str, Callable[[LibraWorkload, Communicator, float], list[Node]]] = {
+    "no-overlap": _no_overlap,
+    "tp-dp-overlap": _tp_dp_overlap,
+}
+
+
+def build_time(workload: LibraWorkload, comm: Communicator, loop: LoopName = "no-overlap", cycle_s: float = 1e-9) -> TimeExpr:
+    """End-to-end time of one iteration of `workload` (compute times in cycles of `cycle_s`
+    seconds; ASTRA-sim 1.0 and LIBRA use 1 GHz) under a training loop."""
+    constant = 0.0
+    counts: Counter[Node] = Counter()
+    for node in LOOPS[loop](workload, comm, cycle_s):
+        if isinstance(node, Const):
+            constant += node.seconds
+        elif not (isinstance(node, Comm) and not any(node.gb)):
+            counts[node] += 1
+    return TimeExpr(constant, tuple(counts.items()))

@@ -1,0 +1,91 @@
+"""Multi-dimensional networks in LIBRA's notation (paper 004 §IV-A): building blocks Ring (RI),
+FullyConnected (FC) and Switch (SW) stacked innermost first, e.g. `RI(4)_FC(8)_RI(4)_SW(32)`,
+each dimension optionally tagged with the cost-model dimension that prices it."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from railx.config import ConfigError
+from railx.libra.yamlish import read_yamlish
+
+__all__ = ["Dimension", "LibraNetwork", "load_network", "parse_notation"]
+
+Kind = Literal["RI", "FC", "SW"]
+_LONG = {"Ring": "RI", "FullyConnected": "FC", "Switch": "SW"}
+_TOKEN = re.compile(r"^(RI|FC|SW)\((\d+)\)$")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One network dimension: its building block, NPUs along it, and its cost-model dimension."""
+
+    kind: Kind
+    size: int
+    cost_dimension: str | None = None
+
+
+@dataclass(frozen=True)
+class LibraNetwork:
+    """A stack of dimensions, innermost first."""
+
+    dims: tuple[Dimension, ...]
+
+    @property
+    def npus(self) -> int:
+        """Total NPUs: the product of the dimension sizes."""
+        return math.prod(d.size for d in self.dims)
+
+    @property
+    def notation(self) -> str:
+        """LIBRA's name of the shape, e.g. `RI(4)_FC(8)_RI(4)_SW(32)`."""
+        return "_".join(f"{d.kind}({d.size})" for d in self.dims)
+
+    def with_cost_dimensions(self, names: list[str]) -> LibraNetwork:
+        """The same shape with each dimension priced by the named cost-model dimension."""
+        if len(names) != len(self.dims):
+            raise ConfigError(f"cost dimensions: {len(names)} names for a {len(self.dims)}D network {self.notation}; give one per dimension")
+        return LibraNetwork(tuple(Dimension(d.kind, d.size, n) for d, n in zip(self.dims, names)))
+
+
+def parse_notation(text: str) -> LibraNetwork:
+    """`RI(4)_FC(8)_RI(4)_SW(32)` -> a 4D network (sizes >= 2)."""
+    dims = []
+    for i, token in enumerate(text.strip().split("_")):
+        match = _TOKEN.match(token)
+        if match is None:
+            raise ConfigError(f"network = {text!r}: dimension {i} {token!r} is not RI(n), FC(n) or SW(n); e.g. RI(4)_FC(8)_SW(32)")
+        size = int(match.group(2))
+        if size < 2:
+            raise ConfigError(f"network = {text!r}: dimension {i} has {size} NPUs; a dimension needs at least 2")
+        dims.append(Dimension(match.group(1), size))  # type: ignore[arg-type]
+    return LibraNetwork(tuple(dims))
+
+
+def load_network(spec: str | Path) -> LibraNetwork:
+    """A LIBRA network YAML file (Topology, NpusCount, CostDimension), or a notation string."""
+    path = Path(spec)
+    if not path.is_file():
+        if isinstance(spec, str) and "(" in spec:
+            return parse_notation(spec)
+        raise ConfigError(f"--network {spec}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
+    data = read_yamlish(path)
+    for key in ("Topology", "NpusCount"):
+        if not isinstance(data.get(key), list):
+            raise ConfigError(f"{path}: {key} must be a list, e.g. {key}: [ Ring, FullyConnected, Switch ]" if key == "Topology"
+                              else f"{path}: {key} must be a list, e.g. {key}: [ 16, 8, 32 ]")
+    topology, sizes = data["Topology"], data["NpusCount"]
+    if len(topology) != len(sizes):  # type: ignore[arg-type]
+        raise ConfigError(f"{path}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension")  # type: ignore[arg-type]
+    kinds = []
+    for t in topology:  # type: ignore[union-attr]
+        if t not in _LONG:
+            raise ConfigError(f"{path}: Topology entry {t!r} is not Ring, FullyConnected or Switch")
+        kinds.append(_LONG[t])
+    network = parse_notation("_".join(f"{k}({s})" for k, s in zip(kinds, sizes)))  # type: ignore[arg-type]
+    names = data.get("CostDimension")
+    return network.with_cost_dimensions([str(n) for n in names]) if isinstance(names, list) else network

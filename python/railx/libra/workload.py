@@ -1,0 +1,122 @@
+"""Workloads in the ASTRA-sim 1.0 text format LIBRA reads, and LIBRA's communicator files.
+
+A workload line is one layer: name, a reserved field, then for the forward, input-gradient and
+weight-gradient phases a compute time (cycles), a collective (NONE, ALLREDUCE, ALLGATHER,
+REDUCESCATTER, ALLTOALL) and its size in bytes, then an update time LIBRA ignores. The optional
+two-line header ASTRA-sim writes (parallelism keyword, layer count) is accepted.
+
+A communicator file gives, per phase, the group size the collective spans in each network
+dimension (-1: the dimension is not used), e.g. `WeightGrad: [ -1, 2, 4, 32 ]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from railx.config import ConfigError
+from railx.libra.network import LibraNetwork
+from railx.libra.yamlish import read_yamlish
+
+__all__ = ["Communicator", "Layer", "LibraWorkload", "PHASES", "Phase", "load_communicator", "load_workload"]
+
+CollectiveKind = Literal["NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"]
+PHASES: tuple[str, ...] = ("forward", "input_grad", "weight_grad")
+_KINDS = ("NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Compute then one collective: compute cycles, collective kind and its size in bytes."""
+
+    compute_cycles: float
+    collective: CollectiveKind
+    size_bytes: float
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A layer's three phases."""
+
+    name: str
+    forward: Phase
+    input_grad: Phase
+    weight_grad: Phase
+
+
+@dataclass(frozen=True)
+class LibraWorkload:
+    """A named list of layers."""
+
+    name: str
+    layers: tuple[Layer, ...]
+
+
+def _phase(fields: list[str], where: str) -> Phase:
+    kind = fields[1].upper().replace("-", "").replace("_", "")
+    if kind not in _KINDS:
+        raise ConfigError(f"{where}: collective {fields[1]!r} is not one of {', '.join(_KINDS)}")
+    try:
+        compute, size = float(fields[0]), float(fields[2])
+    except ValueError:
+        raise ConfigError(f"{where}: compute time {fields[0]!r} and size {fields[2]!r} must be numbers") from None
+    if compute < 0 or size < 0:
+        raise ConfigError(f"{where}: compute time and collective size must be >= 0")
+    return Phase(compute, kind, size)  # type: ignore[arg-type]
+
+
+def load_workload(path: str | Path) -> LibraWorkload:
+    """Reads an ASTRA-sim 1.0 workload text file (12 fields per layer line)."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"--workload {path}: cannot read the file ({exc.strerror})") from None
+    body = [(i, line.split()) for i, line in enumerate(lines, start=1) if line.strip()]
+    if len(body) >= 2 and len(body[0][1]) == 1 and len(body[1][1]) == 1 and body[1][1][0].isdigit():
+        body = body[2:]  # ASTRA-sim header: parallelism keyword and layer count
+    layers = []
+    for number, fields in body:
+        where = f"{path}:{number}"
+        if len(fields) != 12:
+            raise ConfigError(f"{where}: a layer line has 12 fields (name, -1, then compute/collective/bytes for 3 phases, update), found {len(fields)}")
+        layers.append(Layer(fields[0], _phase(fields[2:5], where), _phase(fields[5:8], where), _phase(fields[8:11], where)))
+    if not layers:
+        raise ConfigError(f"--workload {path}: no layer lines")
+    return LibraWorkload(path.stem, tuple(layers))
+
+
+@dataclass(frozen=True)
+class Communicator:
+    """Per phase, the group size in each dimension (None where the dimension is not used)."""
+
+    forward: tuple[int | None, ...]
+    input_grad: tuple[int | None, ...]
+    weight_grad: tuple[int | None, ...]
+
+    def of(self, phase: str) -> tuple[int | None, ...]:
+        """The group sizes of a phase."""
+        return getattr(self, phase)
+
+
+def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
+    """Reads a communicator file and checks it against the network (each size 1..dimension size
+    and dividing it, or -1)."""
+    data = read_yamlish(path)
+    keys = {"forward": "Forward", "input_grad": "InputGrad", "weight_grad": "WeightGrad"}
+    out = {}
+    for phase, key in keys.items():
+        sizes = data.get(key)
+        if not isinstance(sizes, list) or len(sizes) != len(network.dims):
+            raise ConfigError(f"{path}: {key} must list one group size per dimension of {network.notation} ({len(network.dims)}), -1 for unused")
+        groups: list[int | None] = []
+        for i, (size, dim) in enumerate(zip(sizes, network.dims)):
+            if size == -1:
+                groups.append(None)
+            elif isinstance(size, int) and 1 <= size <= dim.size and dim.size % size == 0:
+                groups.append(size)
+            else:
+                raise ConfigError(f"{path}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs")
+        out[phase] = tuple(groups)
+    return Communicator(**out)

@@ -1,0 +1,96 @@
+"""The model catalogue: transformer shapes as data files, one per model, every value with its source.
+
+A model file (TOML) has a `name` and, for each field of :class:`ModelSpec`, a table
+`{ value = ..., source = "..." }`. Shipped models live in `railx/workload/models/<key>.toml`;
+any other file can be given by path.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from railx.config import ConfigError
+
+__all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model"]
+
+MODELS_DIR = Path(__file__).with_name("models")
+
+
+class SourcedInt(BaseModel):
+    """A number and where it comes from."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    value: int = Field(gt=0)
+    source: str = Field(min_length=1)
+
+
+class ModelSpec(BaseModel):
+    """A transformer's shape as Table 4 of the RailX paper uses it (DESIGN.md §8).
+
+    `ffn` is the FFN (or per-expert) intermediate width I; `ffn_matrices` its weight matrices
+    (3 for SwiGLU, 2 for a GELU MLP; Table 4 assumes 3); `experts` = 1 and `top_k` = 1 mean dense."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    name: str = Field(min_length=1)
+    layers: SourcedInt
+    hidden: SourcedInt
+    heads: SourcedInt
+    kv_heads: SourcedInt
+    ffn: SourcedInt
+    ffn_matrices: SourcedInt
+    vocab: SourcedInt
+    experts: SourcedInt
+    top_k: SourcedInt
+
+    def values(self) -> dict[str, int]:
+        """The numbers alone: {'layers': 80, 'hidden': 8192, ...}."""
+        return {key: getattr(self, key).value for key in type(self).model_fields if key != "name"}
+
+    def parameter_count(self) -> int:
+        """Weights in the Table 4 shape: per layer Q, K, V, O projections and every expert's FFN,
+        plus input embedding and output head (norms and routers neglected)."""
+        v = self.values()
+        attention = v["hidden"] ** 2 * (2 + 2 * v["kv_heads"] / v["heads"])
+        ffn = v["experts"] * v["ffn_matrices"] * v["hidden"] * v["ffn"]
+        return int(v["layers"] * (attention + ffn) + 2 * v["vocab"] * v["hidden"])
+
+    def check(self) -> None:
+        """Cross-field rules: heads divisible by KV heads, top_k <= experts, 2 or 3 FFN matrices."""
+        v = self.values()
+        if v["heads"] % v["kv_heads"]:
+            raise ConfigError(f"{self.name}: heads = {v['heads']} must be a multiple of kv_heads = {v['kv_heads']} (grouped-query attention)")
+        if v["top_k"] > v["experts"]:
+            raise ConfigError(f"{self.name}: top_k = {v['top_k']} must be <= experts = {v['experts']}; e.g. top_k = 1 for a dense model")
+        if v["ffn_matrices"] not in (2, 3):
+            raise ConfigError(f"{self.name}: ffn_matrices = {v['ffn_matrices']} must be 3 (SwiGLU) or 2 (GELU MLP)")
+
+
+def available_models() -> list[str]:
+    """Keys of the shipped models (file names without .toml), sorted."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.toml"))
+
+
+def load_model(key_or_path: str | Path) -> ModelSpec:
+    """A shipped model by key (e.g. `llama3-70b`) or a model file by path; validated."""
+    path = Path(key_or_path)
+    if not path.suffix:
+        path = MODELS_DIR / f"{key_or_path}.toml"
+        if not path.is_file():
+            raise ConfigError(f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"model = {str(path)!r}: cannot read the model file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        spec = ModelSpec.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(part) for part in err["loc"])
+        raise ConfigError(f"{path}: {field}: {err['msg']}; each field is {{ value = <positive int>, source = \"...\" }}") from None
+    spec.check()
+    return spec

@@ -1,0 +1,144 @@
+"""`railx workload` (iteration time and breakdown) and `railx allocate-bw` (RailX static and
+dynamic port split)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx.allocation.dynamic import dynamic_split
+from railx.allocation.static import static_split
+from railx.config import ConfigError
+from railx.workload.catalogue import load_model
+from railx.workload.iteration import IterationModel
+from railx.workload.system import load_workload_system
+
+__all__ = ["parse_parallel", "register"]
+
+ModelArg = Annotated[str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)]
+ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
+SystemOpt = Annotated[Path, typer.Option("--system", help="Workload system TOML: plant, chip, training, mapping.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+
+
+def parse_parallel(text: str) -> dict[str, int]:
+    """`T=4,C=2,D=8` -> {'T': 4, 'C': 2, 'D': 8}; unknown or repeated keys are errors."""
+    out: dict[str, int] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in ("T", "C", "E", "D", "P"):
+            raise ConfigError(f"--parallel {item!r}: expected KEY=N with KEY one of T, C, E, D, P; e.g. --parallel T=4,D=8")
+        if key in out:
+            raise ConfigError(f"--parallel: {key} given twice")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise ConfigError(f"--parallel {key}={value!r}: must be a positive integer; e.g. {key}=2") from None
+    return out
+
+
+def _iteration_model(model: str, parallel: str, system: Path) -> IterationModel:
+    spec, sys_cfg = load_model(model), load_workload_system(system)
+    par = sys_cfg.parallelism(**parse_parallel(parallel))
+    par.check(spec)
+    return IterationModel(spec, par, sys_cfg)
+
+
+def _f(x: object) -> float:
+    return float(np.asarray(x))
+
+
+def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json: JsonOpt = False) -> None:
+    """Iteration time (eq. 10) of training MODEL with a parallelism on a RailX system: compute,
+    hidden and exposed communication, and each collective of Table 4 with its time."""
+    it = _iteration_model(model, parallel, system)
+    r = it.evaluate()
+    rows = [{"collective": c.name, "pattern": c.pattern, "group_size": c.group_size(it.par), "group_of_rank0": it.par.group(0, c.dims),
+             "volume_bytes": c.volume_bytes, "frequency": c.frequency, "time_s": _f(r.by_collective_s.get(c.name, 0.0)),
+             "hidden_under": c.parallelism if c.parallelism in it.overlap else None} for c in it.collectives]
+    report = {
+        "model": it.model.name,
+        "parallel": {"T": it.par.T, "C": it.par.C, "E": it.par.E, "D": it.par.D, "De": it.par.De, "P": it.par.P},
+        "chips": it.par.ranks,
+        "iteration_s": _f(r.total_s),
+        "compute_total_s": it.compute_total_s,
+        "compute_exposed_s": r.compute_exposed_s,
+        "overlap_windows_s": r.windows_s,
+        "comm_hidden_s": {k: _f(v) for k, v in r.comm_hidden_class_s.items()},
+        "comm_exposed_s": _f(r.comm_exposed_s),
+        "by_parallelism_s": {k: _f(v) for k, v in r.by_parallelism_s.items()},
+        "collectives": rows,
+    }
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return
+    console = Console()
+    table = Table(title=f"{it.model.name}: T={it.par.T} C={it.par.C} E={it.par.E} D={it.par.D} P={it.par.P} on {it.par.ranks} chips")
+    for col in ("collective", "pattern", "group", "volume MB", "per iter", "time s", "overlap"):
+        table.add_column(col, justify="left" if col in ("collective", "pattern", "overlap") else "right")
+    for row in rows:
+        table.add_row(row["collective"], row["pattern"], str(row["group_size"]), f"{row['volume_bytes'] / 1e6:.3f}",
+                      f"{row['frequency']:g}", f"{row['time_s']:.4g}", row["hidden_under"] and f"hides in {row['hidden_under']}" or "exposed")
+    console.print(table)
+    hidden = ", ".join(f"{k}: {_f(v):.4g} s comm vs {r.windows_s[k]:.4g} s window" for k, v in r.comm_hidden_class_s.items())
+    console.print(f"iteration {report['iteration_s']:.4g} s = compute {r.compute_exposed_s:.4g} s + exposed comm "
+                  f"{report['comm_exposed_s']:.4g} s + overlapped classes ({hidden or 'none'})")
+
+
+def allocate_bw(
+    model: ModelArg,
+    parallel: ParallelOpt,
+    system: SystemOpt,
+    method: Annotated[str, typer.Option("--method", help="auto, exhaustive or milp.")] = "auto",
+    reconfig_ms: Annotated[float | None, typer.Option("--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Split each axis's ports among the parallelisms mapped to it to minimise the iteration time
+    (RailX eq. 11); with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays."""
+    if method not in ("auto", "exhaustive", "milp"):
+        raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
+    it = _iteration_model(model, parallel, system)
+    mapped = _f(it.evaluate().total_s)
+    best = static_split(it, method)  # type: ignore[arg-type]
+    report: dict[str, object] = {"mapped_ports": {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"},
+                                 "mapped_time_s": mapped, "static": {"ports": best.ports, "time_s": best.time_s,
+                                 "method": best.method, "candidates": best.candidates}}
+    dyn = None
+    if reconfig_ms is not None:
+        dyn = dynamic_split(it, reconfig_ms * 1e-3)
+        report["dynamic"] = {"shared_ports": dyn.shared_ports, "reconfigurations": dyn.reconfigurations, "gaps_s": list(dyn.gaps_s),
+                             "reconfiguration_delay_s": dyn.reconfiguration_delay_s, "exposed_reconfiguration_s": dyn.exposed_reconfiguration_s,
+                             "time_s": dyn.dynamic_time_s, "pays": dyn.pays, "break_even_delay_s": dyn.break_even_delay_s}
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return
+    console = Console()
+    table = Table(title=f"port split for {it.model.name}")
+    table.add_column("allocation")
+    dims = sorted(best.ports, key=("T", "C", "E", "De", "P").index)
+    for d in dims:
+        table.add_column(f"{d} ports", justify="right")
+    table.add_column("iteration s", justify="right")
+    table.add_row("as mapped", *(str(report["mapped_ports"].get(d, "-")) for d in dims), f"{mapped:.5g}")  # type: ignore[union-attr]
+    table.add_row(f"static optimum ({best.method})", *(str(best.ports[d]) for d in dims), f"{best.time_s:.5g}")
+    if dyn is not None:
+        table.add_row(f"dynamic C/E ({reconfig_ms:g} ms switch)", *(str(dyn.shared_ports) if d in ("C", "E") else str(best.ports[d]) for d in dims),
+                      f"{dyn.dynamic_time_s:.5g}")
+    console.print(table)
+    if dyn is not None:
+        edge = "never" if dyn.break_even_delay_s is None else f"up to {dyn.break_even_delay_s * 1e3:.4g} ms"
+        console.print(f"dynamic switching {'pays' if dyn.pays else 'does not pay'}: {dyn.reconfigurations:g} reconfigurations, "
+                      f"{dyn.exposed_reconfiguration_s:.4g} s exposed; it pays for delays {edge}")
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `railx workload` and `railx allocate-bw`."""
+    app.command("workload")(workload)
+    app.command("allocate-bw")(allocate_bw)

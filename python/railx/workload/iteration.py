@@ -1,0 +1,160 @@
+"""Iteration time (RailX paper eq. 10) with explicit overlap classes.
+
+T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_comm
+
+- Compute: one micro-batch takes t_f forward and t_b backward on a stage; a 1F1B pipeline runs
+  N_B + P - 1 micro-batch slots (the P - 1 are the bubble).
+- Class "D" (data-parallel gradient all-reduces) can hide under the backward of the last
+  micro-batch (window t_b); class "P" (pipeline sends) under the compute of the other N_B - 1
+  micro-batches. The windows are disjoint; what is not a window of an overlapped class is T_comp.
+- Everything else (T, C, E, and D or P when not overlapped) is exposed: T_comm.
+
+Communication times come from the analytic collective models (railx.collectives.analytic) on the
+bandwidth each dimension gets. Each collective is split into terms that depend on one dimension's
+bandwidth only (a multi-dimension all-reduce has one term per level), which is what lets the
+allocators evaluate many bandwidths at once or linearise the model exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from railx.collectives.analytic import (
+    ArrayLike,
+    HierarchyLevel,
+    direct_all_to_all_time_s,
+    direct_reduce_scatter_time_s,
+    hierarchical_all_reduce_stages_s,
+    point_to_point_time_s,
+    ring_reduce_scatter_time_s,
+)
+from railx.workload.catalogue import ModelSpec
+from railx.workload.system import DimLink, WorkloadSystem
+from railx.workload.traffic import Collective, Parallelism, compute_flops, traffic
+
+__all__ = ["CommTerm", "IterationModel", "IterationTime"]
+
+
+@dataclass(frozen=True)
+class CommTerm:
+    """Part of one collective's per-iteration time that depends on one dimension's bandwidth:
+    `count` occurrences of `stage(bw_bytes_per_s)` seconds. `overlap` names the class it may hide
+    in ("D" or "P"), or is None when exposed."""
+
+    collective: str
+    parallelism: str
+    dim: str
+    overlap: str | None
+    count: float
+    stage: Callable[[ArrayLike], ArrayLike]
+
+    def time_s(self, bw_bytes_per_s: ArrayLike) -> ArrayLike:
+        """Seconds per iteration at this bandwidth."""
+        return self.count * self.stage(bw_bytes_per_s)
+
+
+@dataclass(frozen=True)
+class IterationTime:
+    """Eq. 10 evaluated: totals in seconds (arrays when bandwidths were arrays)."""
+
+    total_s: ArrayLike
+    compute_exposed_s: float
+    windows_s: dict[str, float]
+    comm_hidden_class_s: dict[str, ArrayLike]
+    comm_exposed_s: ArrayLike
+    by_parallelism_s: dict[str, ArrayLike]
+    by_collective_s: dict[str, ArrayLike]
+
+
+class IterationModel:
+    """A model, a parallelism and a system, turned into compute windows and communication terms."""
+
+    def __init__(self, model: ModelSpec, par: Parallelism, system: WorkloadSystem) -> None:
+        system.check(par)
+        self.model, self.par, self.system = model, par, system
+        self.collectives: list[Collective] = traffic(model, par)
+        flops = compute_flops(model, par)
+        rate = system.chip.flops_per_s
+        self.forward_s = flops.forward / rate
+        self.backward_s = flops.backward / rate
+        self.flops = flops
+        self.overlap = tuple(system.training.overlap)
+        self.links: dict[str, DimLink] = {d: system.link(d) for d in ("T", "C", "E", "De", "P")}
+        self.terms: list[CommTerm] = [t for c in self.collectives for t in self._terms(c)]
+
+    # ---- compute ---------------------------------------------------------------------------
+    @property
+    def compute_total_s(self) -> float:
+        """All compute of an iteration including the pipeline bubble: (N_B + P - 1)(t_f + t_b)."""
+        return (self.par.micro_batches + self.par.P - 1) * (self.forward_s + self.backward_s)
+
+    def windows_s(self) -> dict[str, float]:
+        """Compute each overlapped class can hide under (see module docstring)."""
+        window = {"D": self.backward_s, "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s)}
+        return {c: window[c] for c in self.overlap}
+
+    # ---- communication ---------------------------------------------------------------------
+    def _terms(self, coll: Collective) -> list[CommTerm]:
+        cls = coll.parallelism if coll.parallelism in self.overlap else None
+        dims = [d for d in coll.dims if self.par.size(d) > 1]
+        if not dims:
+            return []
+        V = coll.volume_bytes
+        if coll.pattern == "all-reduce":
+            return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, partial(self._level_stage, V, dims, i))
+                    for i, d in enumerate(dims)]
+        (d,) = dims
+        p, link = self.par.size(d), self.links[d]
+        if coll.pattern == "RS+AG":
+            algo = ring_reduce_scatter_time_s if link.kind == "ring" else direct_reduce_scatter_time_s
+            stage = partial(_rs, algo, p, V, link.alpha_s)
+        elif coll.pattern == "all-to-all":
+            stage = partial(_rs, direct_all_to_all_time_s, p, V, link.alpha_s)
+        elif coll.parallelism == "C":  # ring attention: KV blocks travel once around the C ranks
+            stage = partial(_rs, ring_reduce_scatter_time_s, p, V, link.alpha_s)
+        else:
+            stage = partial(_p2p, V, link.alpha_s)
+        return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, stage)]
+
+    def _level_stage(self, volume_bytes: float, dims: list[str], index: int, bw: ArrayLike) -> ArrayLike:
+        levels = [
+            HierarchyLevel(self.par.size(d), bw if i == index else self.links[d].bw_bytes_per_s, self.links[d].alpha_s,
+                           "ring" if self.links[d].kind == "ring" else "direct")
+            for i, d in enumerate(dims)
+        ]
+        return hierarchical_all_reduce_stages_s(volume_bytes, levels)[index]
+
+    def evaluate(self, bw_bytes_per_s: Mapping[str, ArrayLike] | None = None) -> IterationTime:
+        """Eq. 10 with each dimension's bandwidth from the mapping, or from `bw_bytes_per_s`
+        (per dimension; NumPy arrays evaluate many allocations at once)."""
+        bw = {d: link.bw_bytes_per_s for d, link in self.links.items()}
+        bw.update(bw_bytes_per_s or {})
+        zero: ArrayLike = 0.0 * sum((np.asarray(b, dtype=float) for b in bw.values()), 0.0)
+        hidden = {c: zero for c in self.overlap}
+        exposed = zero
+        by_par: dict[str, ArrayLike] = {}
+        by_coll: dict[str, ArrayLike] = {}
+        for term in self.terms:
+            t = term.time_s(bw[term.dim])
+            by_par[term.parallelism] = by_par.get(term.parallelism, zero) + t
+            by_coll[term.collective] = by_coll.get(term.collective, zero) + t
+            if term.overlap is None:
+                exposed = exposed + t
+            else:
+                hidden[term.overlap] = hidden[term.overlap] + t
+        windows = self.windows_s()
+        compute_exposed = self.compute_total_s - sum(windows.values())
+        total = compute_exposed + exposed + sum((np.maximum(windows[c], hidden[c]) for c in self.overlap), zero)
+        return IterationTime(total, compute_exposed, windows, hidden, exposed, by_par, by_coll)
+
+
+def _rs(algo: Callable[..., ArrayLike], p: int, volume_bytes: float, alpha_s: float, bw: ArrayLike) -> ArrayLike:
+    return algo(p, volume_bytes, bw, alpha_s)
+
+
+def _p2p(volume_bytes: float, alpha_s: float, bw: ArrayLike) -> ArrayLike:
+    return point_to_point_time_s(volume_bytes, bw, alpha_s)

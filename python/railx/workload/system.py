@@ -1,0 +1,178 @@
+"""Where a training job runs: a RailX plant, a chip's sustained FLOP/s, the batch, the overlap
+classes and the mapping of each parallelism dimension to the mesh or to ports of a physical axis.
+
+File format (TOML)::
+
+    [system]                       # the RailX plant, same keys as a RailX configuration
+    m = 2
+    n = 4
+    R = 16
+    grid = [4, 4]
+    [chip]
+    sustained_tflops = 400         # dense matmul FLOP/s one chip sustains, in 1e12
+    [training]
+    micro_batch = 1
+    micro_batches = 8
+    sequence = 8192
+    dtype_bytes = 2
+    overlap = ["D"]                # parallelisms whose traffic hides under compute (D and/or P)
+    [mapping]                      # "mesh", or ports per chip edge of axis x or y
+    T = "mesh"
+    C = { axis = "x", ports = 2 }
+    E = { axis = "x", ports = 2, kind = "all-to-all" }
+    De = { axis = "y", ports = 2 }
+    P = { axis = "y", ports = 2 }
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from railx.config import GBPS, NS, ConfigError, SystemConfig
+from railx.workload.traffic import DIMS, Parallelism
+
+__all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSystem", "load_workload_system"]
+
+TFLOPS = 1e12  # FLOP/s in one TFLOP/s
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class AxisMapping(_Strict):
+    """A parallelism dimension on `ports` ports per chip edge of physical axis `axis`, wired as
+    rings or as rail-ring all-to-all."""
+
+    axis: Literal["x", "y"]
+    ports: int = Field(ge=0, examples=[1])
+    kind: Literal["ring", "all-to-all"] = "ring"
+
+
+class ChipConfig(_Strict):
+    """The chip's sustained dense-matmul throughput."""
+
+    sustained_tflops: float = Field(gt=0, allow_inf_nan=False, examples=[400.0])
+
+    @property
+    def flops_per_s(self) -> float:
+        """Sustained FLOP/s."""
+        return self.sustained_tflops * TFLOPS
+
+
+class TrainingConfig(_Strict):
+    """Batch shape and which parallelisms' traffic overlaps compute (eq. 10)."""
+
+    micro_batch: int = Field(default=1, gt=0)
+    micro_batches: int = Field(default=1, gt=0)
+    sequence: int = Field(default=4096, gt=0)
+    dtype_bytes: int = Field(default=2, gt=0, le=8)
+    overlap: list[Literal["D", "P"]] = Field(default_factory=lambda: ["D"])
+
+
+class DimLink(_Strict):
+    """What one parallelism dimension gets: per-rank bandwidth per direction, step latency, kind."""
+
+    bw_bytes_per_s: float
+    alpha_s: float
+    kind: Literal["ring", "all-to-all"]
+    place: str
+
+
+class WorkloadSystem(_Strict):
+    """A whole workload-system file."""
+
+    system: SystemConfig
+    chip: ChipConfig
+    training: TrainingConfig = Field(default_factory=TrainingConfig)
+    mapping: dict[Literal["T", "C", "E", "De", "P"], Literal["mesh"] | AxisMapping] = Field(default_factory=lambda: {"T": "mesh"})
+
+    @property
+    def chips(self) -> int:
+        """Chips in the plant: P * Q * m^2."""
+        grid = self.system.grid or [self.system.R // 2, self.system.R // 2]
+        return grid[0] * grid[1] * self.system.m ** 2
+
+    def parallelism(self, T: int = 1, C: int = 1, E: int = 1, D: int = 1, P: int = 1) -> Parallelism:
+        """The parallelism with this file's batch shape."""
+        t = self.training
+        return Parallelism(T=T, C=C, E=E, D=D, P=P, micro_batch=t.micro_batch, micro_batches=t.micro_batches,
+                           sequence=t.sequence, dtype_bytes=t.dtype_bytes)
+
+    def axis_ports(self) -> dict[str, int]:
+        """Ports per chip edge of each axis (n for x and y)."""
+        return {"x": self.system.n, "y": self.system.n}
+
+    def check(self, par: Parallelism) -> None:
+        """The parallelism fills the chips, every dimension with more than one rank is mapped, the
+        mesh holds what is mapped on it and no axis gives out more than n ports."""
+        if par.ranks != self.chips:
+            raise ConfigError(
+                f"parallel: T*C*D*P = {par.T}*{par.C}*{par.D}*{par.P} = {par.ranks} must equal the system's "
+                f"{self.chips} chips (grid x m^2); e.g. D = {max(1, self.chips // (par.T * par.C * par.P))}"
+            )
+        mesh_ranks = 1
+        used = {"x": 0, "y": 0}
+        for dim in DIMS:
+            size, where = par.size(dim), self.mapping.get(dim)
+            if size > 1 and where is None:
+                raise ConfigError(f'mapping.{dim}: {dim} = {size} needs a place; e.g. {dim} = {{ axis = "x", ports = 1 }} or {dim} = "mesh"')
+            if where == "mesh":
+                mesh_ranks *= size
+            elif isinstance(where, AxisMapping):
+                used[where.axis] += where.ports
+                if size > 1 and where.ports == 0:
+                    raise ConfigError(f"mapping.{dim}.ports = 0: {dim} = {size} needs at least one port; e.g. ports = 1")
+        if mesh_ranks > self.system.m ** 2:
+            raise ConfigError(f"mapping: dimensions on the mesh hold {mesh_ranks} ranks > m^2 = {self.system.m ** 2} chips of a node; move one to an axis")
+        for axis, count in used.items():
+            if count > self.system.n:
+                raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {self.system.n}; lower some ports")
+
+    def link(self, dim: str, ports: float | None = None) -> DimLink:
+        """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
+        the mesh link (intra_bw) on the mesh; ports * port_bw / m on an axis, since the m chips along
+        a rail share it."""
+        where = self.mapping.get(dim, "mesh")
+        s = self.system
+        if where == "mesh":
+            return DimLink(bw_bytes_per_s=s.intra_bw_Bps, alpha_s=s.alpha_in_ns * NS, kind="ring", place="mesh")
+        n = where.ports if ports is None else ports
+        return DimLink(bw_bytes_per_s=n * s.port_bw_GBps * GBPS / s.m, alpha_s=s.alpha_out_ns * NS, kind=where.kind,
+                       place=f"{where.axis}:{n}")
+
+    def with_ports(self, ports: dict[str, int]) -> WorkloadSystem:
+        """A copy with other port counts for some axis-mapped dimensions."""
+        mapping = dict(self.mapping)
+        for dim, n in ports.items():
+            mapping[dim] = mapping[dim].model_copy(update={"ports": n})  # type: ignore[union-attr]
+        return self.model_copy(update={"mapping": mapping})
+
+
+def load_workload_system(path: str | Path) -> WorkloadSystem:
+    """Reads and validates a workload-system TOML file."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"--system {path}: cannot read the file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return WorkloadSystem.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {_one_line_workload(exc)}") from None
+
+
+def _one_line_workload(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("literal[", "function-", "AxisMapping")))
+    if err["type"] == "extra_forbidden":
+        return f"{field}: unknown key; valid sections are system, chip, training, mapping (see docs/workloads.md)"
+    if err["type"] == "missing":
+        return f"{field}: required key is missing; e.g. [chip] sustained_tflops = 400"
+    return f"{field} = {err.get('input')!r}: {err['msg']}"

@@ -1,0 +1,93 @@
+"""Iteration time (eq. 10), the analytic collective formulas it uses (DESIGN.md §7) and
+`railx workload`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLES, run_railx
+from railx.collectives import analytic
+from railx.workload.catalogue import load_model
+from railx.workload.iteration import IterationModel
+from railx.workload.system import load_workload_system
+
+LISTING1 = EXAMPLES / "workloads" / "listing1.toml"
+LISTING1_PAR = dict(T=4, C=2, E=2, D=4, P=2)
+
+
+def listing1(overlap: list[str] | None = None) -> IterationModel:
+    system = load_workload_system(LISTING1)
+    if overlap is not None:
+        system = system.model_copy(update={"training": system.training.model_copy(update={"overlap": overlap})})
+    return IterationModel(load_model("llama3-70b-moe8"), system.parallelism(**LISTING1_PAR), system)
+
+
+def test_ring_and_direct_formulas() -> None:
+    assert analytic.ring_reduce_scatter_time_s(1, 1e9, 1e10, 1e-6) == 0.0
+    assert analytic.ring_reduce_scatter_time_s(4, 1e9, 1e10, 1e-6) == pytest.approx(3e-6 + 0.75 * 1e9 / 2e10)
+    assert analytic.direct_reduce_scatter_time_s(4, 1e9, 1e10, 1e-6) == pytest.approx(1e-6 + 0.75 * 1e9 / 2e10)
+    one = analytic.hierarchical_all_reduce_time_s(1e9, [analytic.HierarchyLevel(8, 1e10, 1e-6)])
+    assert one == pytest.approx(2 * analytic.ring_reduce_scatter_time_s(8, 1e9, 1e10, 1e-6))
+    two = analytic.hierarchical_all_reduce_stages_s(1e9, [analytic.HierarchyLevel(4, 1e10, 0.0), analytic.HierarchyLevel(2, 1e9, 0.0, "direct")])
+    assert two[1] == pytest.approx(2 * 0.5 * (1e9 / 4) / 2e9)  # the second level works on V / 4
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(2, 8), p=st.integers(64, 512), k=st.sampled_from([2.0, 4.0, 8.0]), volume=st.floats(1e8, 1e11))
+def test_closed_forms_approximate_their_exact_forms(m: int, p: int, k: float, volume: float) -> None:
+    nB, alpha = 400e9, 300e-9
+    exact = analytic.two_d_ring_all_reduce_time_s(m, p, volume, nB, alpha)
+    assert exact == pytest.approx(4 * m * p * alpha + volume / (2 * nB), rel=0.05)  # eq. 7's approximation
+    hyperx = analytic.hyperx_all_reduce_time_s(m, p, k, volume, nB, alpha)
+    closed = 4 * alpha + (2 / k + 1 / m) * volume / (2 * nB)  # eq. 13's approximation
+    assert closed * (1 - 1 / m**2) - 1e-12 <= hyperx <= closed * 1.0001
+    if 2 / k + 1 / m < 1:  # §4.2: the hierarchical algorithm (eq. 8) beats the 2D ring (eq. 7)
+        assert analytic.mesh_hierarchical_all_reduce_time_s(m, p, k, volume, nB, alpha) < 4 * m * p * alpha + volume / (2 * nB)
+
+
+def test_eq10_structure_and_breakdown() -> None:
+    it = listing1(["D", "P"])
+    r = it.evaluate()
+    hidden = sum(max(r.windows_s[c], float(r.comm_hidden_class_s[c])) for c in ("D", "P"))
+    assert float(r.total_s) == pytest.approx(r.compute_exposed_s + float(r.comm_exposed_s) + hidden)
+    assert r.compute_exposed_s + sum(r.windows_s.values()) == pytest.approx(it.compute_total_s)
+    assert sum(float(v) for v in r.by_parallelism_s.values()) == pytest.approx(sum(float(v) for v in r.by_collective_s.values()))
+    assert set(r.by_parallelism_s) == {"T", "C", "E", "D", "P"}
+    exposed = listing1([]).evaluate()  # no overlap: every communication adds up
+    assert float(exposed.total_s) == pytest.approx(it.compute_total_s + sum(float(v) for v in exposed.by_collective_s.values()))
+    assert float(r.total_s) <= float(exposed.total_s)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dim=st.sampled_from(["T", "C", "E", "De", "P"]), factor=st.floats(1.0, 100.0), overlap=st.sampled_from([[], ["D"], ["D", "P"]]))
+def test_iteration_time_is_non_increasing_in_bandwidth(dim: str, factor: float, overlap: list[str]) -> None:
+    it = listing1(overlap)
+    base = it.links[dim].bw_bytes_per_s
+    grid = base * np.linspace(1.0, factor, 7)
+    times = np.asarray(it.evaluate({dim: grid}).total_s)
+    assert np.all(np.diff(times) <= 1e-12 * times[:-1])
+    assert float(times[0]) == pytest.approx(float(it.evaluate().total_s))
+
+
+def test_workload_cli_json_and_errors() -> None:
+    res = run_railx("workload", "llama3-70b-moe8", "--parallel", "T=4,C=2,E=2,D=4,P=2", "--system", LISTING1, "--json")
+    assert res.rc == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["chips"] == 64 and report["parallel"]["De"] == 2
+    assert report["iteration_s"] == pytest.approx(float(listing1().evaluate().total_s))
+    assert {c["collective"] for c in report["collectives"]} >= {"T.attention", "C", "E", "D.qkv", "P"}
+    table = run_railx("workload", "llama3-70b-moe8", "--parallel", "T=4,C=2,E=2,D=4,P=2", "--system", LISTING1)
+    assert table.rc == 0 and "iteration" in table.stdout
+    for args, field in [
+        (("llama3-70b-moe8", "--parallel", "T=4,C=2,E=2,D=2,P=2"), "parallel: T*C*D*P"),
+        (("llama3-70b", "--parallel", "T=3"), "parallel.T = 3"),
+        (("gpt-9", "--parallel", "T=4"), "model = 'gpt-9'"),
+        (("llama3-70b", "--parallel", "X=4"), "--parallel 'X=4'"),
+    ]:
+        bad = run_railx("workload", *args, "--system", LISTING1)
+        assert bad.rc == 2 and bad.stderr.startswith(f"error: {field}") and bad.stderr.count("\n") == 1, bad.stderr
