@@ -15,7 +15,7 @@ from railx.availability.failures import load_failed
 from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import allocation_config, load_job_requests, pack_jobs
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
-from railx.availability.single_job import Solver, largest_allocation
+from railx.availability.single_job import largest_allocation
 from railx.config import Config, ConfigError, TopologyConfig, load_config
 from railx.network import realize, verify_ocs_file
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from railx.config import ConfigError
 from railx.libra.network import LibraNetwork
-from railx.libra.yamlish import read_yamlish
+from railx.libra.yamlfile import read_yaml
 
 __all__ = ["CostModel", "load_cost_model"]
 
@@ -71,7 +71,7 @@ class CostModel:
 
 def load_cost_model(path: str | Path) -> CostModel:
     """Reads a LIBRA cost-model YAML file (`Dim:` then indented `Link: 4.0` ...)."""
-    data = read_yamlish(path)
+    data = read_yaml(path)
     prices: dict[str, dict[str, float]] = {}
     for cost_dim, entries in data.items():
         if not isinstance(entries, dict):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from railx.config import ConfigError
-from railx.libra.yamlish import read_yamlish
+from railx.libra.yamlfile import read_yaml
 
 __all__ = ["Dimension", "LibraNetwork", "load_network", "parse_notation"]
 
@@ -73,7 +73,7 @@ def load_network(spec: str | Path) -> LibraNetwork:
         if isinstance(spec, str) and "(" in spec:
             return parse_notation(spec)
         raise ConfigError(f"--network {spec}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
-    data = read_yamlish(path)
+    data = read_yaml(path)
     for key in ("Topology", "NpusCount"):
         if not isinstance(data.get(key), list):
             raise ConfigError(f"{path}: {key} must be a list, e.g. {key}: [ Ring, FullyConnected, Switch ]" if key == "Topology"

@@ -17,7 +17,7 @@ from typing import Literal
 
 from railx.config import ConfigError
 from railx.libra.network import LibraNetwork
-from railx.libra.yamlish import read_yamlish
+from railx.libra.yamlfile import read_yaml
 
 __all__ = ["Communicator", "Layer", "LibraWorkload", "PHASES", "Phase", "load_communicator", "load_workload"]
 
@@ -103,7 +103,7 @@ class Communicator:
 def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
     """Reads a communicator file and checks it against the network (each size 1..dimension size
     and dividing it, or -1)."""
-    data = read_yamlish(path)
+    data = read_yaml(path)
     keys = {"forward": "Forward", "input_grad": "InputGrad", "weight_grad": "WeightGrad"}
     out = {}
     for phase, key in keys.items():

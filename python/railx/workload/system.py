@@ -30,9 +30,9 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
-from railx.config import GBPS, NS, ConfigError, SystemConfig
+from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error
 from railx.workload.traffic import DIMS, Parallelism
 
 __all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSystem", "load_workload_system"]
@@ -40,11 +40,7 @@ __all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSy
 TFLOPS = 1e12  # FLOP/s in one TFLOP/s
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class AxisMapping(_Strict):
+class AxisMapping(Strict):
     """A parallelism dimension on `ports` ports per chip edge of physical axis `axis`, wired as
     rings or as rail-ring all-to-all."""
 
@@ -53,7 +49,7 @@ class AxisMapping(_Strict):
     kind: Literal["ring", "all-to-all"] = "ring"
 
 
-class ChipConfig(_Strict):
+class ChipConfig(Strict):
     """The chip's sustained dense-matmul throughput."""
 
     sustained_tflops: float = Field(gt=0, allow_inf_nan=False, examples=[400.0])
@@ -64,7 +60,7 @@ class ChipConfig(_Strict):
         return self.sustained_tflops * TFLOPS
 
 
-class TrainingConfig(_Strict):
+class TrainingConfig(Strict):
     """Batch shape and which parallelisms' traffic overlaps compute (eq. 10)."""
 
     micro_batch: int = Field(default=1, gt=0)
@@ -74,7 +70,7 @@ class TrainingConfig(_Strict):
     overlap: list[Literal["D", "P"]] = Field(default_factory=lambda: ["D"])
 
 
-class DimLink(_Strict):
+class DimLink(Strict):
     """What one parallelism dimension gets: per-rank bandwidth per direction, step latency, kind."""
 
     bw_bytes_per_s: float
@@ -83,7 +79,7 @@ class DimLink(_Strict):
     place: str
 
 
-class WorkloadSystem(_Strict):
+class WorkloadSystem(Strict):
     """A whole workload-system file."""
 
     system: SystemConfig
@@ -165,14 +161,4 @@ def load_workload_system(path: str | Path) -> WorkloadSystem:
     try:
         return WorkloadSystem.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {_one_line_workload(exc)}") from None
-
-
-def _one_line_workload(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    field = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("literal[", "function-", "AxisMapping")))
-    if err["type"] == "extra_forbidden":
-        return f"{field}: unknown key; valid sections are system, chip, training, mapping (see docs/workloads.md)"
-    if err["type"] == "missing":
-        return f"{field}: required key is missing; e.g. [chip] sustained_tflops = 400"
-    return f"{field} = {err.get('input')!r}: {err['msg']}"
+        raise ConfigError(f"{path}: {one_line_error(exc, WorkloadSystem)}") from None
