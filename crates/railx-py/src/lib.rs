@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::bom::{railx_bom, railx_global};
 use railx_core::closed_form::{max_scale, region_closed_form};
-use railx_core::peers::{scalability, PeerSpec};
 use railx_core::hamiltonian::rail_successors;
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
+use railx_core::peers::{scalability, PeerSpec};
 use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{analysis, deadlock};
@@ -127,32 +127,74 @@ impl RealizedNetwork {
 
     /// The route between two chips under a routing function, as JSON.
     #[pyo3(signature = (routing, src, dst, misroutes=1, job=None))]
-    fn route_json(&self, routing: &str, src: u32, dst: u32, misroutes: u8, job: Option<&str>) -> PyResult<String> {
+    fn route_json(
+        &self,
+        routing: &str,
+        src: u32,
+        dst: u32,
+        misroutes: u8,
+        job: Option<&str>,
+    ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
         to_json(&r.describe_route(src, dst).map_err(err)?)
     }
 
     /// The deadlock check of a routing function (exhaustive up to ~12K chips, else structural on
-    /// `samples` seeded routes), as JSON.
-    #[pyo3(signature = (routing, misroutes=1, job=None, samples=100_000, seed=0))]
-    fn deadlock_json(&self, py: Python<'_>, routing: &str, misroutes: u8, job: Option<&str>, samples: usize, seed: u64) -> PyResult<String> {
+    /// `samples` seeded routes), as JSON; `vcs` is the hardware's VC budget, if any.
+    #[pyo3(signature = (routing, misroutes=1, job=None, samples=100_000, seed=0, vcs=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn deadlock_json(
+        &self,
+        py: Python<'_>,
+        routing: &str,
+        misroutes: u8,
+        job: Option<&str>,
+        samples: usize,
+        seed: u64,
+        vcs: Option<u8>,
+    ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
-        to_json(&py.detach(|| deadlock::check(&r, samples, seed)).map_err(err)?)
+        if let Some(budget) = vcs {
+            r.require_vcs(budget).map_err(err)?;
+        }
+        to_json(
+            &py.detach(|| deadlock::check(&r, samples, seed))
+                .map_err(err)?,
+        )
     }
 
     /// Hop statistics over all pairs (or `samples` seeded pairs when there are more), as JSON.
     #[pyo3(signature = (routing, misroutes=1, job=None, samples=1_000_000, seed=0))]
-    fn route_stats_json(&self, py: Python<'_>, routing: &str, misroutes: u8, job: Option<&str>, samples: usize, seed: u64) -> PyResult<String> {
+    fn route_stats_json(
+        &self,
+        py: Python<'_>,
+        routing: &str,
+        misroutes: u8,
+        job: Option<&str>,
+        samples: usize,
+        seed: u64,
+    ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
-        to_json(&py.detach(|| analysis::route_stats(&r, samples, seed)).map_err(err)?)
+        to_json(
+            &py.detach(|| analysis::route_stats(&r, samples, seed))
+                .map_err(err)?,
+        )
     }
 
     /// Per-link load under uniform all-to-all traffic (units of one chip's injection rate).
     #[pyo3(signature = (routing, misroutes=1, job=None))]
-    fn link_load<'py>(&self, py: Python<'py>, routing: &str, misroutes: u8, job: Option<&str>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn link_load<'py>(
+        &self,
+        py: Python<'py>,
+        routing: &str,
+        misroutes: u8,
+        job: Option<&str>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let r = self.routing(routing, misroutes, job)?;
         let links = self.inner.network.links();
-        let load = py.detach(|| analysis::all_to_all_link_load(&r, links)).map_err(err)?;
+        let load = py
+            .detach(|| analysis::all_to_all_link_load(&r, links))
+            .map_err(err)?;
         Ok(load.into_pyarray(py))
     }
 }

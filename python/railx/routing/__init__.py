@@ -47,11 +47,18 @@ def route(network: Network, src: int, dst: int, routing: RoutingName = "minimal"
 
 
 def check_deadlock(
-    network: Network, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None, samples: int = 100_000, seed: int = 0
+    network: Network,
+    routing: RoutingName = "minimal",
+    misroutes: int = 1,
+    job: str | None = None,
+    samples: int = 100_000,
+    seed: int = 0,
+    vcs: int | None = None,
 ) -> dict[str, Any]:
     """Channel-dependency check: `acyclic`, `vcs_used`, `method` (exhaustive or structural) and a
-    `cycle` when one is found."""
-    return json.loads(network._core.deadlock_json(routing, misroutes, job, samples, seed))
+    `cycle` when one is found. With `vcs`, the hardware's VC budget, a function needing more is
+    refused."""
+    return json.loads(network._core.deadlock_json(routing, misroutes, job, samples, seed, vcs))
 
 
 def route_stats(

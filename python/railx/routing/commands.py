@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
         job: Annotated[Optional[str], typer.Option("--job", help="Which job to route in (configurations with jobs).")] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Pairs sampled on large networks.")] = 100_000,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled pairs.")] = 0,
+        vcs: Annotated[Optional[int], typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock).")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """Routes on the realized network: one route (--from/--to), the deadlock check
@@ -45,7 +46,7 @@ def register(app: typer.Typer) -> None:
             assert src is not None and dst is not None
             report = route(network, parse_chip(network, src), parse_chip(network, dst), routing, misroutes, job)  # type: ignore[arg-type]
         elif deadlock:
-            report = check_deadlock(network, routing, misroutes, job, samples, seed)  # type: ignore[arg-type]
+            report = check_deadlock(network, routing, misroutes, job, samples, seed, vcs)  # type: ignore[arg-type]
         else:
             report = route_stats(network, routing, misroutes, job, samples, seed)  # type: ignore[arg-type]
         if as_json:
