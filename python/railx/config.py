@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from railx._core import RailxError, validate_config
 
-__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
+__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "read_text", "read_toml", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
 
 GBPS = 1e9  # bytes/second in one GB/s
 NS = 1e-9  # seconds in one nanosecond
@@ -195,14 +195,26 @@ class Config(Strict):
         return config
 
 
+def read_text(path: str | Path, label: str | None = None) -> str:
+    """A file's text; one line naming `label` (default: the path) when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{label or path}: cannot read the file ({exc.strerror})") from None
+
+
+def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
+    """A TOML file's data; one line naming `label` (default: the path) when it cannot be read or
+    parsed."""
+    try:
+        return tomllib.loads(read_text(path, label))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{label or path}: not valid TOML: {exc}") from None
+
+
 def load_config(path: str | Path) -> Config:
     """Reads and validates a TOML configuration file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration ({exc.strerror})") from None
-    return Config.from_toml(text, source=str(path))
+    return Config.from_toml(read_text(path), source=str(path))
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:

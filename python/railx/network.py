@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 
 from railx._core import RealizedNetwork, verify_ocs as _verify_ocs
-from railx.config import Config, load_config
+from railx.config import Config, load_config, read_text
 
 __all__ = ["Network", "realize", "verify_ocs_file"]
 
@@ -67,13 +67,7 @@ def realize(config: Config | str | Path) -> Network:
 def verify_ocs_file(path: str | Path, topology: Config | str | Path | None = None) -> dict[str, Any]:
     """Verifies a `railx.ocs/v1` file: port validity, and with a configuration that the circuits
     rebuild its intended topology. Returns the report; raises RailxError when the file is invalid."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        from railx.config import ConfigError
-
-        raise ConfigError(f"{path}: cannot read the OCS file ({exc.strerror})") from None
+    text = read_text(path, f"OCS file {path}")
     if topology is not None and not isinstance(topology, Config):
         topology = load_config(topology)
     config_json = topology.to_core_json() if topology is not None else None

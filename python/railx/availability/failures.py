@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_text
 
 __all__ = ["blocked_matrix", "load_failed", "sample_failed"]
 
@@ -40,9 +40,7 @@ def load_failed(path: str | Path, grid: tuple[int, int]) -> np.ndarray:
     """Reads a failed-nodes file (JSON: a list of `[x, y]`) into a blocked matrix for `grid`."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the failed-nodes file ({exc.strerror})") from None
+        data = json.loads(read_text(path, f"failed-nodes file {path}"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]") from None
     if not isinstance(data, list):

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomllib
 
 import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
 from railx.availability.single_job import Solver, largest_allocation, rows_with_most_columns
-from railx.config import Config, ConfigError, JobConfig, NodesConfig, Strict, TopologyConfig, one_line_error
+from railx.config import Config, ConfigError, JobConfig, NodesConfig, Strict, TopologyConfig, one_line_error, read_toml
 
 __all__ = ["JobRequest", "PlacedJob", "Packing", "pack_jobs", "load_job_requests", "allocation_config"]
 
@@ -153,12 +152,7 @@ def load_job_requests(path: str | Path) -> list[JobRequest]:
     """Reads a jobs file (TOML): `[[jobs]]` tables with `name`, `shape = [columns, rows]` and an
     optional `topology` (default a torus)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the jobs file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, f"jobs file {path}")
     try:
         parsed = _RequestFile.model_validate(data)
     except ValidationError as exc:

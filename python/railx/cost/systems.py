@@ -10,7 +10,6 @@ from its topology's closed form. Nothing is synthesised or materialised.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from railx._core import RailxError, peer_bom, peer_network, railx_config_bom
-from railx.config import Config, ConfigError
+from railx.config import Config, ConfigError, read_toml
 
 __all__ = ["PRESETS", "System", "TABLE6_ORDER", "resolve_system"]
 
@@ -133,12 +132,7 @@ def resolve_system(name_or_path: str) -> System:
     path = Path(name_or_path)
     if not path.suffix:
         raise ConfigError(f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"system = {name_or_path!r}: cannot read it ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, f"system = {name_or_path!r}")
     name = path.stem
     if "peer" in data:
         extra = sorted(set(data) - {"peer"})

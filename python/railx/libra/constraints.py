@@ -18,7 +18,6 @@ while the rest stays infeasible, leaving a minimal conflicting subset to name.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,7 +25,7 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import linprog
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_toml
 
 __all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint"]
 
@@ -188,12 +187,7 @@ def load_constraints(path: str | Path | None, dims: int) -> ConstraintSet:
     if path is None:
         return ConstraintSet(dims)
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--constraints {path}: cannot read the file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, f"--constraints {path}")
     unknown = set(data) - {"total_bw_GBps", "max_cost_usd", "constraints"}
     if unknown:
         raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints")

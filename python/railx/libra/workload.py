@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_text
 from railx.libra.network import LibraNetwork
 from railx.libra.yamlfile import read_yaml
 
@@ -69,10 +69,7 @@ def _phase(fields: list[str], where: str) -> Phase:
 def load_workload(path: str | Path) -> LibraWorkload:
     """Reads an ASTRA-sim 1.0 workload text file (12 fields per layer line)."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"--workload {path}: cannot read the file ({exc.strerror})") from None
+    lines = read_text(path, f"--workload {path}").splitlines()
     body = [(i, line.split()) for i, line in enumerate(lines, start=1) if line.strip()]
     if len(body) >= 2 and len(body[0][1]) == 1 and len(body[1][1]) == 1 and body[1][1][0].isdigit():
         body = body[2:]  # ASTRA-sim header: parallelism keyword and layer count

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_text
 
 __all__ = ["read_yaml"]
 
@@ -15,9 +15,7 @@ def read_yaml(path: str | Path) -> dict[str, object]:
     """The file's top-level mapping; a one-line error for an unreadable or malformed file."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the file ({exc.strerror})") from None
+        data = yaml.safe_load(read_text(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

@@ -7,12 +7,11 @@ any other file can be given by path.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_toml
 
 __all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model"]
 
@@ -80,12 +79,7 @@ def load_model(key_or_path: str | Path) -> ModelSpec:
         path = MODELS_DIR / f"{key_or_path}.toml"
         if not path.is_file():
             raise ConfigError(f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"model = {str(path)!r}: cannot read the model file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, f"model = {str(path)!r}")
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as exc:

@@ -26,13 +26,12 @@ File format (TOML)::
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error
+from railx.config import ConfigError, GBPS, NS, Strict, SystemConfig, one_line_error, read_toml
 from railx.workload.traffic import DIMS, Parallelism
 
 __all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSystem", "load_workload_system"]
@@ -152,12 +151,7 @@ class WorkloadSystem(Strict):
 def load_workload_system(path: str | Path) -> WorkloadSystem:
     """Reads and validates a workload-system TOML file."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--system {path}: cannot read the file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, f"--system {path}")
     try:
         return WorkloadSystem.model_validate(data)
     except ValidationError as exc:
