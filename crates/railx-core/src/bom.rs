@@ -82,7 +82,40 @@ pub struct BillOfMaterials {
     pub global: GlobalBandwidth,
 }
 
+/// The shape of a packet-switched network, all a BillOfMaterials needs of it.
+pub struct Switched {
+    pub family: &'static str,
+    pub chips: u64,
+    pub ports_per_chip: u32,
+    pub packet_switches: Vec<SwitchCount>,
+    pub switch_tiers: u32,
+    pub chip_switch_links: u64,
+    pub switch_switch_links: u64,
+    pub global: GlobalBandwidth,
+}
+
 impl BillOfMaterials {
+    /// A network whose every link has a packet switch at one end or both: optical, one
+    /// transceiver per link end; no OCS, cables or NICs.
+    pub fn switched(net: Switched) -> BillOfMaterials {
+        BillOfMaterials {
+            family: net.family,
+            chips: net.chips,
+            ports_per_chip: net.ports_per_chip,
+            packet_switches: net.packet_switches,
+            ocs: Vec::new(),
+            pcc: 0,
+            aot: 2 * (net.chip_switch_links + net.switch_switch_links),
+            nics: 0,
+            switch_tiers: net.switch_tiers,
+            chip_switch_links: net.chip_switch_links,
+            switch_switch_links: net.switch_switch_links,
+            chip_chip_optical_links: 0,
+            board_links: 0,
+            global: net.global,
+        }
+    }
+
     /// Total packet switches of every radix.
     pub fn packet_switch_count(&self) -> u64 {
         self.packet_switches.iter().map(|s| s.count).sum()

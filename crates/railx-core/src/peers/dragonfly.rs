@@ -5,7 +5,7 @@
 //! Radix needed: terminals + routers - 1 + global_ports.
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
-use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -105,22 +105,16 @@ impl PeerBuilder for DragonflySpec {
         // A group's c*(g-1) global links carry all but 1/g of its a*p chips' traffic.
         let global =
             planes as f64 * (c * (g - 1)) as f64 / ((a * p) as f64 * (1.0 - 1.0 / g as f64));
-        Ok(BillOfMaterials {
+        Ok(BillOfMaterials::switched(Switched {
             family: "dragonfly",
             chips,
             ports_per_chip: self.planes,
             packet_switches,
-            ocs: Vec::new(),
-            pcc: 0,
-            aot: 2 * (chip_switch + switch_switch),
-            nics: 0,
             switch_tiers: 1,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            chip_chip_optical_links: 0,
-            board_links: 0,
             global: GlobalBandwidth::new(chips, self.planes, bisection, global),
-        })
+        }))
     }
 
     fn build(&self) -> Result<Network> {

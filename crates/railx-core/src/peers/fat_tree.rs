@@ -9,7 +9,7 @@
 //! `R * d_1 * ... * d_(L-1)` endpoints fit (R pods under the top tier): 2 (R/2)^L non-blocking.
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
-use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -250,27 +250,21 @@ impl PeerBuilder for FatTreeSpec {
         );
         let chip_switch = planes * clos.links[0];
         let switch_switch = planes * clos.switch_links();
-        Ok(BillOfMaterials {
+        Ok(BillOfMaterials::switched(Switched {
             family: "fat-tree",
             chips: self.chips,
             ports_per_chip: self.planes,
             packet_switches,
-            ocs: Vec::new(),
-            pcc: 0,
-            aot: 2 * (chip_switch + switch_switch),
-            nics: 0,
             switch_tiers: clos.switches.len() as u32,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            chip_chip_optical_links: 0,
-            board_links: 0,
             global: GlobalBandwidth::new(
                 self.chips,
                 self.planes,
                 planes as f64 * self.chips as f64 / 2.0 * clos.bisection_frac(),
                 planes as f64 * clos.a2a_bottleneck(),
             ),
-        })
+        }))
     }
 
     fn build(&self) -> Result<Network> {

@@ -3,7 +3,7 @@
 //! every chip port has its own HyperX. Radix needed: terminals + sum(S_i - 1).
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
-use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -93,22 +93,16 @@ impl PeerBuilder for HyperXSpec {
             .filter(|&&s| s > 1)
             .map(|&s| planes as f64 * s as f64 / t as f64)
             .fold(f64::INFINITY, f64::min);
-        Ok(BillOfMaterials {
+        Ok(BillOfMaterials::switched(Switched {
             family: "hyperx",
             chips,
             ports_per_chip: self.planes,
             packet_switches,
-            ocs: Vec::new(),
-            pcc: 0,
-            aot: 2 * (chip_switch + switch_switch),
-            nics: 0,
             switch_tiers: 1,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            chip_chip_optical_links: 0,
-            board_links: 0,
             global: GlobalBandwidth::new(chips, self.planes, bisection, bottleneck),
-        })
+        }))
     }
 
     fn build(&self) -> Result<Network> {
