@@ -33,7 +33,8 @@ class _DefaultsToSynth(TyperGroup):
 
 
 app = typer.Typer(
-    help="railx: design, configure and evaluate RailX optical-circuit-switched networks.\n\n"
+    help="railx: design, configure and evaluate interconnection networks for AI training: RailX "
+    "optical-circuit-switched networks and the fabrics they are compared with.\n\n"
     "CONFIG is a TOML file describing the system (m, n, R, grid, bandwidths) and its topology; "
     "see examples/.",
     no_args_is_help=True,

@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         plot: Annotated[Optional[Path], typer.Option("--plot", help="Directory for Fig. 17(a)/(b)-style PNG plots.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
-        """Largest single job with failed nodes (--failed) or its Monte Carlo availability (--rate).
+        """Largest single job with failed nodes (--failed), or availability at a failure rate (--rate).
 
         A failed node removes its row or its column from a job; the answer says which solver found
         it and whether it is proven optimal.
@@ -121,8 +121,11 @@ def register(app: typer.Typer) -> None:
         min_nodes: Annotated[int, typer.Option("--min-nodes", min=1, help="Smallest job 'all' creates.")] = 1,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
-        """Place jobs on the healthy nodes (rows x columns, no overlap, no failed node) and write
-        each job's railx.ocs/v1 file, verified against its topology, plus allocation.json."""
+        """Pack jobs onto healthy nodes and write their verified OCS files.
+
+        Jobs are rows x columns of healthy nodes, never overlapping, never on a failed node; each
+        job's railx.ocs/v1 file is verified against its topology; allocation.json lists the jobs.
+        """
         cfg = load_config(config)
         grid = _grid(cfg)
         blocked = load_failed(failed, grid)

@@ -136,8 +136,10 @@ def scale(
     radix: Annotated[list[int] | None, typer.Option("--radix", help="Radices to evaluate (repeatable).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Largest system per family vs switch radix (RailX eq. 1, Table 2; TPUv4 (R/2) m^3; fat-trees,
-    Rail-only, HammingMesh, HyperX, Dragonfly)."""
+    """Largest system per family vs switch radix.
+
+    RailX eq. 1 and Table 2; TPUv4 (R/2) m^3; fat-trees, Rail-only, HammingMesh, HyperX, Dragonfly.
+    """
     rows = scalability(tuple(radix) if radix else DEFAULT_RADICES)
     if as_json:
         print(json.dumps(rows, indent=2))

@@ -57,8 +57,10 @@ def libra(
     cost_dims: Annotated[str | None, typer.Option("--cost-dims", help="Comma-separated cost dimension per network dimension (for a notation).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")] = False,
 ) -> None:
-    """Optimise the per-dimension bandwidth of a multi-dimensional network for a set of workloads
-    (LIBRA), globally, with an open convex solver; compare with EqualBW."""
+    """Optimise per-dimension bandwidth of a multi-dimensional network (LIBRA), globally.
+
+    Reads LIBRA's own input files, solves with an open convex solver and compares with EqualBW.
+    """
     if objective not in ("perf", "perf-per-cost"):
         raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
     if loop not in ("no-overlap", "tp-dp-overlap"):

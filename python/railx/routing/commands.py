@@ -35,9 +35,11 @@ def register(app: typer.Typer) -> None:
         vcs: Annotated[Optional[int], typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock).")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
-        """Routes on the realized network: one route (--from/--to), the deadlock check
-        (--check-deadlock: exhaustive up to ~12K chips, else the structural argument on sampled
-        routes) or hop statistics (--stats)."""
+        """One route (--from/--to), the deadlock check (--check-deadlock) or hop statistics (--stats).
+
+        The deadlock check builds the channel dependency graph over every pair up to ~12K chips,
+        and checks the structural argument on sampled routes beyond.
+        """
         modes = [src is not None or dst is not None, deadlock, stats]
         if sum(modes) != 1 or (modes[0] and (src is None or dst is None)):
             raise ConfigError("route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17")

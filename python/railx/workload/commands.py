@@ -56,8 +56,10 @@ def _f(x: object) -> float:
 
 
 def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json: JsonOpt = False) -> None:
-    """Iteration time (eq. 10) of training MODEL with a parallelism on a RailX system: compute,
-    hidden and exposed communication, and each collective of Table 4 with its time."""
+    """Iteration time of training MODEL with a parallelism on a RailX system.
+
+    Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time.
+    """
     it = _iteration_model(model, parallel, system)
     r = it.evaluate()
     rows = [{"collective": c.name, "pattern": c.pattern, "group_size": c.group_size(it.par), "group_of_rank0": it.par.group(0, c.dims),
@@ -100,8 +102,10 @@ def allocate_bw(
     reconfig_ms: Annotated[float | None, typer.Option("--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Split each axis's ports among the parallelisms mapped to it to minimise the iteration time
-    (RailX eq. 11); with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays."""
+    """Split each axis's ports among its parallelisms to minimise the iteration time.
+
+    RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
+    """
     if method not in ("auto", "exhaustive", "milp"):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
     it = _iteration_model(model, parallel, system)
