@@ -162,7 +162,7 @@ fn adaptive_routing_uses_at_most_diameter_plus_twice_the_misroutes_plus_one_vcs(
 }
 
 /// One VC for everything: on a torus the rings close dependency cycles.
-struct SingleVc<'a>(&'a RailxRouting);
+struct SingleVc<'a>(&'a dyn Routing);
 
 impl Routing for SingleVc<'_> {
     fn name(&self) -> &'static str {
@@ -259,4 +259,28 @@ proptest! {
         let spec = general(system(m, n, 2 * p.max(q), [p, q]), xs, ys);
         check_routes(&realized(&spec), Scheme::Minimal);
     }
+}
+
+/// The 3D torus peer (TPUv4-style) with dimension-order routing: valid minimal routes, acyclic
+/// with datelines (6 VCs) and with hop-count VCs; one VC deadlocks.
+#[test]
+fn torus3d_peer_dimension_order_routing() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::torus::TorusRouting;
+    let spec: PeerSpec = serde_json::from_str(
+        r#"{"family": "torus3d", "dims": [4, 4, 8], "ports_per_direction": 1}"#,
+    )
+    .unwrap();
+    let net = spec.network().unwrap();
+    for dateline in [false, true] {
+        let routing = TorusRouting::new(&net, &[4, 4, 8], dateline).unwrap();
+        let stats = route_stats(&routing, usize::MAX, 0).unwrap();
+        assert_eq!(stats.max_inter_node_hops, 2 + 2 + 4);
+        let report = exhaustive(&routing).unwrap();
+        assert!(report.acyclic, "{:?}", report.cycle);
+        assert_eq!(report.vcs_used, if dateline { 6 } else { 8 });
+    }
+    let routing = TorusRouting::new(&net, &[4, 4, 8], false).unwrap();
+    assert!(!exhaustive(&SingleVc(&routing)).unwrap().acyclic);
+    assert!(TorusRouting::new(&net, &[4, 4, 4], true).is_err());
 }

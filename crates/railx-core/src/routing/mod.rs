@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod deadlock;
 pub mod logical;
 pub mod railx;
+pub mod torus;
 
 /// Marks "no link chosen yet" in a routing state.
 pub const NO_LINK: u32 = u32::MAX;
