@@ -284,3 +284,58 @@ fn torus3d_peer_dimension_order_routing() {
     assert!(!exhaustive(&SingleVc(&routing)).unwrap().acyclic);
     assert!(TorusRouting::new(&net, &[4, 4, 4], true).is_err());
 }
+
+/// Fat-tree peers (non-blocking, tapered, rail-optimised) with up*/down* + ECMP: every route
+/// climbs to the lowest common level and back down (minimal), ECMP offers every up link, and one
+/// VC is acyclic.
+#[test]
+fn fat_tree_peers_route_up_down_without_deadlock() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::updown::UpDownRouting;
+    for (spec, max_hops) in [
+        (r#"{"family": "fat-tree", "radix": 8, "chips": 32}"#, 4),
+        (
+            r#"{"family": "fat-tree", "radix": 8, "chips": 48, "tiers": 3, "taper": [3, 1]}"#,
+            6,
+        ),
+        (
+            r#"{"family": "fat-tree", "radix": 4, "chips": 16, "tiers": 3, "planes": 2}"#,
+            6,
+        ),
+    ] {
+        let spec: PeerSpec = serde_json::from_str(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let net = spec.network().unwrap();
+        let routing = UpDownRouting::new(&net).unwrap();
+        let stats = route_stats(&routing, usize::MAX, 0).unwrap();
+        assert!(stats.max_inter_node_hops <= max_hops, "{stats:?}");
+        assert_eq!(
+            stats.max_inter_node_hops % 2,
+            0,
+            "up and down the same number of levels"
+        );
+        let report = exhaustive(&routing).unwrap();
+        assert!(report.acyclic, "{:?}", report.cycle);
+        assert_eq!(report.vcs_used, 1);
+        // ECMP: a chip's first hop may take any of its up links.
+        let mut hops = Vec::new();
+        routing.next_hops(
+            0,
+            routing.chips()[routing.chips().len() - 1],
+            &RouteState::start(),
+            &mut hops,
+        );
+        assert_eq!(hops.len(), net.src.iter().filter(|&&s| s == 0).count());
+    }
+    let torus: PeerSpec = serde_json::from_str(
+        r#"{"family": "torus3d", "dims": [4, 4, 4], "ports_per_direction": 1}"#,
+    )
+    .unwrap();
+    let err = UpDownRouting::new(&torus.network().unwrap())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.starts_with("routing = updown") && err.contains("layered"),
+        "{err}"
+    );
+}

@@ -11,6 +11,7 @@ pub mod deadlock;
 pub mod logical;
 pub mod railx;
 pub mod torus;
+pub mod updown;
 
 /// Marks "no link chosen yet" in a routing state.
 pub const NO_LINK: u32 = u32::MAX;

@@ -1,0 +1,161 @@
+//! Up*/down* routing with ECMP for layered switched networks (the fat-tree peers, rail-optimised
+//! or not): a packet climbs, over any up link, until its switch reaches the destination by down
+//! links alone, then descends over any down link that still reaches it. A route never turns
+//! from down to up, so one VC is deadlock-free; the check confirms it rather than assumes it.
+
+use super::{Hop, RouteState, Routing};
+use crate::error::{RailxError, Result};
+use crate::network::Network;
+use std::collections::VecDeque;
+
+/// Largest reachability table (vertices x chips bits) this router builds.
+const MAX_TABLE_BYTES: u64 = 1 << 31;
+
+pub struct UpDownRouting {
+    chips: Vec<u32>,
+    words: usize,
+    /// Per vertex, the links to the level above and to the level below.
+    up: Vec<Vec<u32>>,
+    down: Vec<Vec<u32>>,
+    /// Per vertex, the chips it reaches by down links only (bitset of `words` words).
+    below: Vec<u64>,
+    link_source: Vec<u32>,
+    link_target: Vec<u32>,
+}
+
+impl UpDownRouting {
+    pub fn new(net: &Network) -> Result<UpDownRouting> {
+        let vertices = net.vertices() as usize;
+        let chips = net.chip_count as usize;
+        let words = chips.div_ceil(64);
+        let bytes = vertices as u64 * words as u64 * 8;
+        if bytes > MAX_TABLE_BYTES {
+            return Err(RailxError::invalid(
+                "routing",
+                "updown",
+                format!(
+                    "its reachability table would take {} MiB for this network",
+                    bytes >> 20
+                ),
+                "route a smaller instance of the same family",
+            ));
+        }
+        // Level = hops from the nearest chip: 0 for chips, 1 for leaf switches, ...
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); vertices];
+        for link in 0..net.links() {
+            out[net.src[link] as usize].push(link as u32);
+        }
+        let mut level = vec![u32::MAX; vertices];
+        let mut queue: VecDeque<u32> = (0..net.chip_count).collect();
+        for c in 0..chips {
+            level[c] = 0;
+        }
+        while let Some(v) = queue.pop_front() {
+            for &link in &out[v as usize] {
+                let w = net.dst[link as usize] as usize;
+                if level[w] == u32::MAX {
+                    level[w] = level[v as usize] + 1;
+                    queue.push_back(w as u32);
+                }
+            }
+        }
+        let mut up = vec![Vec::new(); vertices];
+        let mut down = vec![Vec::new(); vertices];
+        for link in 0..net.links() {
+            let (a, b) = (net.src[link] as usize, net.dst[link] as usize);
+            match level[b].checked_sub(level[a]) {
+                Some(1) => up[a].push(link as u32),
+                _ if level[a] == level[b] + 1 => down[a].push(link as u32),
+                _ => {
+                    return Err(RailxError::invalid(
+                        "routing",
+                        "updown",
+                        format!(
+                            "needs a layered network (a folded Clos), but link {link} joins vertex {a} at level {} to vertex {b} at level {}",
+                            level[a], level[b]
+                        ),
+                        "use it on a fat-tree peer",
+                    ))
+                }
+            }
+        }
+        let mut below = vec![0u64; vertices * words];
+        for c in 0..chips {
+            below[c * words + c / 64] |= 1 << (c % 64);
+        }
+        let mut order: Vec<usize> = (chips..vertices).collect();
+        order.sort_by_key(|&v| level[v]);
+        for v in order {
+            for &link in &down[v] {
+                let child = net.dst[link as usize] as usize;
+                for w in 0..words {
+                    below[v * words + w] |= below[child * words + w];
+                }
+            }
+        }
+        Ok(UpDownRouting {
+            chips: (0..net.chip_count).collect(),
+            words,
+            up,
+            down,
+            below,
+            link_source: net.src.clone(),
+            link_target: net.dst.clone(),
+        })
+    }
+
+    fn reaches(&self, vertex: u32, chip: u32) -> bool {
+        self.below[vertex as usize * self.words + chip as usize / 64] >> (chip % 64) & 1 == 1
+    }
+}
+
+impl Routing for UpDownRouting {
+    fn name(&self) -> &'static str {
+        "updown"
+    }
+
+    fn vcs(&self) -> u8 {
+        1
+    }
+
+    fn chips(&self) -> &[u32] {
+        &self.chips
+    }
+
+    fn next_hops(&self, at: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+        if at == dst {
+            return;
+        }
+        let after = RouteState {
+            hops: state.hops.saturating_add(1),
+            ..*state
+        };
+        let descending = self.reaches(at, dst);
+        let links = if descending {
+            &self.down[at as usize]
+        } else {
+            &self.up[at as usize]
+        };
+        for &link in links {
+            if !descending || self.reaches(self.link_target[link as usize], dst) {
+                out.push(Hop {
+                    link,
+                    vc: 0,
+                    state: after,
+                });
+            }
+        }
+    }
+
+    fn link_source(&self, link: u32) -> u32 {
+        self.link_source[link as usize]
+    }
+
+    fn link_target(&self, link: u32) -> u32 {
+        self.link_target[link as usize]
+    }
+
+    fn is_external(&self, _link: u32) -> bool {
+        true
+    }
+}
