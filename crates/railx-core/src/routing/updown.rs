@@ -47,9 +47,7 @@ impl UpDownRouting {
         }
         let mut level = vec![u32::MAX; vertices];
         let mut queue: VecDeque<u32> = (0..net.chip_count).collect();
-        for c in 0..chips {
-            level[c] = 0;
-        }
+        level[..chips].fill(0);
         while let Some(v) = queue.pop_front() {
             for &link in &out[v as usize] {
                 let w = net.dst[link as usize] as usize;
