@@ -339,3 +339,37 @@ fn fat_tree_peers_route_up_down_without_deadlock() {
         "{err}"
     );
 }
+
+/// Packet-switched HyperX peers: dimension order over the switch lattice, ECMP over planes;
+/// minimal (chip, switch hops, chip) and acyclic with one VC.
+#[test]
+fn hyperx_peer_dimension_order_routing() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::hyperx::HyperxRouting;
+    for (spec, dims, terminals) in [
+        (
+            r#"{"family": "hyperx", "dims": [4, 4], "terminals": 2, "radix": 8}"#,
+            vec![4, 4],
+            2,
+        ),
+        (
+            r#"{"family": "hyperx", "dims": [3, 3, 2], "terminals": 2, "radix": 8, "planes": 2}"#,
+            vec![3, 3, 2],
+            2,
+        ),
+    ] {
+        let net = serde_json::from_str::<PeerSpec>(spec)
+            .unwrap()
+            .network()
+            .unwrap();
+        let routing = HyperxRouting::new(&net, &dims, terminals).unwrap();
+        let stats = route_stats(&routing, usize::MAX, 0).unwrap();
+        assert_eq!(
+            stats.max_inter_node_hops as usize,
+            2 + dims.iter().filter(|&&s| s > 1).count()
+        );
+        let report = exhaustive(&routing).unwrap();
+        assert!(report.acyclic, "{:?}", report.cycle);
+        assert_eq!(report.vcs_used, 1);
+    }
+}

@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod deadlock;
+pub mod hyperx;
 pub mod logical;
 pub mod railx;
 pub mod torus;
