@@ -91,12 +91,14 @@ pub struct Switched {
     pub switch_tiers: u32,
     pub chip_switch_links: u64,
     pub switch_switch_links: u64,
+    /// On-board links (free): an HB domain's crossbar, a board's mesh.
+    pub board_links: u64,
     pub global: GlobalBandwidth,
 }
 
 impl BillOfMaterials {
-    /// A network whose every link has a packet switch at one end or both: optical, one
-    /// transceiver per link end; no OCS, cables or NICs.
+    /// A network whose every off-board link has a packet switch at one end or both: optical,
+    /// one transceiver per link end; no OCS, cables or NICs.
     pub fn switched(net: Switched) -> BillOfMaterials {
         BillOfMaterials {
             family: net.family,
@@ -111,7 +113,7 @@ impl BillOfMaterials {
             chip_switch_links: net.chip_switch_links,
             switch_switch_links: net.switch_switch_links,
             chip_chip_optical_links: 0,
-            board_links: 0,
+            board_links: net.board_links,
             global: net.global,
         }
     }

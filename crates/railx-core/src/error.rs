@@ -54,3 +54,16 @@ impl RailxError {
 }
 
 pub type Result<T> = std::result::Result<T, RailxError>;
+
+/// Checks that a count is positive; the error names the field and gives `hint`.
+pub fn require_positive(field: &str, value: u32, hint: &str) -> Result<()> {
+    if value == 0 {
+        return Err(RailxError::invalid(
+            field,
+            value,
+            "must be a positive integer",
+            hint,
+        ));
+    }
+    Ok(())
+}

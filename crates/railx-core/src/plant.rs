@@ -4,7 +4,7 @@
 //! Linear ids used throughout railx: node `(X, Y)` has id `Y*P + X`; chip `(X, Y, x, y)` has id
 //! `node*m*m + y*m + x` (its local index inside the node is `y*m + x`).
 
-use crate::error::{RailxError, Result};
+use crate::error::{require_positive, RailxError, Result};
 use crate::spec::SystemSpec;
 use serde::{Deserialize, Serialize};
 
@@ -54,18 +54,6 @@ pub struct Plant {
     pub alpha_in_s: f64,
 }
 
-fn positive_int(field: &str, value: u32, hint: &str) -> Result<()> {
-    if value == 0 {
-        return Err(RailxError::invalid(
-            field,
-            value,
-            "must be a positive integer",
-            hint,
-        ));
-    }
-    Ok(())
-}
-
 fn positive_real(field: &str, value: f64, hint: &str) -> Result<()> {
     if !(value.is_finite() && value > 0.0) {
         return Err(RailxError::invalid(
@@ -81,8 +69,8 @@ fn positive_real(field: &str, value: f64, hint: &str) -> Result<()> {
 impl Plant {
     /// Validates a system specification: positive sizes and bandwidths, even radix, grid within R/2 x R/2.
     pub fn from_spec(spec: &SystemSpec) -> Result<Plant> {
-        positive_int("system.m", spec.m, "e.g. m = 4")?;
-        positive_int("system.n", spec.n, "e.g. n = 2")?;
+        require_positive("system.m", spec.m, "e.g. m = 4")?;
+        require_positive("system.n", spec.n, "e.g. n = 2")?;
         if spec.R < 2 || !spec.R.is_multiple_of(2) {
             return Err(RailxError::invalid(
                 "system.R",

@@ -113,6 +113,7 @@ impl PeerBuilder for DragonflySpec {
             switch_tiers: 1,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
+            board_links: 0,
             global: GlobalBandwidth::new(chips, self.planes, bisection, global),
         }))
     }

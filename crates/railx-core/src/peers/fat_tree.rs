@@ -258,6 +258,7 @@ impl PeerBuilder for FatTreeSpec {
             switch_tiers: clos.switches.len() as u32,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
+            board_links: 0,
             global: GlobalBandwidth::new(
                 self.chips,
                 self.planes,

@@ -6,7 +6,7 @@
 
 use super::fat_tree::Clos;
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
-use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::error::Result;
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -103,15 +103,11 @@ impl PeerBuilder for HammingMeshSpec {
         let bisection = (bx * by * a * p) as f64;
         // A board's 4a ports per plane carry all but 1/boards of its a^2 chips' traffic.
         let board = 4.0 * (a * p) as f64 / ((a * a) as f64 * (1.0 - 1.0 / boards as f64));
-        Ok(BillOfMaterials {
+        Ok(BillOfMaterials::switched(Switched {
             family: "hammingmesh",
             chips,
             ports_per_chip: 4 * self.planes,
             packet_switches,
-            ocs: Vec::new(),
-            pcc: 0,
-            aot: 2 * (chip_switch + switch_switch),
-            nics: 0,
             switch_tiers: trees
                 .iter()
                 .map(|c| c.switches.len() as u32)
@@ -119,10 +115,9 @@ impl PeerBuilder for HammingMeshSpec {
                 .unwrap_or(0),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            chip_chip_optical_links: 0,
             board_links: boards * p * 2 * a * (a - 1),
             global: GlobalBandwidth::new(chips, 4 * self.planes, bisection, board),
-        })
+        }))
     }
 
     fn build(&self) -> Result<Network> {

@@ -168,18 +168,7 @@ impl PeerSpec {
     }
 }
 
-/// Checks that a count is positive.
-pub(crate) fn positive(field: &str, value: u32, hint: &str) -> Result<()> {
-    if value == 0 {
-        return Err(RailxError::invalid(
-            field,
-            value,
-            "must be a positive integer",
-            hint,
-        ));
-    }
-    Ok(())
-}
+pub(crate) use crate::error::require_positive as positive;
 
 /// Chip ids must fit 32 bits with room for the switches.
 pub(crate) fn check_chips(chips: u64) -> Result<()> {

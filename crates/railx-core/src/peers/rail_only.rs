@@ -7,7 +7,7 @@
 
 use super::fat_tree::Clos;
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
-use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -130,15 +130,11 @@ impl PeerBuilder for RailOnlySpec {
             bottleneck = bottleneck.min(self.hb_ports_per_chip / (1.0 - 1.0 / k as f64));
         }
         let ports: u32 = self.dims.iter().map(|d| d.rails).sum();
-        Ok(BillOfMaterials {
+        Ok(BillOfMaterials::switched(Switched {
             family: "rail-only",
             chips,
             ports_per_chip: ports,
             packet_switches,
-            ocs: Vec::new(),
-            pcc: 0,
-            aot: 2 * (chip_switch + switch_switch),
-            nics: 0,
             switch_tiers: closes
                 .iter()
                 .map(|c| c.switches.len() as u32)
@@ -146,10 +142,9 @@ impl PeerBuilder for RailOnlySpec {
                 .unwrap_or(0),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            chip_chip_optical_links: 0,
             board_links: chips / k * k * (k - 1) / 2,
             global: GlobalBandwidth::new(chips, ports, bisection, bottleneck),
-        })
+        }))
     }
 
     fn build(&self) -> Result<Network> {
