@@ -10,7 +10,7 @@ use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
 use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::railx::{RailxRouting, Scheme};
-use railx_core::routing::{Hop, RouteState, Routing};
+use railx_core::routing::{Hop, LinkEnds, RouteState, Routing};
 use railx_core::spec::{ConfigSpec, DimKind, Preset};
 
 fn realized(spec: &ConfigSpec) -> Realized {
@@ -181,14 +181,8 @@ impl Routing for SingleVc<'_> {
             hop.vc = 0;
         }
     }
-    fn link_source(&self, link: u32) -> u32 {
-        self.0.link_source(link)
-    }
-    fn link_target(&self, link: u32) -> u32 {
-        self.0.link_target(link)
-    }
-    fn is_external(&self, link: u32) -> bool {
-        self.0.is_external(link)
+    fn links(&self) -> &LinkEnds {
+        self.0.links()
     }
 }
 

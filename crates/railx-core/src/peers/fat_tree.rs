@@ -118,6 +118,15 @@ impl Clos {
         })
     }
 
+    /// Tiers of the deepest of several Clos networks (0 for none).
+    pub fn deepest(closes: &[Clos]) -> u32 {
+        closes
+            .iter()
+            .map(|c| c.switches.len() as u32)
+            .max()
+            .unwrap_or(0)
+    }
+
     pub fn switch_count(&self) -> u64 {
         self.switches.iter().sum()
     }

@@ -108,11 +108,7 @@ impl PeerBuilder for HammingMeshSpec {
             chips,
             ports_per_chip: 4 * self.planes,
             packet_switches,
-            switch_tiers: trees
-                .iter()
-                .map(|c| c.switches.len() as u32)
-                .max()
-                .unwrap_or(0),
+            switch_tiers: Clos::deepest(&trees),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
             board_links: boards * p * 2 * a * (a - 1),

@@ -280,24 +280,18 @@ mod tests {
 
     #[test]
     fn scalability_matches_known_closed_forms() {
-        let rows = scalability(64).unwrap();
-        let get = |f: &str, v: &str| {
-            rows.iter()
-                .find(|r| r.family == f && r.variant.starts_with(v))
+        let max_chips = |radix: u32, family: &str, variant: &str| {
+            scalability(radix)
+                .unwrap()
+                .into_iter()
+                .find(|r| r.family == family && r.variant.starts_with(variant))
                 .unwrap()
                 .max_chips
         };
-        assert_eq!(get("fat-tree", "2 tiers"), Some(2048));
-        assert_eq!(get("hammingmesh", "Hx4Mesh, 1"), Some(16_384));
-        let rows = scalability(128).unwrap();
-        let get = |f: &str, v: &str| {
-            rows.iter()
-                .find(|r| r.family == f && r.variant.starts_with(v))
-                .unwrap()
-                .max_chips
-        };
-        assert_eq!(get("torus3d", "TPUv4"), Some(4096));
-        assert_eq!(get("railx", "m = 7"), Some(200_704));
+        assert_eq!(max_chips(64, "fat-tree", "2 tiers"), Some(2048));
+        assert_eq!(max_chips(64, "hammingmesh", "Hx4Mesh, 1"), Some(16_384));
+        assert_eq!(max_chips(128, "torus3d", "TPUv4"), Some(4096));
+        assert_eq!(max_chips(128, "railx", "m = 7"), Some(200_704));
         assert!(scalability(7).is_err());
     }
 }

@@ -135,11 +135,7 @@ impl PeerBuilder for RailOnlySpec {
             chips,
             ports_per_chip: ports,
             packet_switches,
-            switch_tiers: closes
-                .iter()
-                .map(|c| c.switches.len() as u32)
-                .max()
-                .unwrap_or(0),
+            switch_tiers: Clos::deepest(&closes),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
             board_links: chips / k * k * (k - 1) / 2,

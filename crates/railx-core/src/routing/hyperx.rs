@@ -4,7 +4,7 @@
 //! and descends to the destination chip. Dependencies only run from lower to higher dimensions,
 //! so one VC is deadlock-free; the check confirms it.
 
-use super::{Hop, RouteState, Routing};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 
@@ -13,10 +13,8 @@ pub struct HyperxRouting {
     terminals: u32,
     switches_per_plane: u32,
     chips: Vec<u32>,
-    /// Per vertex: (neighbour, link), sorted.
-    out: Vec<Vec<(u32, u32)>>,
-    link_source: Vec<u32>,
-    link_target: Vec<u32>,
+    adjacency: Adjacency,
+    links: LinkEnds,
 }
 
 impl HyperxRouting {
@@ -34,29 +32,14 @@ impl HyperxRouting {
                 "use it on the HyperX peer it was built from",
             ));
         }
-        let mut out = vec![Vec::new(); net.vertices() as usize];
-        for link in 0..net.links() {
-            out[net.src[link] as usize].push((net.dst[link], link as u32));
-        }
-        for list in &mut out {
-            list.sort_unstable();
-        }
         Ok(HyperxRouting {
             dims: dims.to_vec(),
             terminals,
             switches_per_plane: per_plane,
             chips: (0..chips).collect(),
-            out,
-            link_source: net.src.clone(),
-            link_target: net.dst.clone(),
+            adjacency: Adjacency::of(net),
+            links: LinkEnds::of(net, |_| true),
         })
-    }
-
-    fn link_to(&self, from: u32, to: u32) -> Option<u32> {
-        let list = &self.out[from as usize];
-        list.get(list.partition_point(|e| e.0 < to))
-            .filter(|e| e.0 == to)
-            .map(|e| e.1)
     }
 
     /// The first switch of the plane that switch `sw` belongs to.
@@ -89,7 +72,7 @@ impl Routing for HyperxRouting {
         let chips = self.chips.len() as u32;
         if at < chips {
             // A chip: up to its switch in every plane.
-            for &(_, link) in &self.out[at as usize] {
+            for &(_, link) in self.adjacency.from(at) {
                 out.push(Hop {
                     link,
                     vc: 0,
@@ -115,7 +98,7 @@ impl Routing for HyperxRouting {
             }
             next
         };
-        if let Some(link) = self.link_to(at, next) {
+        if let Some(link) = self.adjacency.link_to(at, next) {
             out.push(Hop {
                 link,
                 vc: 0,
@@ -124,15 +107,7 @@ impl Routing for HyperxRouting {
         }
     }
 
-    fn link_source(&self, link: u32) -> u32 {
-        self.link_source[link as usize]
-    }
-
-    fn link_target(&self, link: u32) -> u32 {
-        self.link_target[link as usize]
-    }
-
-    fn is_external(&self, _link: u32) -> bool {
-        true
+    fn links(&self) -> &LinkEnds {
+        &self.links
     }
 }

@@ -14,6 +14,57 @@ pub mod railx;
 pub mod torus;
 pub mod updown;
 
+use crate::network::{LinkClass, Network};
+
+/// Both ends of every link, and which links count as external (optical, Ho) hops.
+pub struct LinkEnds {
+    source: Vec<u32>,
+    target: Vec<u32>,
+    external: Vec<bool>,
+}
+
+impl LinkEnds {
+    /// The network's links; `external` says which link classes are external hops.
+    pub fn of(net: &Network, external: impl Fn(LinkClass) -> bool) -> LinkEnds {
+        LinkEnds {
+            source: net.src.clone(),
+            target: net.dst.clone(),
+            external: net.class.iter().map(|&c| external(c)).collect(),
+        }
+    }
+}
+
+/// Every vertex's outgoing links as (target, link), sorted by target.
+pub struct Adjacency {
+    out: Vec<Vec<(u32, u32)>>,
+}
+
+impl Adjacency {
+    pub fn of(net: &Network) -> Adjacency {
+        let mut out = vec![Vec::new(); net.vertices() as usize];
+        for link in 0..net.links() {
+            out[net.src[link] as usize].push((net.dst[link], link as u32));
+        }
+        for list in &mut out {
+            list.sort_unstable();
+        }
+        Adjacency { out }
+    }
+
+    /// Outgoing (target, link) pairs of a vertex.
+    pub fn from(&self, vertex: u32) -> &[(u32, u32)] {
+        &self.out[vertex as usize]
+    }
+
+    /// The first link from `a` to `b`, if any.
+    pub fn link_to(&self, a: u32, b: u32) -> Option<u32> {
+        let list = self.from(a);
+        list.get(list.partition_point(|e| e.0 < b))
+            .filter(|e| e.0 == b)
+            .map(|e| e.1)
+    }
+}
+
 /// Marks "no link chosen yet" in a routing state.
 pub const NO_LINK: u32 = u32::MAX;
 
@@ -66,10 +117,18 @@ pub trait Routing: Sync {
     /// Appends the allowed next hops of a packet at `chip` bound for `dst` to `out`; nothing when
     /// `chip == dst`.
     fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>);
+    /// The ends of the links this function routes over.
+    fn links(&self) -> &LinkEnds;
     /// The chip a link leaves from.
-    fn link_source(&self, link: u32) -> u32;
+    fn link_source(&self, link: u32) -> u32 {
+        self.links().source[link as usize]
+    }
     /// The chip a link leads to.
-    fn link_target(&self, link: u32) -> u32;
+    fn link_target(&self, link: u32) -> u32 {
+        self.links().target[link as usize]
+    }
     /// Whether a link joins two nodes (an external, optical hop: Ho) rather than a mesh hop (Hi).
-    fn is_external(&self, link: u32) -> bool;
+    fn is_external(&self, link: u32) -> bool {
+        self.links().external[link as usize]
+    }
 }

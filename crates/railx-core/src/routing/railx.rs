@@ -15,7 +15,7 @@
 
 use super::analysis::route;
 use super::logical::LogicalRoutes;
-use super::{Hop, RouteState, Routing, NO_LINK};
+use super::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use crate::closed_form::region_closed_form;
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
@@ -102,9 +102,7 @@ pub struct RailxRouting {
     /// that ties between equally near links go to the lowest exit and entry chips — the same
     /// choice `metrics` makes.
     optical: Vec<Vec<(u32, u32, u32, u32)>>,
-    link_source: Vec<u32>,
-    link_target: Vec<u32>,
-    link_external: Vec<bool>,
+    links: LinkEnds,
     /// Dateline: first VC of each logical dimension (local dims, then the global one).
     vc_base: Vec<u8>,
     vcs: u8,
@@ -202,13 +200,7 @@ impl RailxRouting {
             logical,
             mesh,
             optical,
-            link_source: net.src.clone(),
-            link_target: net.dst.clone(),
-            link_external: net
-                .class
-                .iter()
-                .map(|&c| c != LinkClass::IntraNode)
-                .collect(),
+            links: LinkEnds::of(net, |c| c != LinkClass::IntraNode),
             vc_base,
             vcs: vcs as u8,
         })
@@ -286,15 +278,12 @@ impl RailxRouting {
         let hops: Vec<HopReport> = path
             .iter()
             .map(|h| {
-                let (from, to) = (
-                    self.link_source[h.link as usize],
-                    self.link_target[h.link as usize],
-                );
+                let (from, to) = (self.link_source(h.link), self.link_target(h.link));
                 HopReport {
                     link: h.link,
                     from: self.plant.chip_coords(from).into(),
                     to: self.plant.chip_coords(to).into(),
-                    external: self.link_external[h.link as usize],
+                    external: self.is_external(h.link),
                     vc: h.vc,
                 }
             })
@@ -515,9 +504,9 @@ impl Routing for RailxRouting {
         }
         if state.exit != NO_LINK {
             // Already heading for this node's exit: keep crossing the mesh, or leave by it.
-            let exit_chip = self.link_source[state.exit as usize];
+            let exit_chip = self.link_source(state.exit);
             if exit_chip == chip {
-                let w = self.local(self.link_target[state.exit as usize]);
+                let w = self.local(self.link_target(state.exit));
                 let misroute = matches!(self.scheme, Scheme::Adaptive { .. })
                     && !self.logical.minimal_next_nodes(v, d).contains(&w);
                 let dim = self.dim_of_move(v, w);
@@ -548,15 +537,7 @@ impl Routing for RailxRouting {
         }
     }
 
-    fn link_source(&self, link: u32) -> u32 {
-        self.link_source[link as usize]
-    }
-
-    fn link_target(&self, link: u32) -> u32 {
-        self.link_target[link as usize]
-    }
-
-    fn is_external(&self, link: u32) -> bool {
-        self.link_external[link as usize]
+    fn links(&self) -> &LinkEnds {
+        &self.links
     }
 }

@@ -3,7 +3,7 @@
 //! either the hop count (`minimal`: one per hop, so the diameter) or two per dimension, switching at the
 //! dimension's wrap-around link (`dateline`).
 
-use super::{Hop, RouteState, Routing, NO_LINK};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 
@@ -13,10 +13,9 @@ pub struct TorusRouting {
     dims: Vec<u32>,
     dateline: bool,
     chips: Vec<u32>,
-    /// Per chip: (neighbour, link), sorted; parallel links are kept, the first is used.
-    out: Vec<Vec<(u32, u32)>>,
-    link_source: Vec<u32>,
-    link_target: Vec<u32>,
+    /// Parallel links are kept; the first is used.
+    adjacency: Adjacency,
+    links: LinkEnds,
     vcs: u8,
 }
 
@@ -30,13 +29,6 @@ impl TorusRouting {
                 format!("needs a network of exactly {chips} chips and no switches (a torus of {dims:?})"),
                 "use it on a 3D torus peer network",
             ));
-        }
-        let mut out = vec![Vec::new(); net.chip_count as usize];
-        for link in 0..net.links() {
-            out[net.src[link] as usize].push((net.dst[link], link as u32));
-        }
-        for list in &mut out {
-            list.sort_unstable();
         }
         let diameter: u32 = dims.iter().map(|k| k / 2).sum();
         // A hop's VC is the number of hops before it, so a route uses at most `diameter` VCs.
@@ -57,9 +49,8 @@ impl TorusRouting {
             dims: dims.to_vec(),
             dateline,
             chips: (0..net.chip_count).collect(),
-            out,
-            link_source: net.src.clone(),
-            link_target: net.dst.clone(),
+            adjacency: Adjacency::of(net),
+            links: LinkEnds::of(net, |_| true),
             vcs: vcs as u8,
         })
     }
@@ -105,11 +96,7 @@ impl Routing for TorusRouting {
             (here + k - 1) % k
         };
         let next = self.with_coord(chip, dim, next_coord);
-        let list = &self.out[chip as usize];
-        let Some(&(_, link)) = list
-            .get(list.partition_point(|e| e.0 < next))
-            .filter(|e| e.0 == next)
-        else {
+        let Some(link) = self.adjacency.link_to(chip, next) else {
             return;
         };
         let vc = match (self.dateline, state.dim as usize == dim) {
@@ -136,15 +123,7 @@ impl Routing for TorusRouting {
         });
     }
 
-    fn link_source(&self, link: u32) -> u32 {
-        self.link_source[link as usize]
-    }
-
-    fn link_target(&self, link: u32) -> u32 {
-        self.link_target[link as usize]
-    }
-
-    fn is_external(&self, _link: u32) -> bool {
-        true
+    fn links(&self) -> &LinkEnds {
+        &self.links
     }
 }

@@ -3,7 +3,7 @@
 //! links alone, then descends over any down link that still reaches it. A route never turns
 //! from down to up, so one VC is deadlock-free; the check confirms it rather than assumes it.
 
-use super::{Hop, RouteState, Routing};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use std::collections::VecDeque;
@@ -19,8 +19,7 @@ pub struct UpDownRouting {
     down: Vec<Vec<u32>>,
     /// Per vertex, the chips it reaches by down links only (bitset of `words` words).
     below: Vec<u64>,
-    link_source: Vec<u32>,
-    link_target: Vec<u32>,
+    links: LinkEnds,
 }
 
 impl UpDownRouting {
@@ -41,16 +40,13 @@ impl UpDownRouting {
             ));
         }
         // Level = hops from the nearest chip: 0 for chips, 1 for leaf switches, ...
-        let mut out: Vec<Vec<u32>> = vec![Vec::new(); vertices];
-        for link in 0..net.links() {
-            out[net.src[link] as usize].push(link as u32);
-        }
+        let adjacency = Adjacency::of(net);
         let mut level = vec![u32::MAX; vertices];
         let mut queue: VecDeque<u32> = (0..net.chip_count).collect();
         level[..chips].fill(0);
         while let Some(v) = queue.pop_front() {
-            for &link in &out[v as usize] {
-                let w = net.dst[link as usize] as usize;
+            for &(w, _) in adjacency.from(v) {
+                let w = w as usize;
                 if level[w] == u32::MAX {
                     level[w] = level[v as usize] + 1;
                     queue.push_back(w as u32);
@@ -97,8 +93,7 @@ impl UpDownRouting {
             up,
             down,
             below,
-            link_source: net.src.clone(),
-            link_target: net.dst.clone(),
+            links: LinkEnds::of(net, |_| true),
         })
     }
 
@@ -135,7 +130,7 @@ impl Routing for UpDownRouting {
             &self.up[at as usize]
         };
         for &link in links {
-            if !descending || self.reaches(self.link_target[link as usize], dst) {
+            if !descending || self.reaches(self.link_target(link), dst) {
                 out.push(Hop {
                     link,
                     vc: 0,
@@ -145,15 +140,7 @@ impl Routing for UpDownRouting {
         }
     }
 
-    fn link_source(&self, link: u32) -> u32 {
-        self.link_source[link as usize]
-    }
-
-    fn link_target(&self, link: u32) -> u32 {
-        self.link_target[link as usize]
-    }
-
-    fn is_external(&self, _link: u32) -> bool {
-        true
+    fn links(&self) -> &LinkEnds {
+        &self.links
     }
 }
