@@ -14,6 +14,7 @@ pub mod peers;
 pub mod plan;
 pub mod plant;
 pub mod routing;
+pub mod sim;
 pub mod spec;
 pub mod topology;
 pub mod verify;

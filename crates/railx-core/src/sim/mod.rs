@@ -1,0 +1,4 @@
+//! Simulation (DESIGN.md §6): the workload form both simulators execute (`dag`), the cycle-based
+//! flit-level simulator and the flow-level simulator.
+
+pub mod dag;
