@@ -367,3 +367,27 @@ fn hyperx_peer_dimension_order_routing() {
         assert_eq!(report.vcs_used, 1);
     }
 }
+
+#[test]
+fn peer_routing_is_chosen_by_name_and_refused_where_it_does_not_apply() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::peer::for_peer;
+    let spec: PeerSpec = serde_json::from_str(
+        r#"{"family": "torus3d", "dims": [4, 4, 4], "ports_per_direction": 1}"#,
+    )
+    .unwrap();
+    let net = spec.network().unwrap();
+    assert_eq!(for_peer(&spec, &net, None).unwrap().name(), "dateline");
+    assert_eq!(
+        for_peer(&spec, &net, Some("minimal")).unwrap().name(),
+        "minimal"
+    );
+    let err = for_peer(&spec, &net, Some("updown"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("routing = updown") && err.contains("dateline, minimal"),
+        "{err}"
+    );
+}

@@ -132,6 +132,18 @@ pub trait PeerBuilder {
 }
 
 impl PeerSpec {
+    /// The family name, as the `family` key spells it.
+    pub fn family(&self) -> &'static str {
+        match self {
+            PeerSpec::FatTree(_) => "fat-tree",
+            PeerSpec::RailOnly(_) => "rail-only",
+            PeerSpec::Hammingmesh(_) => "hammingmesh",
+            PeerSpec::Torus3d(_) => "torus3d",
+            PeerSpec::Hyperx(_) => "hyperx",
+            PeerSpec::Dragonfly(_) => "dragonfly",
+        }
+    }
+
     fn builder(&self) -> &dyn PeerBuilder {
         match self {
             PeerSpec::FatTree(s) => s,

@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod deadlock;
 pub mod hyperx;
 pub mod logical;
+pub mod peer;
 pub mod railx;
 pub mod torus;
 pub mod updown;
@@ -106,6 +107,16 @@ pub struct Hop {
     pub state: RouteState,
 }
 
+/// How a simulator picks among several allowed next hops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    /// By downstream credits (the least occupied next VC), the first listed hop winning ties, so
+    /// minimal hops, listed first, are preferred while uncongested.
+    Adaptive,
+    /// Uniformly at random with the simulator's seeded generator (e.g. Valiant's intermediate).
+    Random,
+}
+
 /// The interface every routing function offers.
 pub trait Routing: Sync {
     /// Name as given on the command line (`minimal`, `dateline`, `adaptive`, ...).
@@ -119,6 +130,10 @@ pub trait Routing: Sync {
     fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>);
     /// The ends of the links this function routes over.
     fn links(&self) -> &LinkEnds;
+    /// How a simulator chooses when several hops are allowed.
+    fn selection(&self) -> Selection {
+        Selection::Adaptive
+    }
     /// The chip a link leaves from.
     fn link_source(&self, link: u32) -> u32 {
         self.links().source[link as usize]
