@@ -17,7 +17,7 @@ from railx.cost.model import figures, relative_to
 from railx.cost.plots import plot_cost
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
-from railx.cost.systems import PRESETS, resolve_system
+from railx.systems import PRESETS, resolve_system
 from railx.cost.table6 import compare, table6
 
 __all__ = ["register"]

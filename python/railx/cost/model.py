@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from railx.cost.catalog import Catalog
-from railx.cost.systems import System
+from railx.systems import System
 
 __all__ = ["figures", "relative_to"]
 

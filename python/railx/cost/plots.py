@@ -9,7 +9,7 @@ from typing import Any
 from railx.config import ConfigError
 from railx.cost.catalog import Catalog
 from railx.cost.model import figures
-from railx.cost.systems import System
+from railx.systems import System
 
 __all__ = ["family_sweeps", "plot_cost"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from railx.cost.catalog import load_catalog
 from railx.cost.model import figures
-from railx.cost.systems import System
+from railx.systems import System
 
 __all__ = ["GPUS", "PAPER_SAVINGS", "RADICES", "consistent_hb_domains", "table2"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from railx.cost.catalog import load_catalog
 from railx.cost.model import figures, relative_to
-from railx.cost.systems import PRESETS, TABLE6_ORDER
+from railx.systems import PRESETS, TABLE6_ORDER
 
 __all__ = ["COLUMNS", "DISCREPANCIES", "PAPER", "compare", "table6"]
 

@@ -1,5 +1,5 @@
-"""Systems to cost: named presets (the twelve rows of RailX Table 6 and a few more) and systems
-read from a file, each turned into its bill of materials by the Rust core.
+"""Systems railx evaluates side by side: named presets (the twelve rows of RailX Table 6 and a
+few more) and systems read from a file. Cost, routing and simulation all take a system from here.
 
 A peer system is a spec tagged by `family` (fat-tree, rail-only, hammingmesh, torus3d, hyperx,
 dragonfly; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration
