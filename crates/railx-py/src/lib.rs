@@ -21,6 +21,8 @@ use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
+mod flow;
+
 create_exception!(
     _core,
     RailxError,
@@ -316,6 +318,7 @@ fn scalability_json(radix: u32) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RailxError", m.py().get_type::<RailxError>())?;
     m.add_class::<RealizedNetwork>()?;
+    flow::register(m)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(verify_ocs, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian_rails, m)?)?;

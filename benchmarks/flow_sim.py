@@ -1,0 +1,74 @@
+"""Benchmark: the flow-level simulator at hyper-scale (issue 8, docs/flow.md).
+
+A RailX 2D torus with Fig. 15's parameters (m = 4, n = 1, external 100 GB/s and 300 ns per port,
+internal 400 GB/s and 10 ns) at 4,096 chips (R = 32: 16 x 16 nodes) and 65,536 chips (R = 128:
+64 x 64 nodes), minimal routing; two workloads run aggregated (exact, one flow per orbit of
+messages under the node translations):
+- the hierarchical all-reduce of 1 GB per chip (`railx.flowsim.symmetric_traffic`);
+- a uniform all-to-all of 1 MB per pair (4.3e9 messages at 65,536 chips).
+Targets: <= 5 s at 4,096 chips and <= 60 s and <= 8 GiB at 65,536 chips, each.
+Each case runs in its own process so that its peak memory (getrusage) is its own.
+Not a test: run `python benchmarks/flow_sim.py`.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import time
+
+CASES = {
+    "4096-allreduce": (32, "hierarchical-all-reduce", 1 << 30),
+    "4096-alltoall": (32, "all-to-all", 1 << 20),
+    "65536-allreduce": (128, "hierarchical-all-reduce", 1 << 30),
+    "65536-alltoall": (128, "all-to-all", 1 << 20),
+}
+
+CONFIG = """
+[system]
+m = 4
+n = 1
+R = {radix}
+port_bw_GBps = 100
+k = 4
+alpha_out_ns = 300
+alpha_in_ns = 10
+[topology]
+preset = "torus"
+"""
+
+
+def run_case(name: str) -> None:
+    import railx
+    from railx.config import Config
+    from railx.flowsim import simulate_symmetric, symmetric_traffic
+
+    radix, kind, nbytes = CASES[name]
+    start = time.perf_counter()
+    network = railx.realize(Config.from_toml(CONFIG.format(radix=radix)))
+    realize_s = time.perf_counter() - start
+    start = time.perf_counter()
+    reps = symmetric_traffic(network, kind, nbytes)
+    result = simulate_symmetric(network, reps, bins=100)
+    wall_s = time.perf_counter() - start
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(
+        f"{network.chips:>6} chips  {kind:<24} {nbytes:>11} B  wall {wall_s:6.2f} s"
+        f" (+ realize {realize_s:5.2f} s)  peak {peak_gib:5.2f} GiB  completion {result.completion_s:.6g} s"
+        f"  flows {result.flows:>8}  messages {result.messages:>11}  events {result.events}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--case":
+        run_case(sys.argv[2])
+        return 0
+    for name in CASES:
+        subprocess.run([sys.executable, __file__, "--case", name], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+//! The flow-level simulator (DESIGN.md §6): messages of a DAG become flows on routed paths that
+//! share link bandwidth max-min fairly, with rates recomputed whenever a flow starts or
+//! finishes; a message takes its path's latency plus its bytes over its rate.
+//!
+//! Two entry points:
+//! - `simulate`: any message DAG on any network and routing function, one flow per message
+//!   (resources = links);
+//! - `simulate_symmetric`: a DAG invariant under the translations of a RailX node grid, given
+//!   as one representative per orbit (`SymmetricDag`); one flow per orbit of messages and one
+//!   resource per orbit of links, exact by the argument in `symmetry`. This is how a
+//!   65,536-chip all-to-all (4.3e9 messages, 1.05e6 orbits) runs in seconds.
+//!
+//! Modules: `paths` (routes as resource incidences, multipath), `fairness` (max-min
+//! water-filling), `engine` (the event loop), `timeline` (utilisation record), `symmetry` (the
+//! translation group, link orbits, symmetric DAGs), `traffic` (symmetric workloads).
+
+pub mod engine;
+pub mod fairness;
+pub mod paths;
+pub mod symmetry;
+pub mod timeline;
+pub mod traffic;
+
+use crate::error::{RailxError, Result};
+use crate::network::Network;
+use crate::routing::Routing;
+use crate::sim::dag::MessageDag;
+use paths::PathSet;
+use rustc_hash::FxHashMap;
+pub use symmetry::{NodeTranslations, SymmetricDag};
+pub use timeline::Timeline;
+
+/// Representative routes checked for equivariance in every aggregated run.
+pub const EQUIVARIANCE_SAMPLES: usize = 4096;
+
+/// Most utilisation bins a run may ask for.
+pub const MAX_BINS: u32 = 100_000;
+
+/// The outcome of a flow-level run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowReport {
+    /// When the last message arrived.
+    pub completion_s: f64,
+    /// Flows simulated: messages, or representatives when aggregated.
+    pub flows: u64,
+    /// Messages those flows stand for.
+    pub messages: u64,
+    /// Instants at which rates were recomputed.
+    pub events: u64,
+    /// Per simulated flow: injection and arrival times.
+    pub start_s: Vec<f64>,
+    pub arrival_s: Vec<f64>,
+    /// The resource of every link: the link itself, or its orbit when aggregated (every link of
+    /// an orbit has the orbit's utilisation).
+    pub resource_of_link: Vec<u32>,
+    /// Capacity of each resource (one link's bandwidth).
+    pub resource_capacity_bps: Vec<f64>,
+    /// Utilisation of each resource over time, when bins were asked for.
+    pub timeline: Option<Timeline>,
+}
+
+fn check_bins(bins: u32) -> Result<()> {
+    if bins > MAX_BINS {
+        return Err(RailxError::invalid(
+            "bins",
+            bins,
+            format!("at most {MAX_BINS} utilisation bins"),
+            "e.g. bins = 100, or 0 for no timeline",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that every endpoint is a chip the routing function routes (its job's region).
+fn check_routed(dag: &MessageDag, routing: &dyn Routing, chips: u32) -> Result<()> {
+    dag.check_chips(chips)?;
+    let mut routed = vec![false; chips as usize];
+    for &c in routing.chips() {
+        routed[c as usize] = true;
+    }
+    for id in 0..dag.len() {
+        for (field, chip) in [("src", dag.src(id)), ("dst", dag.dst(id))] {
+            if !routed[chip as usize] {
+                return Err(RailxError::invalid(
+                    format!("message {id}.{field}"),
+                    chip,
+                    "is outside the region the routing function covers",
+                    "use chips of the routed job, or route the whole system",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The distinct (src, dst) pairs of a DAG and each message's pair index.
+fn distinct_pairs(dag: &MessageDag) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+    let mut pairs = Vec::new();
+    let path_of = (0..dag.len())
+        .map(|i| {
+            let key = (dag.src(i), dag.dst(i));
+            *index.entry(key).or_insert_with(|| {
+                pairs.push(key);
+                pairs.len() as u32 - 1
+            })
+        })
+        .collect();
+    (pairs, path_of)
+}
+
+fn report(
+    dag: &MessageDag,
+    represented: u64,
+    run: engine::FlowRun,
+    resource_of_link: Vec<u32>,
+    resource_capacity_bps: Vec<f64>,
+) -> FlowReport {
+    FlowReport {
+        completion_s: run.completion_s,
+        flows: dag.len() as u64,
+        messages: represented,
+        events: run.events,
+        start_s: run.start_s,
+        arrival_s: run.arrival_s,
+        resource_of_link,
+        resource_capacity_bps,
+        timeline: run.timeline,
+    }
+}
+
+/// Runs `dag` on `net` routed by `routing`, one flow per message; `bins` utilisation bins (0:
+/// none).
+pub fn simulate(
+    net: &Network,
+    routing: &dyn Routing,
+    dag: &MessageDag,
+    bins: u32,
+) -> Result<FlowReport> {
+    check_bins(bins)?;
+    check_routed(dag, routing, net.chips())?;
+    let (pairs, path_of) = distinct_pairs(dag);
+    let identity: Vec<u32> = (0..net.links() as u32).collect();
+    let paths = PathSet::route_all(routing, &net.latency_s, &identity, &pairs)?;
+    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_bps, bins);
+    Ok(report(
+        dag,
+        dag.len() as u64,
+        run,
+        identity,
+        net.bandwidth_bps.clone(),
+    ))
+}
+
+/// Runs a translation-invariant DAG on a RailX network, one flow per orbit of messages over one
+/// resource per orbit of links (exact; see `symmetry`). The routing function must cover the
+/// whole grid; the network's invariance is checked in full and the routing's equivariance on
+/// `EQUIVARIANCE_SAMPLES` representative routes.
+pub fn simulate_symmetric(
+    net: &Network,
+    routing: &dyn Routing,
+    sym: &SymmetricDag,
+    bins: u32,
+) -> Result<FlowReport> {
+    check_bins(bins)?;
+    let plant = net.railx_plant()?;
+    if routing.chips().len() != net.chips() as usize {
+        return Err(RailxError::invalid(
+            "job",
+            format!("{} of {} chips", routing.chips().len(), net.chips()),
+            "an aggregated run needs a routing function over the whole node grid",
+            "route the whole system (no job), or simulate the full message DAG",
+        ));
+    }
+    let dag = &sym.representatives;
+    check_routed(dag, routing, net.chips())?;
+    let group = NodeTranslations::of(net)?;
+    let (pairs, path_of) = distinct_pairs(dag);
+    group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
+    let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
+    let capacity = group.orbit_capacity_bps().to_vec();
+    let run = engine::run(dag, &path_of, &paths, &capacity, bins);
+    Ok(report(
+        dag,
+        sym.represented(plant),
+        run,
+        group.orbit_of_link().to_vec(),
+        capacity,
+    ))
+}

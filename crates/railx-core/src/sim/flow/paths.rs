@@ -1,0 +1,251 @@
+//! Routed paths as resource incidences: which resources (links, or link orbits) a flow loads
+//! and how much per unit of its rate, and the latency its last byte sees.
+//!
+//! A path is followed hop by hop with the routing function, as the flit simulator does. Where
+//! the function offers several next hops (adaptive or randomised routing) the flow is split
+//! evenly over them at every branching, so a link's coefficient is the fraction of the flow
+//! crossing it (the expectation of a uniformly random choice); branches reaching the same chip
+//! with the same routing state after the same number of hops merge, so the work stays linear in
+//! the path lengths rather than in the number of paths. A multipath message's latency is that of
+//! its slowest branch: it has arrived when its last byte has.
+
+use crate::error::{RailxError, Result};
+use crate::routing::{Hop, RouteState, Routing};
+use rayon::prelude::*;
+
+/// Paths in compressed rows: path i loads `resource[start[i]..start[i+1]]` by the matching
+/// `coeff` per unit of its rate (resources sorted, each once), and takes `latency_s[i]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathSet {
+    start: Vec<u64>,
+    resource: Vec<u32>,
+    coeff: Vec<f64>,
+    latency_s: Vec<f64>,
+}
+
+impl Default for PathSet {
+    fn default() -> Self {
+        PathSet {
+            start: vec![0],
+            resource: Vec::new(),
+            coeff: Vec::new(),
+            latency_s: Vec::new(),
+        }
+    }
+}
+
+impl PathSet {
+    /// Appends a path given as (resource, coefficient) pairs, sorted by resource, each once.
+    pub fn push(&mut self, incidence: &[(u32, f64)], latency_s: f64) {
+        for &(r, a) in incidence {
+            self.resource.push(r);
+            self.coeff.push(a);
+        }
+        self.start.push(self.resource.len() as u64);
+        self.latency_s.push(latency_s);
+    }
+
+    pub fn len(&self) -> usize {
+        self.latency_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.latency_s.is_empty()
+    }
+
+    /// The resources path i loads and its coefficient on each.
+    pub fn path(&self, i: u32) -> (&[u32], &[f64]) {
+        let (a, b) = (
+            self.start[i as usize] as usize,
+            self.start[i as usize + 1] as usize,
+        );
+        (&self.resource[a..b], &self.coeff[a..b])
+    }
+
+    pub fn latency_s(&self, i: u32) -> f64 {
+        self.latency_s[i as usize]
+    }
+
+    fn append(&mut self, other: PathSet) {
+        let base = *self.start.last().unwrap_or(&0);
+        self.start
+            .extend(other.start[1..].iter().map(|&s| s + base));
+        self.resource.extend(other.resource);
+        self.coeff.extend(other.coeff);
+        self.latency_s.extend(other.latency_s);
+    }
+
+    /// The paths of `pairs` (src, dst chips) under `routing`, with every link mapped to its
+    /// resource by `resource_of_link`; computed in parallel, stored in the order of `pairs`.
+    pub fn route_all(
+        routing: &dyn Routing,
+        link_latency_s: &[f64],
+        resource_of_link: &[u32],
+        pairs: &[(u32, u32)],
+    ) -> Result<PathSet> {
+        const CHUNK: usize = 2048;
+        let parts = pairs
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut part = PathSet::default();
+                let mut walker = Walker::default();
+                for &(s, d) in chunk {
+                    let latency = walker.walk(routing, link_latency_s, s, d)?;
+                    let inc = walker.incidence(resource_of_link);
+                    part.push(inc, latency);
+                }
+                Ok(part)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut all = PathSet::default();
+        for part in parts {
+            all.append(part);
+        }
+        Ok(all)
+    }
+}
+
+/// One branch front of a walk: a chip, the routing state there, the share of the flow on it
+/// and the latency accumulated so far.
+#[derive(Clone, Copy)]
+struct Branch {
+    chip: u32,
+    state: RouteState,
+    share: f64,
+    latency_s: f64,
+}
+
+/// Scratch for walking routes; reused across pairs.
+#[derive(Default)]
+pub struct Walker {
+    front: Vec<Branch>,
+    next: Vec<Branch>,
+    hops: Vec<Hop>,
+    /// (link, share) of every hop taken, before merging.
+    crossed: Vec<(u32, f64)>,
+    merged: Vec<(u32, f64)>,
+}
+
+impl Walker {
+    /// Follows the routes from `src` to `dst`, recording every link crossed with its share of
+    /// the flow; returns the latency of the slowest branch.
+    pub fn walk(
+        &mut self,
+        routing: &dyn Routing,
+        link_latency_s: &[f64],
+        src: u32,
+        dst: u32,
+    ) -> Result<f64> {
+        let limit = 4 * routing.chips().len() + 64;
+        self.crossed.clear();
+        self.front.clear();
+        self.front.push(Branch {
+            chip: src,
+            state: RouteState::start(),
+            share: 1.0,
+            latency_s: 0.0,
+        });
+        let mut latency_s: f64 = 0.0;
+        let mut steps = 0;
+        while !self.front.is_empty() {
+            steps += 1;
+            if steps > limit {
+                return Err(RailxError::verification(
+                    format!("route {src} -> {dst}"),
+                    "the routing function loops (no arrival within 4 x chips hops)",
+                ));
+            }
+            self.next.clear();
+            for b in std::mem::take(&mut self.front) {
+                if b.chip == dst {
+                    latency_s = latency_s.max(b.latency_s);
+                    continue;
+                }
+                self.hops.clear();
+                routing.next_hops(b.chip, dst, &b.state, &mut self.hops);
+                if self.hops.is_empty() {
+                    return Err(RailxError::verification(
+                        format!("route {src} -> {dst}"),
+                        format!(
+                            "stuck at chip {}: the routing function offers no next hop",
+                            b.chip
+                        ),
+                    ));
+                }
+                let share = b.share / self.hops.len() as f64;
+                for h in &self.hops {
+                    if routing.link_source(h.link) != b.chip {
+                        return Err(RailxError::verification(
+                            format!("route {src} -> {dst}"),
+                            format!(
+                                "at chip {}: link {} does not leave this chip",
+                                b.chip, h.link
+                            ),
+                        ));
+                    }
+                    self.crossed.push((h.link, share));
+                    self.next.push(Branch {
+                        chip: routing.link_target(h.link),
+                        state: h.state,
+                        share,
+                        latency_s: b.latency_s + link_latency_s[h.link as usize],
+                    });
+                }
+            }
+            if self.next.len() > 1 {
+                merge_branches(&mut self.next);
+            }
+            std::mem::swap(&mut self.front, &mut self.next);
+        }
+        Ok(latency_s)
+    }
+
+    /// The links crossed by the last walk mapped to resources, each resource once with the
+    /// summed share, sorted by resource.
+    pub fn incidence(&mut self, resource_of_link: &[u32]) -> &[(u32, f64)] {
+        self.merged.clear();
+        self.merged.extend(
+            self.crossed
+                .iter()
+                .map(|&(l, a)| (resource_of_link[l as usize], a)),
+        );
+        self.merged.sort_unstable_by_key(|e| e.0);
+        let mut out = 0;
+        for i in 0..self.merged.len() {
+            if out > 0 && self.merged[out - 1].0 == self.merged[i].0 {
+                self.merged[out - 1].1 += self.merged[i].1;
+            } else {
+                self.merged[out] = self.merged[i];
+                out += 1;
+            }
+        }
+        self.merged.truncate(out);
+        &self.merged
+    }
+}
+
+/// Merges branches at the same chip in the same state: shares add, the latency is the larger.
+fn merge_branches(list: &mut Vec<Branch>) {
+    list.sort_unstable_by_key(|b| {
+        (
+            b.chip,
+            b.state.exit,
+            b.state.hops,
+            b.state.misroutes,
+            b.state.vc,
+            b.state.dim,
+        )
+    });
+    let mut out = 0;
+    for i in 0..list.len() {
+        let b = list[i];
+        if out > 0 && list[out - 1].chip == b.chip && list[out - 1].state == b.state {
+            list[out - 1].share += b.share;
+            list[out - 1].latency_s = list[out - 1].latency_s.max(b.latency_s);
+        } else {
+            list[out] = b;
+            out += 1;
+        }
+    }
+    list.truncate(out);
+}

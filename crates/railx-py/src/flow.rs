@@ -1,0 +1,182 @@
+//! Binding of the flow-level simulator: message DAGs cross as NumPy columns (src, dst, bytes,
+//! delay_s, and dependencies in compressed rows `dep_start`, `deps`), results as a dict of
+//! scalars and arrays.
+
+use super::{err, RealizedNetwork};
+use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use railx_core::sim::dag::MessageDag;
+use railx_core::sim::flow::{simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag};
+use railx_core::RailxError as CoreError;
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flow_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_symmetric_traffic, m)?)
+}
+
+/// Builds a DAG from its columns; lengths must agree.
+fn dag_of(
+    src: &[u32],
+    dst: &[u32],
+    bytes: &[u64],
+    delay_s: &[f64],
+    dep_start: &[u64],
+    deps: &[u32],
+) -> Result<MessageDag, CoreError> {
+    let n = src.len();
+    let ok = dst.len() == n
+        && bytes.len() == n
+        && delay_s.len() == n
+        && dep_start.len() == n + 1
+        && dep_start.first() == Some(&0)
+        && dep_start.windows(2).all(|w| w[0] <= w[1])
+        && dep_start[n] as usize == deps.len();
+    if !ok {
+        return Err(CoreError::invalid(
+            "messages",
+            format!("{n} sources"),
+            "src, dst, bytes and delay_s need one entry per message, dep_start one more, starting at 0, rising, ending at len(deps)",
+            "build the messages with railx.flowsim.Messages",
+        ));
+    }
+    let mut dag = MessageDag::new();
+    for i in 0..n {
+        let after = &deps[dep_start[i] as usize..dep_start[i + 1] as usize];
+        dag.push(src[i], dst[i], bytes[i], delay_s[i], after)?;
+    }
+    Ok(dag)
+}
+
+fn report_dict<'py>(py: Python<'py>, r: FlowReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("completion_s", r.completion_s)?;
+    d.set_item("flows", r.flows)?;
+    d.set_item("messages", r.messages)?;
+    d.set_item("events", r.events)?;
+    d.set_item("start_s", r.start_s.into_pyarray(py))?;
+    d.set_item("arrival_s", r.arrival_s.into_pyarray(py))?;
+    d.set_item("resource_of_link", r.resource_of_link.into_pyarray(py))?;
+    d.set_item(
+        "resource_capacity_Bps",
+        r.resource_capacity_bps.into_pyarray(py),
+    )?;
+    if let Some(t) = r.timeline {
+        let resources = t.mean.len();
+        let util = t
+            .utilisation
+            .into_pyarray(py)
+            .reshape([resources, t.bins as usize])?;
+        d.set_item("utilisation", util)?;
+        d.set_item("mean_utilisation", t.mean.into_pyarray(py))?;
+        d.set_item("bin_s", t.bin_s)?;
+    }
+    Ok(d)
+}
+
+/// Runs a message DAG at flow level; `symmetric`: the messages are the representatives of a
+/// DAG invariant under the node translations (aggregated, exact).
+#[pyfunction]
+#[pyo3(signature = (network, src, dst, bytes, delay_s, dep_start, deps, routing="minimal", misroutes=1, job=None, bins=0, symmetric=false))]
+#[allow(clippy::too_many_arguments)]
+fn flow_simulate<'py>(
+    py: Python<'py>,
+    network: &RealizedNetwork,
+    src: PyReadonlyArray1<'py, u32>,
+    dst: PyReadonlyArray1<'py, u32>,
+    bytes: PyReadonlyArray1<'py, u64>,
+    delay_s: PyReadonlyArray1<'py, f64>,
+    dep_start: PyReadonlyArray1<'py, u64>,
+    deps: PyReadonlyArray1<'py, u32>,
+    routing: &str,
+    misroutes: u8,
+    job: Option<&str>,
+    bins: u32,
+    symmetric: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = network.routing(routing, misroutes, job)?;
+    let net = &network.inner.network;
+    let (src, dst, bytes, delay_s) = (
+        src.as_slice()?,
+        dst.as_slice()?,
+        bytes.as_slice()?,
+        delay_s.as_slice()?,
+    );
+    let (dep_start, deps) = (dep_start.as_slice()?, deps.as_slice()?);
+    let report = py
+        .detach(|| {
+            let dag = dag_of(src, dst, bytes, delay_s, dep_start, deps)?;
+            if symmetric {
+                simulate_symmetric(net, &r, &SymmetricDag::new(dag), bins)
+            } else {
+                simulate(net, &r, &dag, bins)
+            }
+        })
+        .map_err(err)?;
+    report_dict(py, report)
+}
+
+/// The representative messages of a translation-invariant workload on the network's node grid:
+/// `all-to-all` (bytes per pair) or `hierarchical-all-reduce` (bytes per chip), as columns.
+#[pyfunction]
+fn flow_symmetric_traffic<'py>(
+    py: Python<'py>,
+    network: &RealizedNetwork,
+    kind: &str,
+    bytes: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let plant = &network.inner.system.plant;
+    let sym = py
+        .detach(|| match kind {
+            "all-to-all" => traffic::all_to_all(plant, bytes),
+            "hierarchical-all-reduce" => traffic::hierarchical_all_reduce(plant, bytes),
+            other => Err(CoreError::invalid(
+                "traffic",
+                other,
+                "unknown symmetric traffic",
+                "use all-to-all or hierarchical-all-reduce",
+            )),
+        })
+        .map_err(err)?;
+    let dag = sym.representatives;
+    let n = dag.len();
+    let mut dep_start = Vec::with_capacity(n as usize + 1);
+    let mut deps = Vec::new();
+    dep_start.push(0u64);
+    for i in 0..n {
+        deps.extend_from_slice(dag.after(i));
+        dep_start.push(deps.len() as u64);
+    }
+    let d = PyDict::new(py);
+    d.set_item(
+        "src",
+        (0..n)
+            .map(|i| dag.src(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "dst",
+        (0..n)
+            .map(|i| dag.dst(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "bytes",
+        (0..n)
+            .map(|i| dag.bytes(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "delay_s",
+        (0..n)
+            .map(|i| dag.delay_s(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("dep_start", dep_start.into_pyarray(py))?;
+    d.set_item("deps", deps.into_pyarray(py))?;
+    Ok(d)
+}

@@ -1,0 +1,137 @@
+"""Flow-level simulation (DESIGN.md §6, docs/flow.md): message DAGs run as flows on routed
+paths that share link bandwidth max-min fairly; a message takes its path latency plus its bytes
+over its rate. Large translation-invariant workloads run aggregated (one flow per orbit of
+messages), exactly. The simulator lives in the Rust core; these are thin, typed wrappers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from railx._core import flow_simulate, flow_symmetric_traffic
+from railx.config import ConfigError
+from railx.network import Network
+from railx.routing import RoutingName
+
+__all__ = ["Messages", "FlowResult", "SymmetricTraffic", "simulate", "simulate_symmetric", "symmetric_traffic"]
+
+SymmetricTraffic = Literal["all-to-all", "hierarchical-all-reduce"]
+
+
+@dataclass(frozen=True)
+class Messages:
+    """A message DAG in columns. Message i goes from chip `src[i]` to `dst[i]`, carries
+    `bytes[i]` and is injected `delay_s[i]` after the last message it waits for has arrived;
+    it waits for `deps[dep_start[i]:dep_start[i+1]]`, all earlier messages."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    bytes: np.ndarray
+    delay_s: np.ndarray
+    dep_start: np.ndarray
+    deps: np.ndarray
+
+    @classmethod
+    def from_lists(
+        cls,
+        src: Sequence[int],
+        dst: Sequence[int],
+        nbytes: Sequence[int],
+        delay_s: Sequence[float] | None = None,
+        after: Sequence[Sequence[int]] | None = None,
+    ) -> Messages:
+        """Messages from plain lists; `after[i]` lists the messages message i waits for."""
+        n = len(src)
+        after = after if after is not None else [[] for _ in range(n)]
+        starts = np.zeros(n + 1, dtype=np.uint64)
+        starts[1:] = np.cumsum([len(a) for a in after], dtype=np.uint64)
+        deps = [d for a in after for d in a]
+        return cls(
+            src=np.asarray(src, dtype=np.uint32),
+            dst=np.asarray(dst, dtype=np.uint32),
+            bytes=np.asarray(nbytes, dtype=np.uint64),
+            delay_s=np.asarray(delay_s if delay_s is not None else [0.0] * n, dtype=np.float64),
+            dep_start=starts,
+            deps=np.asarray(deps, dtype=np.uint32),
+        )
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return (
+            np.ascontiguousarray(self.src, dtype=np.uint32),
+            np.ascontiguousarray(self.dst, dtype=np.uint32),
+            np.ascontiguousarray(self.bytes, dtype=np.uint64),
+            np.ascontiguousarray(self.delay_s, dtype=np.float64),
+            np.ascontiguousarray(self.dep_start, dtype=np.uint64),
+            np.ascontiguousarray(self.deps, dtype=np.uint32),
+        )
+
+
+@dataclass(frozen=True)
+class FlowResult:
+    """Outcome of a flow-level run. `flows` were simulated for `messages` messages (more when
+    aggregated). Times are per simulated flow. A resource is a link, or an orbit of links when
+    aggregated: `resource_of_link[l]` is link l's; `utilisation[r, b]` is resource r's mean
+    utilisation in time bin b (width `bin_s`), present when bins were asked for."""
+
+    completion_s: float
+    flows: int
+    messages: int
+    events: int
+    start_s: np.ndarray
+    arrival_s: np.ndarray
+    resource_of_link: np.ndarray
+    resource_capacity_Bps: np.ndarray
+    utilisation: np.ndarray | None = None
+    mean_utilisation: np.ndarray | None = None
+    bin_s: float | None = None
+
+    def link_utilisation(self) -> np.ndarray:
+        """Mean utilisation of every link over the run (needs bins > 0)."""
+        if self.mean_utilisation is None:
+            raise ValueError("no timeline was recorded; run with bins > 0")
+        return self.mean_utilisation[self.resource_of_link]
+
+
+def _run(network: Network, messages: Messages, routing: str, misroutes: int, job: str | None, bins: int, symmetric: bool) -> FlowResult:
+    raw = flow_simulate(network._core, *messages._columns(), routing, misroutes, job, bins, symmetric)
+    return FlowResult(**raw)
+
+
+def simulate(
+    network: Network,
+    messages: Messages,
+    routing: RoutingName = "minimal",
+    misroutes: int = 1,
+    job: str | None = None,
+    bins: int = 0,
+) -> FlowResult:
+    """Runs `messages` on `network`, one flow per message, routed by `routing` (adaptive routing
+    splits a flow evenly over the hops it offers); `bins` > 0 records a utilisation timeline."""
+    return _run(network, messages, routing, misroutes, job, bins, symmetric=False)
+
+
+def simulate_symmetric(
+    network: Network,
+    representatives: Messages,
+    routing: RoutingName = "minimal",
+    bins: int = 0,
+) -> FlowResult:
+    """Runs a DAG invariant under translations of the node grid, given as one representative
+    message per orbit (dependencies name representatives), aggregated: exact, and fast at
+    hyper-scale. Raises RailxError when the network is not translation invariant (e.g. HyperX)."""
+    return _run(network, representatives, routing, 1, None, bins, symmetric=True)
+
+
+def symmetric_traffic(network: Network, kind: SymmetricTraffic, nbytes: int) -> Messages:
+    """Representatives of a translation-invariant workload: `all-to-all` (`nbytes` per pair) or
+    `hierarchical-all-reduce` (`nbytes` per chip; mesh reduce-scatter, 2D bidirectional ring
+    across nodes, mesh all-gather)."""
+    if nbytes < 1:
+        raise ConfigError(f"bytes = {nbytes}: a message carries at least one byte; e.g. 1048576 for 1 MiB")
+    return Messages(**flow_symmetric_traffic(network._core, kind, nbytes))
