@@ -4,7 +4,9 @@
   target <= 5 s;
 - exhaustive check of a 10,000-chip configuration (25 x 25-node 2D torus of 4 x 4 meshes), with
   the minimal and the dateline functions; target <= 60 s each;
-- route statistics on 100,000 sampled pairs of the 200,704-chip RailX7Mesh 2D-HyperX.
+- route statistics on 100,000 sampled pairs of the 200,704-chip RailX7Mesh 2D-HyperX;
+- exhaustive checks of peers: a 1,056-chip Dragonfly (33 groups of 8 switches, 4 chips each;
+  minimal and Valiant) and a 1,024-chip HammingMesh (8 x 8 boards of 4 x 4, dimension order).
 Not a test: run `python benchmarks/routing.py`.
 """
 
@@ -17,8 +19,13 @@ from pathlib import Path
 import railx
 from railx.config import Config
 from railx.routing import check_deadlock, route_stats
+from railx.routing.peer import peer_check_deadlock
+from railx.systems import System
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DRAGONFLY_1K = System("dragonfly-1k", "Dragonfly 33 x 8 x 4", peer={"family": "dragonfly", "groups": 33, "routers": 8, "terminals": 4, "global_ports": 4, "radix": 16})
+HAMMINGMESH_1K = System("hx4mesh-1k", "Hx4Mesh 8 x 8 boards", peer={"family": "hammingmesh", "a": 4, "boards": [8, 8], "radix": 16})
+DEADLOCK_KEYS = ("acyclic", "vcs_used", "pairs", "dependencies")
 TORUS_10K = """
 [system]
 m = 4
@@ -62,6 +69,12 @@ def main() -> int:
         "200,704-chip RailX7Mesh, structural deadlock check",
         lambda: {k: v for k, v in check_deadlock(big, samples=100_000).items() if k in ("acyclic", "method", "vcs_used", "pairs")},
     )
+    for label, system, routing in [
+        ("1,056-chip Dragonfly, minimal, exhaustive", DRAGONFLY_1K, "minimal"),
+        ("1,056-chip Dragonfly, valiant, exhaustive", DRAGONFLY_1K, "valiant"),
+        ("1,024-chip HammingMesh, dimension-order, exhaustive", HAMMINGMESH_1K, None),
+    ]:
+        timed(label, lambda s=system, r=routing: {k: v for k, v in peer_check_deadlock(s, r).items() if k in DEADLOCK_KEYS})
     ok = t1 <= 5 and t2 <= 60 and t3 <= 60
     print("PASS" if ok else "MISS")
     return 0 if ok else 1

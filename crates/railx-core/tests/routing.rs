@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::{dim, general, preset, system};
+use common::{dim, general, preset, system, SingleVc};
 use proptest::prelude::*;
 use railx_core::hamiltonian::has_decomposition;
 use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
 use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::railx::{RailxRouting, Scheme};
-use railx_core::routing::{Hop, LinkEnds, RouteState, Routing};
+use railx_core::routing::{RouteState, Routing};
 use railx_core::spec::{ConfigSpec, DimKind, Preset};
 
 fn realized(spec: &ConfigSpec) -> Realized {
@@ -159,31 +159,6 @@ fn adaptive_routing_uses_at_most_diameter_plus_twice_the_misroutes_plus_one_vcs(
         &mut hops,
     );
     assert!(hops.len() > 2, "{hops:?}");
-}
-
-/// One VC for everything: on a torus the rings close dependency cycles.
-struct SingleVc<'a>(&'a dyn Routing);
-
-impl Routing for SingleVc<'_> {
-    fn name(&self) -> &'static str {
-        "single-vc"
-    }
-    fn vcs(&self) -> u8 {
-        1
-    }
-    fn chips(&self) -> &[u32] {
-        self.0.chips()
-    }
-    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
-        let start = out.len();
-        self.0.next_hops(chip, dst, state, out);
-        for hop in &mut out[start..] {
-            hop.vc = 0;
-        }
-    }
-    fn links(&self) -> &LinkEnds {
-        self.0.links()
-    }
 }
 
 #[test]

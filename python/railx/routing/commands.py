@@ -1,20 +1,38 @@
-"""CLI: `railx route` — a route, the deadlock check, or route statistics."""
+"""CLI: `railx route` — a route, the deadlock check, or route statistics, on a RailX configuration
+or a peer system (a `[peer]` TOML file or a preset name)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError
+from railx.config import Config, ConfigError
 from railx.network import realize
 from railx.routing import check_deadlock, parse_chip, route, route_stats
+from railx.routing.peer import peer_check_deadlock, peer_route, peer_route_stats
+from railx.systems import System, resolve_system
 
 console = Console()
+
+
+def _peer_chip(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0") from None
+
+
+def _peer_report(system: System, src: str | None, dst: str | None, deadlock: bool, routing: str | None, samples: int, seed: int, vcs: int | None) -> dict[str, Any]:
+    if src is not None and dst is not None:
+        return peer_route(system, _peer_chip(src), _peer_chip(dst), routing)
+    if deadlock:
+        return peer_check_deadlock(system, routing, samples, seed, vcs)
+    return peer_route_stats(system, routing, samples, seed)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,14 +40,20 @@ def register(app: typer.Typer) -> None:
 
     @app.command("route")
     def route_cmd(
-        config: Annotated[Path, typer.Argument(help="TOML configuration.", show_default=False)],
-        src: Annotated[Optional[str], typer.Option("--from", help="Source chip: id or X,Y,x,y.")] = None,
-        dst: Annotated[Optional[str], typer.Option("--to", help="Destination chip: id or X,Y,x,y.")] = None,
+        system_arg: Annotated[
+            str,
+            typer.Argument(metavar="SYSTEM", help="RailX TOML configuration, peer TOML file (a \\[peer] table) or preset name (e.g. hx4mesh, ft2, dragonfly).", show_default=False),
+        ],
+        src: Annotated[Optional[str], typer.Option("--from", help="Source chip: id, or X,Y,x,y on a RailX system.")] = None,
+        dst: Annotated[Optional[str], typer.Option("--to", help="Destination chip: id, or X,Y,x,y on a RailX system.")] = None,
         deadlock: Annotated[bool, typer.Option("--check-deadlock", help="Check the channel dependency graph.")] = False,
         stats: Annotated[bool, typer.Option("--stats", help="Hop statistics over all (or sampled) pairs.")] = False,
-        routing: Annotated[str, typer.Option("--routing", help="minimal, dateline (rings) or adaptive.")] = "minimal",
-        misroutes: Annotated[int, typer.Option("--misroutes", min=0, max=8, help="Free misrouted hops of adaptive routing.")] = 1,
-        job: Annotated[Optional[str], typer.Option("--job", help="Which job to route in (configurations with jobs).")] = None,
+        routing: Annotated[
+            Optional[str],
+            typer.Option("--routing", help="Routing function. RailX: minimal (default), dateline (rings) or adaptive. Peers: the family's own (default first): torus3d dateline|minimal, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order."),
+        ] = None,
+        misroutes: Annotated[Optional[int], typer.Option("--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1).")] = None,
+        job: Annotated[Optional[str], typer.Option("--job", help="Which job to route in (RailX configurations with jobs).")] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Pairs sampled on large networks.")] = 100_000,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled pairs.")] = 0,
         vcs: Annotated[Optional[int], typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock).")] = None,
@@ -38,31 +62,37 @@ def register(app: typer.Typer) -> None:
         """One route (--from/--to), the deadlock check (--check-deadlock) or hop statistics (--stats).
 
         The deadlock check builds the channel dependency graph over every pair up to ~12K chips,
-        and checks the structural argument on sampled routes beyond.
+        and beyond checks the structural argument on sampled routes (functions whose VC rises at
+        every hop: RailX minimal and adaptive, torus3d minimal; others are refused there).
         """
         modes = [src is not None or dst is not None, deadlock, stats]
         if sum(modes) != 1 or (modes[0] and (src is None or dst is None)):
             raise ConfigError("route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17")
-        network = realize(config)
-        if modes[0]:
-            assert src is not None and dst is not None
-            report = route(network, parse_chip(network, src), parse_chip(network, dst), routing, misroutes, job)  # type: ignore[arg-type]
-        elif deadlock:
-            report = check_deadlock(network, routing, misroutes, job, samples, seed, vcs)  # type: ignore[arg-type]
+        system = resolve_system(system_arg)
+        if system.peer is not None:
+            for option, value in (("--job", job), ("--misroutes", misroutes)):
+                if value is not None:
+                    raise ConfigError(f"{option} = {value}: applies to RailX systems only, not to a {system.family} peer; leave it out")
+            report = _peer_report(system, src, dst, deadlock, routing, samples, seed, vcs)
         else:
-            report = route_stats(network, routing, misroutes, job, samples, seed)  # type: ignore[arg-type]
+            path = Path(system_arg)
+            network = realize(path if path.is_file() else Config.from_dict(system.railx or {}))
+            name, free = routing or "minimal", 1 if misroutes is None else misroutes
+            if modes[0]:
+                assert src is not None and dst is not None
+                report = route(network, parse_chip(network, src), parse_chip(network, dst), name, free, job)  # type: ignore[arg-type]
+            elif deadlock:
+                report = check_deadlock(network, name, free, job, samples, seed, vcs)  # type: ignore[arg-type]
+            else:
+                report = route_stats(network, name, free, job, samples, seed)  # type: ignore[arg-type]
         if as_json:
             print(json.dumps(report, indent=2))
             return
+        name = report["routing"]
         if modes[0]:
-            table = Table(title=f"{routing} route {report['src']} -> {report['dst']}: {report['hops']['Ho']} Ho + {report['hops']['Hi']} Hi")
-            for col in ("from [X,Y,x,y]", "to [X,Y,x,y]", "hop", "vc"):
-                table.add_column(col)
-            for hop in report["path"]:
-                table.add_row(str(hop["from"]), str(hop["to"]), "optical" if hop["external"] else "mesh", str(hop["vc"]))
-            console.print(table)
+            _print_route(report, peer=system.peer is not None)
             return
-        table = Table(title=f"{routing} routing: {'deadlock check' if deadlock else 'route statistics'}")
+        table = Table(title=f"{name} routing: {'deadlock check' if deadlock else 'route statistics'}")
         table.add_column("quantity")
         table.add_column("value", justify="right")
         for key, value in report.items():
@@ -70,5 +100,18 @@ def register(app: typer.Typer) -> None:
                 table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
         console.print(table)
         if report.get("cycle"):
-            console.print("[red]dependency cycle[/red] (link: from chip -> to chip @ vc):")
+            console.print("[red]dependency cycle[/red] (link: from -> to @ vc):")
             console.print(" -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in report["cycle"]))
+
+
+def _print_route(report: dict[str, Any], peer: bool) -> None:
+    """A route hop by hop: RailX chips as [X,Y,x,y]; peer vertices as ids (switches after chips)."""
+    hops = report["hops"]
+    table = Table(title=f"{report['routing']} route {report['src']} -> {report['dst']}: {hops['Ho']} Ho + {hops['Hi']} Hi")
+    where = "vertex" if peer else "[X,Y,x,y]"
+    for col in (f"from {where}", f"to {where}", "hop", "vc"):
+        table.add_column(col)
+    outside, inside = ("network", "board/HB") if peer else ("optical", "mesh")
+    for hop in report["path"]:
+        table.add_row(str(hop["from"]), str(hop["to"]), outside if hop["external"] else inside, str(hop["vc"]))
+    console.print(table)

@@ -8,9 +8,12 @@
 
 pub mod analysis;
 pub mod deadlock;
+pub mod dragonfly;
+pub mod hammingmesh;
 pub mod hyperx;
 pub mod logical;
 pub mod peer;
+pub mod rail_only;
 pub mod railx;
 pub mod torus;
 pub mod updown;
@@ -82,7 +85,13 @@ pub struct RouteState {
     pub vc: u8,
     /// Logical dimension of the last inter-node hop (`NO_DIM` before the first).
     pub dim: u8,
+    /// Where the packet is bound before its destination (`NO_VIA` when nowhere): Valiant's
+    /// intermediate switch or group, or the chip that a climb through a switched tree lands on.
+    pub via: u32,
 }
+
+/// Marks "no waypoint" in a routing state.
+pub const NO_VIA: u32 = u32::MAX;
 
 /// Marks "no inter-node hop yet" in a routing state.
 pub const NO_DIM: u8 = u8::MAX;
@@ -95,6 +104,7 @@ impl RouteState {
             misroutes: 0,
             vc: 0,
             dim: NO_DIM,
+            via: NO_VIA,
         }
     }
 }
@@ -133,6 +143,12 @@ pub trait Routing: Sync {
     /// How a simulator chooses when several hops are allowed.
     fn selection(&self) -> Selection {
         Selection::Adaptive
+    }
+    /// Whether the function's deadlock freedom is the structural argument (the VC rises at every
+    /// external hop and holds inside a node, XY there), which sampled routes can check on
+    /// networks too large for the exhaustive check. Otherwise it is checked exhaustively only.
+    fn rising_vcs(&self) -> bool {
+        false
     }
     /// The chip a link leaves from.
     fn link_source(&self, link: u32) -> u32 {

@@ -1,21 +1,28 @@
 //! The routing functions of each peer family, chosen by name, over the network the peer's spec
 //! builds. The simulators and the command line get a peer's routing here.
 
+use super::analysis::route;
+use super::dragonfly::DragonflyRouting;
+use super::hammingmesh::HammingMeshRouting;
 use super::hyperx::HyperxRouting;
+use super::rail_only::RailOnlyRouting;
 use super::torus::TorusRouting;
 use super::updown::UpDownRouting;
 use super::Routing;
 use crate::error::{RailxError, Result};
+use crate::metrics::Hops;
 use crate::network::Network;
 use crate::peers::PeerSpec;
+use serde::Serialize;
 
 /// The routing function names each family offers, the first being its default.
 pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
     match spec {
         PeerSpec::Torus3d(_) => &["dateline", "minimal"],
         PeerSpec::FatTree(_) => &["updown"],
-        PeerSpec::Hyperx(_) => &["minimal"],
-        PeerSpec::RailOnly(_) | PeerSpec::Hammingmesh(_) | PeerSpec::Dragonfly(_) => &[],
+        PeerSpec::Hyperx(_) | PeerSpec::Dragonfly(_) => &["minimal", "valiant"],
+        PeerSpec::RailOnly(_) => &["minimal"],
+        PeerSpec::Hammingmesh(_) => &["dimension-order"],
     }
 }
 
@@ -24,15 +31,7 @@ pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
 pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Box<dyn Routing>> {
     let offered = names(spec);
     let family = spec.family();
-    let Some(&default) = offered.first() else {
-        return Err(RailxError::invalid(
-            "routing",
-            family,
-            "railx has no routing function for this peer family yet",
-            "route torus3d, fat-tree or hyperx peers, or a RailX configuration",
-        ));
-    };
-    let name = name.unwrap_or(default);
+    let name = name.unwrap_or(offered[0]);
     if !offered.contains(&name) {
         return Err(RailxError::invalid(
             "routing",
@@ -44,9 +43,95 @@ pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Bo
     Ok(match spec {
         PeerSpec::Torus3d(s) => Box::new(TorusRouting::new(net, &s.dims, name == "dateline")?),
         PeerSpec::FatTree(_) => Box::new(UpDownRouting::new(net)?),
-        PeerSpec::Hyperx(s) => Box::new(HyperxRouting::new(net, &s.dims, s.terminals)?),
-        PeerSpec::RailOnly(_) | PeerSpec::Hammingmesh(_) | PeerSpec::Dragonfly(_) => {
-            unreachable!("families without routing functions were refused above")
+        PeerSpec::Hyperx(s) if name == "valiant" => {
+            Box::new(HyperxRouting::valiant(net, &s.dims, s.terminals)?)
         }
+        PeerSpec::Hyperx(s) => Box::new(HyperxRouting::new(net, &s.dims, s.terminals)?),
+        PeerSpec::Dragonfly(s) => Box::new(DragonflyRouting::new(
+            net,
+            s.groups,
+            s.routers,
+            s.terminals,
+            name == "valiant",
+        )?),
+        PeerSpec::RailOnly(s) => {
+            let sizes: Vec<u32> = s.dims.iter().map(|d| d.size).collect();
+            Box::new(RailOnlyRouting::new(net, s.hb_domain, &sizes)?)
+        }
+        PeerSpec::Hammingmesh(s) => Box::new(HammingMeshRouting::new(net, s.a, s.boards)?),
     })
+}
+
+/// One hop of a peer's route: vertices are chips (`0..chips`) or switches (from `chips` on).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeerHop {
+    pub link: u32,
+    pub from: u32,
+    pub to: u32,
+    /// Off the board or HB domain (a switch or cable hop, Ho) rather than on it (Hi).
+    pub external: bool,
+    pub vc: u8,
+}
+
+/// A peer's route from `src` to `dst`, taking the first allowed hop each time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeerRoute {
+    pub routing: String,
+    pub src: u32,
+    pub dst: u32,
+    pub hops: Hops,
+    pub path: Vec<PeerHop>,
+}
+
+/// The route between two chips, both checked to be chips of the routing's network.
+pub fn describe_route(routing: &dyn Routing, src: u32, dst: u32) -> Result<PeerRoute> {
+    let chips = routing.chips().len() as u32;
+    for chip in [src, dst] {
+        if chip >= chips {
+            return Err(RailxError::invalid(
+                "chip",
+                chip,
+                "is not a chip of this network",
+                format!("use a chip id from 0 to {}", chips.saturating_sub(1)),
+            ));
+        }
+    }
+    let path: Vec<PeerHop> = route(routing, src, dst)?
+        .iter()
+        .map(|h| PeerHop {
+            link: h.link,
+            from: routing.link_source(h.link),
+            to: routing.link_target(h.link),
+            external: routing.is_external(h.link),
+            vc: h.vc,
+        })
+        .collect();
+    let ho = path.iter().filter(|h| h.external).count() as u32;
+    Ok(PeerRoute {
+        routing: routing.name().to_string(),
+        src,
+        dst,
+        hops: Hops {
+            Ho: ho,
+            Hi: path.len() as u32 - ho,
+        },
+        path,
+    })
+}
+
+/// Refuses a VC budget below what the routing function may use.
+pub fn require_vcs(routing: &dyn Routing, budget: u8) -> Result<()> {
+    if budget >= routing.vcs() {
+        return Ok(());
+    }
+    Err(RailxError::invalid(
+        "vcs",
+        budget,
+        format!(
+            "routing = {} needs {} virtual channels on this network",
+            routing.name(),
+            routing.vcs()
+        ),
+        format!("allow at least {} VCs", routing.vcs()),
+    ))
 }

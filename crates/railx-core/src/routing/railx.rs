@@ -395,6 +395,7 @@ impl RailxRouting {
             misroutes: state.misroutes + misroute as u8,
             vc: next_vc,
             dim: dim as u8,
+            via: super::NO_VIA,
         }
     }
 
@@ -475,6 +476,10 @@ impl RailxRouting {
 impl Routing for RailxRouting {
     fn name(&self) -> &'static str {
         self.scheme.name()
+    }
+
+    fn rising_vcs(&self) -> bool {
+        self.scheme != Scheme::Dateline
     }
 
     fn vcs(&self) -> u8 {

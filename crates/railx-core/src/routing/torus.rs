@@ -79,6 +79,10 @@ impl Routing for TorusRouting {
         self.vcs
     }
 
+    fn rising_vcs(&self) -> bool {
+        !self.dateline
+    }
+
     fn chips(&self) -> &[u32] {
         &self.chips
     }
@@ -119,6 +123,7 @@ impl Routing for TorusRouting {
                 misroutes: 0,
                 vc: next_vc,
                 dim: dim as u8,
+                via: super::NO_VIA,
             },
         });
     }

@@ -2,10 +2,14 @@
 //! or not): a packet climbs, over any up link, until its switch reaches the destination by down
 //! links alone, then descends over any down link that still reaches it. A route never turns
 //! from down to up, so one VC is deadlock-free; the check confirms it rather than assumes it.
+//!
+//! The same climb serves networks whose chips sit in several trees (Rail-only's rails,
+//! HammingMesh's row and column trees): built over the tree links only, it routes between two
+//! chips of one tree, entered by [`UpDownRouting::entries`].
 
 use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
 use crate::error::{RailxError, Result};
-use crate::network::Network;
+use crate::network::{LinkClass, Network};
 use std::collections::VecDeque;
 
 /// Largest reachability table (vertices x chips bits) this router builds.
@@ -19,11 +23,19 @@ pub struct UpDownRouting {
     down: Vec<Vec<u32>>,
     /// Per vertex, the chips it reaches by down links only (bitset of `words` words).
     below: Vec<u64>,
+    /// Per switch (vertex - chips), which tree it belongs to: its component over switch links.
+    tree: Vec<u32>,
     links: LinkEnds,
 }
 
 impl UpDownRouting {
     pub fn new(net: &Network) -> Result<UpDownRouting> {
+        UpDownRouting::over(net, |_| true)
+    }
+
+    /// Up*/down* over the links whose class `keep` accepts; the others (a board's mesh, an HB
+    /// domain) are left to the caller.
+    pub fn over(net: &Network, keep: impl Fn(LinkClass) -> bool) -> Result<UpDownRouting> {
         let vertices = net.vertices() as usize;
         let chips = net.chip_count as usize;
         let words = chips.div_ceil(64);
@@ -45,8 +57,11 @@ impl UpDownRouting {
         let mut queue: VecDeque<u32> = (0..net.chip_count).collect();
         level[..chips].fill(0);
         while let Some(v) = queue.pop_front() {
-            for &(w, _) in adjacency.from(v) {
+            for &(w, link) in adjacency.from(v) {
                 let w = w as usize;
+                if !keep(net.class[link as usize]) {
+                    continue;
+                }
                 if level[w] == u32::MAX {
                     level[w] = level[v as usize] + 1;
                     queue.push_back(w as u32);
@@ -55,7 +70,7 @@ impl UpDownRouting {
         }
         let mut up = vec![Vec::new(); vertices];
         let mut down = vec![Vec::new(); vertices];
-        for link in 0..net.links() {
+        for link in (0..net.links()).filter(|&l| keep(net.class[l])) {
             let (a, b) = (net.src[link] as usize, net.dst[link] as usize);
             match level[b].checked_sub(level[a]) {
                 Some(1) => up[a].push(link as u32),
@@ -87,13 +102,26 @@ impl UpDownRouting {
                 }
             }
         }
+        let tree = trees(net, &adjacency, &keep);
         Ok(UpDownRouting {
             chips: (0..net.chip_count).collect(),
             words,
             up,
             down,
             below,
+            tree,
             links: LinkEnds::of(net, |_| true),
+        })
+    }
+
+    /// The up links from chip `at` into a tree that also holds chip `target` (ECMP over those
+    /// trees' leaves).
+    pub fn entries(&self, at: u32, target: u32) -> impl Iterator<Item = u32> + '_ {
+        let tree_of =
+            |link: u32| self.tree[(self.link_target(link) - self.chips.len() as u32) as usize];
+        self.up[at as usize].iter().copied().filter(move |&l| {
+            let tree = tree_of(l);
+            self.up[target as usize].iter().any(|&t| tree_of(t) == tree)
         })
     }
 
@@ -143,4 +171,29 @@ impl Routing for UpDownRouting {
     fn links(&self) -> &LinkEnds {
         &self.links
     }
+}
+
+/// Component of every switch over the kept switch-to-switch links (one per tree).
+fn trees(net: &Network, adjacency: &Adjacency, keep: &impl Fn(LinkClass) -> bool) -> Vec<u32> {
+    let chips = net.chip_count;
+    let mut tree = vec![u32::MAX; (net.vertices() - chips) as usize];
+    for root in chips..net.vertices() {
+        if tree[(root - chips) as usize] != u32::MAX {
+            continue;
+        }
+        tree[(root - chips) as usize] = root;
+        let mut stack = vec![root];
+        while let Some(v) = stack.pop() {
+            for &(w, link) in adjacency.from(v) {
+                if w >= chips
+                    && keep(net.class[link as usize])
+                    && tree[(w - chips) as usize] == u32::MAX
+                {
+                    tree[(w - chips) as usize] = root;
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    tree
 }

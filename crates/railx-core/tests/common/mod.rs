@@ -1,6 +1,7 @@
 //! Builders shared by the integration tests.
 #![allow(dead_code)]
 
+use railx_core::routing::{Hop, LinkEnds, RouteState, Routing};
 use railx_core::spec::{ConfigSpec, DimKind, DimSpec, Preset, SystemSpec, TopologySpec};
 
 pub fn system(m: u32, n: u32, radix: u32, grid: [u32; 2]) -> SystemSpec {
@@ -41,5 +42,31 @@ pub fn general(system: SystemSpec, x: Vec<DimSpec>, y: Vec<DimSpec>) -> ConfigSp
             allow_matching_rail: false,
         }),
         jobs: vec![],
+    }
+}
+
+/// One VC for everything: on a torus the rings (on a Dragonfly the local-global chains) close
+/// dependency cycles.
+pub struct SingleVc<'a>(pub &'a dyn Routing);
+
+impl Routing for SingleVc<'_> {
+    fn name(&self) -> &'static str {
+        "single-vc"
+    }
+    fn vcs(&self) -> u8 {
+        1
+    }
+    fn chips(&self) -> &[u32] {
+        self.0.chips()
+    }
+    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+        let start = out.len();
+        self.0.next_hops(chip, dst, state, out);
+        for hop in &mut out[start..] {
+            hop.vc = 0;
+        }
+    }
+    fn links(&self) -> &LinkEnds {
+        self.0.links()
     }
 }
