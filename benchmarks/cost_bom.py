@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from railx.cost import PRESETS
-from railx.cost.systems import TABLE6_ORDER
+from railx.systems import TABLE6_ORDER
 
 
 def main() -> None:

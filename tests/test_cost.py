@@ -117,7 +117,7 @@ def test_catalog_must_price_what_the_system_has() -> None:
     with pytest.raises(ConfigError, match="ocs: no price, but the system has some"):
         figures(PRESETS["railx7mesh"], railonly)
     table6_catalog = load_catalog("railx-table6")
-    from railx.cost.systems import System
+    from railx.systems import System
 
     wide = System("ft128", "", peer={"family": "fat-tree", "radix": 128, "chips": 4096})
     with pytest.raises(ConfigError, match=r"packet_switch.radix = 64: the system has 128-port switches"):
