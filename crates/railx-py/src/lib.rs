@@ -1,6 +1,8 @@
 //! Thin PyO3 binding over railx-core: it converts arguments and results, nothing else.
 //! Structured results cross as JSON text (small) or NumPy arrays (large link lists).
 
+mod collectives;
+
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -324,5 +326,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peer_network, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
+    collectives::register(m)?;
     Ok(())
 }
