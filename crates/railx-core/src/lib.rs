@@ -5,6 +5,7 @@
 
 pub mod bom;
 pub mod closed_form;
+pub mod collectives;
 pub mod error;
 pub mod hamiltonian;
 pub mod metrics;

@@ -1,6 +1,8 @@
 //! Thin PyO3 binding over railx-core: it converts arguments and results, nothing else.
 //! Structured results cross as JSON text (small) or NumPy arrays (large link lists).
 
+mod collectives;
+mod flow;
 mod peer_routing;
 
 use numpy::{IntoPyArray, PyArray1};
@@ -23,7 +25,6 @@ use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-mod flow;
 
 create_exception!(
     _core,
@@ -329,5 +330,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peer_network, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
+    collectives::register(m)?;
     peer_routing::register(m)
 }

@@ -1,7 +1,11 @@
-"""Collective communication models. `analytic`: closed-form alpha-beta times (DESIGN.md §7);
-schedules and simulated times plug in beside it."""
+"""Collective communication: `analytic` holds the closed forms of DESIGN.md §7 (used by the
+workload models); `plans` and `models` price every schedule the Rust core builds (ring,
+bidir-ring, 2d-ring, hierarchical, direct, multi-rail, two-step) with per-line links derived from
+a RailX system (`params`); `commands` is `railx collective`."""
 
 from railx.collectives import analytic
 from railx.collectives.analytic import *  # noqa: F403 - the analytic models are this package's API
+from railx.collectives.models import Estimate, bus_bandwidth_factor, estimate
+from railx.collectives.params import LogicalDim, RailxParams
 
-__all__ = list(analytic.__all__)
+__all__ = [*analytic.__all__, "Estimate", "LogicalDim", "RailxParams", "bus_bandwidth_factor", "estimate"]

@@ -1,0 +1,238 @@
+//! Correctness of a schedule as data movement: execute it symbolically and check the result.
+//!
+//! Every (rank, unit) cell holds the set of ranks whose input it contains (a bitmask; for an
+//! all-to-all, whether the rank holds that block). A message reads its units at the sender and
+//! writes them at the receiver: a reduction adds disjoint sets (a contribution counted twice is
+//! an error), a copy replaces a subset by a superset. Because a simulator may deliver messages
+//! in any order their dependencies allow, every read must wait (transitively) for every earlier
+//! write of its cell, and every write for every earlier read and copy of its cell; so the
+//! outcome checked here is the outcome of every execution. At the end: all-reduce, every rank
+//! holds every unit from every rank; reduce-scatter, every rank its shard; all-gather, every rank
+//! everything; all-to-all, every block at its destination.
+
+use crate::collectives::schedule::Schedule;
+use crate::collectives::Op;
+use crate::error::{RailxError, Result};
+use crate::sim::dag::MessageId;
+
+/// Largest schedule the checker takes: it keeps each message's ancestors as a bitset.
+pub const MAX_CHECKED_MESSAGES: u32 = 20_000;
+/// Largest group the checker takes (contributor sets are 64-bit masks).
+pub const MAX_CHECKED_RANKS: u32 = 64;
+
+struct Ancestors {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Ancestors {
+    fn new(s: &Schedule) -> Ancestors {
+        let n = s.len() as usize;
+        let words = n.div_ceil(64);
+        let mut bits = vec![0u64; n * words];
+        for id in 0..n {
+            for &d in s.after(id as MessageId) {
+                let d = d as usize;
+                let (before, row) = bits.split_at_mut(id * words);
+                let row = &mut row[..words];
+                for (w, &a) in row.iter_mut().zip(&before[d * words..(d + 1) * words]) {
+                    *w |= a;
+                }
+                row[d / 64] |= 1 << (d % 64);
+            }
+        }
+        Ancestors { words, bits }
+    }
+
+    /// Whether `before` happens before `id` (is one of its transitive dependencies).
+    fn precedes(&self, before: MessageId, id: MessageId) -> bool {
+        let b = before as usize;
+        self.bits[id as usize * self.words + b / 64] >> (b % 64) & 1 == 1
+    }
+}
+
+#[derive(Default, Clone)]
+struct Cell {
+    value: u64,
+    reads: Vec<MessageId>,
+    writes: Vec<(MessageId, bool)>,
+}
+
+fn fail(s: &Schedule, what: impl Into<String>) -> RailxError {
+    RailxError::verification(
+        format!("{} {} schedule", s.algo.name(), s.op.name()),
+        what.into(),
+    )
+}
+
+/// Executes `s` symbolically; `Ok` when it is correct as data movement under every execution
+/// order its dependencies allow, else the first problem found.
+pub fn check(s: &Schedule) -> Result<()> {
+    let ranks = s.group.ranks();
+    if ranks > MAX_CHECKED_RANKS || s.len() > MAX_CHECKED_MESSAGES {
+        return Err(RailxError::invalid(
+            "schedule",
+            format!("{} ranks, {} messages", ranks, s.len()),
+            format!("the symbolic checker takes up to {MAX_CHECKED_RANKS} ranks and {MAX_CHECKED_MESSAGES} messages"),
+            "check a smaller group of the same shape",
+        ));
+    }
+    let units = s.units as usize;
+    let full = if ranks == 64 {
+        u64::MAX
+    } else {
+        (1u64 << ranks) - 1
+    };
+    let p = ranks as u64;
+    let mut cells = vec![Cell::default(); ranks as usize * units];
+    for r in 0..ranks as usize {
+        let row = &mut cells[r * units..(r + 1) * units];
+        match s.op {
+            Op::AllReduce | Op::ReduceScatter => row.iter_mut().for_each(|c| c.value = 1 << r),
+            Op::AllGather => {
+                for &(lo, len) in s.shard(r as u32) {
+                    row[lo as usize..(lo + len) as usize]
+                        .iter_mut()
+                        .for_each(|c| c.value = full);
+                }
+            }
+            Op::AllToAll => {
+                for (u, c) in row.iter_mut().enumerate() {
+                    c.value = u64::from((u as u64 % (p * p)) / p == r as u64);
+                }
+            }
+        }
+    }
+    let anc = Ancestors::new(s);
+    for id in 0..s.len() {
+        let (src, dst, reduce) = (s.src(id) as usize, s.dst(id) as usize, s.reduces(id));
+        if src == dst {
+            return Err(fail(
+                s,
+                format!("message {id} goes from rank {src} to itself"),
+            ));
+        }
+        for &(lo, len) in s.runs_of(id) {
+            for u in lo as usize..(lo + len) as usize {
+                let cell = &mut cells[src * units + u];
+                if cell.value == 0 {
+                    return Err(fail(
+                        s,
+                        format!("message {id}: rank {src} sends unit {u}, which it does not hold"),
+                    ));
+                }
+                if let Some(&(w, _)) = cell.writes.iter().find(|&&(w, _)| !anc.precedes(w, id)) {
+                    return Err(fail(s, format!("message {id}: rank {src} sends unit {u} without waiting for message {w}, which writes it")));
+                }
+                cell.reads.push(id);
+                let data = cell.value;
+                let cell = &mut cells[dst * units + u];
+                if let Some(&r) = cell.reads.iter().find(|&&r| !anc.precedes(r, id)) {
+                    return Err(fail(s, format!("message {id} may overwrite unit {u} at rank {dst} before message {r} has sent it")));
+                }
+                if let Some(&(w, _)) = cell
+                    .writes
+                    .iter()
+                    .find(|&&(w, red)| !(anc.precedes(w, id) || reduce && red))
+                {
+                    return Err(fail(s, format!("messages {w} and {id} both write unit {u} at rank {dst} in no fixed order")));
+                }
+                match (s.op, reduce) {
+                    (Op::AllToAll, _) if cell.value != 0 => {
+                        return Err(fail(
+                            s,
+                            format!("message {id}: rank {dst} receives block {u} twice"),
+                        ));
+                    }
+                    (_, true) if cell.value & data != 0 => {
+                        return Err(fail(s, format!("message {id}: rank {dst} would count the contributions {:#x} of unit {u} twice", cell.value & data)));
+                    }
+                    (_, false) if cell.value & !data != 0 => {
+                        return Err(fail(s, format!("message {id}: a copy would drop contributions {:#x} of unit {u} at rank {dst}", cell.value & !data)));
+                    }
+                    _ => {}
+                }
+                cell.value |= data;
+                cell.writes.push((id, reduce));
+            }
+        }
+    }
+    for r in 0..ranks as usize {
+        let row = &cells[r * units..(r + 1) * units];
+        let wanted: Vec<usize> = match s.op {
+            Op::AllReduce | Op::AllGather => (0..units).collect(),
+            Op::ReduceScatter => s
+                .shard(r as u32)
+                .iter()
+                .flat_map(|&(lo, len)| lo as usize..(lo + len) as usize)
+                .collect(),
+            Op::AllToAll => (0..units).filter(|&u| u as u64 % p == r as u64).collect(),
+        };
+        let expected = if s.op == Op::AllToAll { 1 } else { full };
+        if let Some(&u) = wanted.iter().find(|&&u| row[u].value != expected) {
+            return Err(fail(
+                s,
+                format!(
+                    "at the end rank {r} holds {:#x} in unit {u}, not {expected:#x}",
+                    row[u].value
+                ),
+            ));
+        }
+    }
+    if matches!(s.op, Op::ReduceScatter | Op::AllGather) {
+        check_shards_partition(s)?;
+    }
+    Ok(())
+}
+
+/// The shards of a reduce-scatter / all-gather cover every unit exactly once.
+fn check_shards_partition(s: &Schedule) -> Result<()> {
+    let mut owner = vec![u32::MAX; s.units as usize];
+    for r in 0..s.group.ranks() {
+        for &(lo, len) in s.shard(r) {
+            for u in lo..lo + len {
+                if owner[u as usize] != u32::MAX {
+                    return Err(fail(
+                        s,
+                        format!(
+                            "unit {u} is in the shards of ranks {} and {r}",
+                            owner[u as usize]
+                        ),
+                    ));
+                }
+                owner[u as usize] = r;
+            }
+        }
+    }
+    if let Some(u) = owner.iter().position(|&o| o == u32::MAX) {
+        return Err(fail(s, format!("unit {u} is in no rank's shard")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives::{build, Algo, DimKind, Group};
+
+    fn ring_all_reduce() -> Schedule {
+        let group = Group::line((0..5).collect(), DimKind::Ring, 8).unwrap();
+        build(Op::AllReduce, Algo::Ring, &group, 1000, 1).unwrap()
+    }
+
+    #[test]
+    fn accepts_the_ring_and_catches_broken_copies_of_it() {
+        let s = ring_all_reduce();
+        check(&s).unwrap();
+        let err = check(&s.without_dependencies()).unwrap_err().to_string();
+        assert!(err.starts_with("ring allreduce schedule: message"), "{err}");
+        assert!(
+            err.contains("without waiting")
+                || err.contains("no fixed order")
+                || err.contains("before message"),
+            "{err}"
+        );
+        let err = check(&s.without_last()).unwrap_err().to_string();
+        assert!(err.contains("at the end rank"), "{err}");
+    }
+}

@@ -1,0 +1,175 @@
+//! Collective schedules (DESIGN.md §7): explicit, pipelined schedules of all-reduce,
+//! reduce-scatter, all-gather and all-to-all over a process group mapped onto chips, checked as
+//! data movement (`check`) and lowered to the message DAG both simulators execute.
+//!
+//! One file per algorithm family; each is a [`plan::Plan`] (lines and their order per data
+//! part) that `build` expands with the ring and direct primitives:
+//! `ring` / `bidir-ring` (ring.rs), `2d-ring` (torus2d.rs), `hierarchical` (hierarchical.rs),
+//! `direct` (direct.rs), `multi-rail` (multi_rail.rs), `two-step` (two_step.rs).
+
+pub mod build;
+pub mod check;
+mod direct;
+pub mod group;
+mod hierarchical;
+mod multi_rail;
+pub mod plan;
+mod ring;
+pub mod schedule;
+mod torus2d;
+mod two_step;
+
+pub use build::Counts;
+pub use group::{DimKind, Group, GroupDim};
+pub use schedule::Schedule;
+
+use crate::error::{RailxError, Result};
+use plan::Plan;
+
+/// The collective operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    AllReduce,
+    ReduceScatter,
+    AllGather,
+    AllToAll,
+}
+
+impl Op {
+    pub const ALL: [Op; 4] = [
+        Op::AllReduce,
+        Op::ReduceScatter,
+        Op::AllGather,
+        Op::AllToAll,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::AllReduce => "allreduce",
+            Op::ReduceScatter => "reducescatter",
+            Op::AllGather => "allgather",
+            Op::AllToAll => "alltoall",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Op> {
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name() == name)
+            .ok_or_else(|| {
+                RailxError::invalid(
+                    "op",
+                    name,
+                    "not a collective operation",
+                    "use allreduce, reducescatter, allgather or alltoall",
+                )
+            })
+    }
+}
+
+/// The algorithm family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algo {
+    Ring,
+    BidirRing,
+    TwoDRing,
+    Hierarchical,
+    Direct,
+    MultiRail,
+    TwoStep,
+}
+
+impl Algo {
+    pub const ALL: [Algo; 7] = [
+        Algo::Ring,
+        Algo::BidirRing,
+        Algo::TwoDRing,
+        Algo::Hierarchical,
+        Algo::Direct,
+        Algo::MultiRail,
+        Algo::TwoStep,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Ring => "ring",
+            Algo::BidirRing => "bidir-ring",
+            Algo::TwoDRing => "2d-ring",
+            Algo::Hierarchical => "hierarchical",
+            Algo::Direct => "direct",
+            Algo::MultiRail => "multi-rail",
+            Algo::TwoStep => "two-step",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Algo> {
+        Algo::ALL
+            .into_iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                RailxError::invalid(
+                    "algo",
+                    name,
+                    "not a collective algorithm",
+                    "use ring, bidir-ring, 2d-ring, hierarchical, direct, multi-rail or two-step",
+                )
+            })
+    }
+}
+
+/// The plan of `algo` for `op` on `group`, or a one-line error when it does not apply.
+pub fn plan_for(op: Op, algo: Algo, group: &Group) -> Result<Plan> {
+    let reduction_only = |a: Algo| {
+        plan::not_applicable(
+            a,
+            format!("{} is a reduction algorithm", a.name()),
+            "use direct, two-step or multi-rail for an all-to-all",
+        )
+    };
+    match algo {
+        Algo::Ring | Algo::BidirRing if op == Op::AllToAll => Err(reduction_only(algo)),
+        Algo::Ring => Ok(ring::plan(group, false)),
+        Algo::BidirRing => Ok(ring::plan(group, true)),
+        Algo::TwoDRing => torus2d::plan(op, group),
+        Algo::Hierarchical => hierarchical::plan(op, group),
+        Algo::Direct => direct::plan(op, group),
+        Algo::MultiRail => Ok(multi_rail::plan(op, group)),
+        Algo::TwoStep => two_step::plan(op, group),
+    }
+}
+
+fn check_size(size_bytes: u64, chunks: u32) -> Result<()> {
+    if size_bytes == 0 {
+        return Err(RailxError::invalid(
+            "size_bytes",
+            0,
+            "a collective moves at least one byte",
+            "e.g. size = 1048576",
+        ));
+    }
+    if chunks == 0 {
+        return Err(RailxError::invalid(
+            "chunks",
+            0,
+            "a schedule has at least one chunk",
+            "use chunks = 1 for no pipelining",
+        ));
+    }
+    Ok(())
+}
+
+/// The explicit schedule of `op` by `algo` over `group`: `size_bytes` is the vector each rank
+/// holds (all-reduce, reduce-scatter input, all-gather output) or sends in total (all-to-all);
+/// the data is cut into `chunks` pipelined chunks.
+pub fn build(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) -> Result<Schedule> {
+    check_size(size_bytes, chunks)?;
+    let plan = plan_for(op, algo, group)?;
+    Ok(build::expand(op, algo, &plan, group, size_bytes, chunks))
+}
+
+/// Messages and bytes of the schedule `build` would produce, without producing it.
+pub fn counts(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) -> Result<Counts> {
+    check_size(size_bytes, chunks)?;
+    let plan = plan_for(op, algo, group)?;
+    Ok(build::counts(op, &plan, group, size_bytes, chunks))
+}

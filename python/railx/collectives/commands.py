@@ -1,0 +1,112 @@
+"""CLI: `railx collective` — the time of a collective on a RailX system, by algorithm, and the
+size of its explicit schedule (messages, bytes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx._core import collective_counts
+from railx.collectives.models import estimate
+from railx.collectives.params import RailxParams
+from railx.collectives.plans import ALGORITHMS, OPS
+from railx.config import Config, ConfigError
+from railx.systems import resolve_system
+
+console = Console()
+
+FIDELITIES = ("analytic",)
+SWEEP_SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB
+
+
+def collective_report(system: str, op: str, algo: str, size_bytes: int, fidelity: str = "analytic", chunks: int = 1) -> dict[str, Any]:
+    """Time, algorithm and bus bandwidth of `op` by `algo` on a RailX system (preset or TOML file),
+    with the message and byte counts of its schedule."""
+    if fidelity not in FIDELITIES:
+        raise ConfigError(f"fidelity = {fidelity!r}: this command evaluates the analytic model; use --fidelity analytic")
+    if size_bytes < 1:
+        raise ConfigError(f"size = {size_bytes}: a collective moves at least one byte; e.g. --size 1048576")
+    if chunks < 1:
+        raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use --chunks 1 for no pipelining")
+    sys = resolve_system(system)
+    if sys.railx is None:
+        raise ConfigError(f"system = {system!r}: a {sys.family} system; collective schedules run on RailX systems (a RailX TOML or railx4mesh, railx7mesh)")
+    params = RailxParams.from_config(sys.railx)
+    est = estimate(op, algo, size_bytes, params)
+    counts = collective_counts(Config.from_dict(sys.railx).to_core_json(), op, algo, size_bytes, chunks)
+    return {
+        "system": sys.name,
+        "op": op,
+        "algo": algo,
+        "fidelity": fidelity,
+        "ranks": est.ranks,
+        "size_bytes": size_bytes,
+        "time_s": est.time_s,
+        "algbw_Bps": est.algbw_Bps,
+        "busbw_Bps": est.busbw_Bps,
+        "chunks": chunks,
+        "messages": counts["messages"],
+        "bytes": counts["bytes"],
+    }
+
+
+def _plot(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.loglog([r["size_bytes"] for r in rows], [r["time_s"] for r in rows], marker="o")
+    ax.set_xlabel("size (bytes)")
+    ax.set_ylabel("time (s)")
+    ax.set_title(f"{rows[0]['op']} by {rows[0]['algo']} on {rows[0]['system']} ({rows[0]['ranks']:,} chips)")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `collective` to the railx command."""
+
+    @app.command("collective")
+    def collective_cmd(
+        system: Annotated[str, typer.Argument(help="RailX system: a TOML configuration or a preset name (railx4mesh, railx7mesh).", show_default=False)],
+        op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
+        algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
+        size: Annotated[Optional[int], typer.Option("--size", help="Bytes per rank (all-to-all: bytes each rank sends in total).")] = None,
+        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model).")] = "analytic",
+        chunks: Annotated[int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")] = 1,
+        sweep: Annotated[bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")] = False,
+        plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    ) -> None:
+        """Time of a collective (all-reduce, reduce-scatter, all-gather, all-to-all) over every chip of
+        a RailX system, with its algorithm and bus bandwidth and the size of its explicit schedule."""
+        if sweep == (size is not None):
+            raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
+        if plot is not None and not sweep:
+            raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
+        sizes = SWEEP_SIZES if sweep else [size]
+        rows = [collective_report(system, op, algo, s, fidelity, chunks) for s in sizes]  # type: ignore[arg-type]
+        if plot is not None:
+            _plot(rows, plot)
+        if as_json:
+            print(json.dumps(rows if sweep else rows[0], indent=2))
+            return
+        first = rows[0]
+        table = Table(title=f"{op} by {algo} on {first['system']} ({first['ranks']:,} chips, {fidelity})")
+        for col in ("size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "messages", "bytes sent"):
+            table.add_column(col, justify="right")
+        for r in rows:
+            table.add_row(f"{r['size_bytes']:,}", f"{r['time_s'] * 1e6:,.3f}", f"{r['algbw_Bps'] / 1e9:,.2f}",
+                          f"{r['busbw_Bps'] / 1e9:,.2f}", f"{r['messages']:,}", f"{r['bytes']:,.0f}")
+        console.print(table)
+        if plot is not None:
+            console.print(f"wrote {plot}")

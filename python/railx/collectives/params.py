@@ -1,0 +1,100 @@
+"""The inputs of the analytic collective models: a RailX system's shape and link parameters
+(DESIGN.md §2), from a configuration or given explicitly."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from railx.config import Config, ConfigError
+
+__all__ = ["LogicalDim", "RailxParams"]
+
+DimKindName = Literal["ring", "all-to-all"]
+
+
+@dataclass(frozen=True)
+class LogicalDim:
+    """One logical dimension of a physical axis: `size` nodes joined as `kind` over `rails` rails."""
+
+    size: int
+    kind: DimKindName
+    rails: int
+
+
+@dataclass(frozen=True)
+class RailxParams:
+    """An m x m mesh per node, a P x Q node grid, n ports per chip edge (r = m*n rails per axis),
+    link bandwidths per direction and hop latencies; `x`/`y` the logical dimensions of each axis
+    (innermost first; default one ring dimension over all r rails)."""
+
+    m: int
+    n: int
+    p: int
+    q: int
+    port_bw_Bps: float
+    intra_bw_Bps: float
+    alpha_out_s: float
+    alpha_in_s: float
+    x: tuple[LogicalDim, ...] = field(default=())
+    y: tuple[LogicalDim, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for name in ("m", "n", "p", "q"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"system.{name} = {getattr(self, name)}: must be a positive integer; e.g. {name} = 4")
+        for name in ("port_bw_Bps", "intra_bw_Bps"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"system.{name} = {getattr(self, name)}: must be > 0; e.g. 100e9")
+        for name in ("alpha_out_s", "alpha_in_s"):
+            if not getattr(self, name) >= 0:
+                raise ConfigError(f"system.{name} = {getattr(self, name)}: must be >= 0; e.g. 300e-9")
+        if not self.x:
+            object.__setattr__(self, "x", (LogicalDim(self.p, "ring", self.r),))
+        if not self.y:
+            object.__setattr__(self, "y", (LogicalDim(self.q, "ring", self.r),))
+
+    @property
+    def r(self) -> int:
+        """Rails per physical axis."""
+        return self.m * self.n
+
+    @property
+    def k(self) -> float:
+        """Mesh link bandwidth over one chip edge's external bandwidth (the paper's analytic k)."""
+        return self.intra_bw_Bps / (self.n * self.port_bw_Bps)
+
+    @property
+    def chips(self) -> int:
+        return self.m * self.m * self.p * self.q
+
+    def dims(self, axis: Literal["x", "y"]) -> tuple[LogicalDim, ...]:
+        return self.x if axis == "x" else self.y
+
+    @classmethod
+    def from_config(cls, data: dict[str, Any]) -> RailxParams:
+        """From a RailX configuration (the dict of its TOML); a configuration with jobs is refused
+        (collectives run over the whole system)."""
+        core = json.loads(Config.from_dict(data).to_core_json())
+        if core.get("jobs"):
+            raise ConfigError("jobs: collectives run over the whole system; use a configuration with one [topology]")
+        s = core["system"]
+        half = s["R"] // 2
+        p, q = s.get("grid") or (half, half)
+        r = s["m"] * s["n"]
+        topo = core.get("topology") or {}
+        preset = topo.get("preset")
+
+        def axis(dims: list[dict[str, Any]] | None, extent: int) -> tuple[LogicalDim, ...]:
+            if dims:
+                return tuple(LogicalDim(d["size"], "ring" if d["kind"] == "ring" else "all-to-all", d["rails"]) for d in dims)
+            kind: DimKindName = "ring" if preset in (None, "torus") else "all-to-all"
+            return (LogicalDim(extent, kind, r),)
+
+        return cls(
+            m=s["m"], n=s["n"], p=p, q=q,
+            port_bw_Bps=s["port_bw_Bps"], intra_bw_Bps=s["intra_bw_Bps"],
+            alpha_out_s=s["alpha_out_s"], alpha_in_s=s["alpha_in_s"],
+            x=axis(topo.get("x"), p), y=axis(topo.get("y"), q),
+        )
