@@ -21,6 +21,8 @@ use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
+mod sim;
+
 create_exception!(
     _core,
     RailxError,
@@ -324,5 +326,5 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peer_network, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
-    Ok(())
+    sim::register(m)
 }

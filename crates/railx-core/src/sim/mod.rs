@@ -1,4 +1,5 @@
 //! Simulation (DESIGN.md §6): the workload form both simulators execute (`dag`), the cycle-based
-//! flit-level simulator and the flow-level simulator.
+//! flit-level simulator (`flit`) and the flow-level simulator.
 
 pub mod dag;
+pub mod flit;
