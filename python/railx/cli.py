@@ -185,7 +185,7 @@ def network(
 
 
 # Each subsystem keeps its commands beside its code, in a module with `register(app)`.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("railx.availability.commands", "railx.workload.commands", "railx.libra.commands", "railx.cost.commands", "railx.routing.commands", "railx.collectives.commands")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("railx.availability.commands", "railx.workload.commands", "railx.libra.commands", "railx.cost.commands", "railx.routing.commands", "railx.collectives.commands", "railx.sim.commands")
 
 
 def _register_subcommands() -> None:

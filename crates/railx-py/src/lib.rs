@@ -4,6 +4,7 @@
 mod collectives;
 mod flow;
 mod peer_routing;
+mod sim;
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
@@ -24,7 +25,6 @@ use railx_core::verify::{verify, verify_ports};
 use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-
 
 create_exception!(
     _core,
@@ -331,5 +331,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
     collectives::register(m)?;
-    peer_routing::register(m)
+    peer_routing::register(m)?;
+    sim::register(m)
 }

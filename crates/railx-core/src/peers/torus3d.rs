@@ -3,7 +3,8 @@
 //! (a transceiver per end) between cubes, wrap-arounds included. With `ocs_radix`, every optical
 //! link runs through an optical circuit switch (two OCS ports per link, TPUv4); without, the
 //! fibres are fixed. Each chip has `ports_per_direction` ports towards each of its six
-//! neighbours. Links in the graph carry their dimension (0, 1, 2) as `rail`.
+//! neighbours. Links in the graph carry their dimension (0, 1, 2) as `rail`. A dimension of
+//! extent 1 is flat (no links, no ports), so `dims = [36, 36, 1]` is a 2D torus.
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Torus3dSpec {
-    /// Chips along each dimension; multiples of `cube`.
+    /// Chips along each dimension; multiples of `cube`, or 1 for a flat dimension.
     pub dims: [u32; 3],
     #[serde(default = "four")]
     pub cube: u32,
@@ -64,6 +65,11 @@ impl Torus3dSpec {
         self.dims.iter().map(|&d| d as u64).product()
     }
 
+    /// Dimensions with links (extent above 1).
+    fn linked_dims(&self) -> u32 {
+        self.dims.iter().filter(|&&d| d > 1).count() as u32
+    }
+
     fn boards(&self) -> [u32; 3] {
         [self.board[0], self.board[1], 1]
     }
@@ -83,12 +89,12 @@ impl Torus3dSpec {
             ));
         }
         for (j, &d) in self.dims.iter().enumerate() {
-            if d == 0 || !d.is_multiple_of(self.cube) {
+            if d == 0 || (d != 1 && !d.is_multiple_of(self.cube)) {
                 return Err(RailxError::invalid(
                     format!("torus3d.dims[{j}]"),
                     d,
                     format!(
-                        "every dimension is a whole number of cubes of {}",
+                        "every dimension is a whole number of cubes of {} (or 1: a flat dimension)",
                         self.cube
                     ),
                     format!("e.g. {}", self.cube * 4),
@@ -134,7 +140,10 @@ impl PeerBuilder for Torus3dSpec {
         let chips = self.chips();
         let p = self.ports_per_direction as u64;
         let mut counts = [0u64; 3]; // board, copper, optical
-        for board in self.boards() {
+        for (j, board) in self.boards().into_iter().enumerate() {
+            if self.dims[j] == 1 {
+                continue;
+            }
             for i in 0..self.cube {
                 let slot = match class_at(i, self.cube, board) {
                     LinkClass::IntraNode => 0,
@@ -154,8 +163,8 @@ impl PeerBuilder for Torus3dSpec {
         let longest = *self.dims.iter().max().unwrap_or(&1) as u64;
         let bisection = (2 * chips / longest * p) as f64;
         let hops: f64 = self.dims.iter().map(|&k| mean_ring_distance(k)).sum();
-        let hop_bound = 6.0 * p as f64 / hops;
-        let ports = 6 * self.ports_per_direction;
+        let ports = 2 * self.linked_dims() * self.ports_per_direction;
+        let hop_bound = ports as f64 / hops;
         Ok(BillOfMaterials {
             family: "torus3d",
             chips,
@@ -184,7 +193,7 @@ impl PeerBuilder for Torus3dSpec {
             for y in 0..k1 {
                 for x in 0..k0 {
                     let here = [x, y, z];
-                    for j in 0..3 {
+                    for j in (0..3).filter(|&j| self.dims[j] > 1) {
                         let mut next = here;
                         next[j] = (here[j] + 1) % self.dims[j];
                         let class = class_at(here[j] % self.cube, self.cube, boards[j]);

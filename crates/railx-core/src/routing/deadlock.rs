@@ -199,7 +199,7 @@ fn count_channels(deps: &[u64]) -> usize {
 }
 
 /// One cycle of the dependency graph given as sorted, deduplicated `from << 32 | to` edges.
-fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
+pub(crate) fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
     let mut nodes: Vec<u64> = deps
         .iter()
         .flat_map(|d| [d >> 32, d & 0xffff_ffff])

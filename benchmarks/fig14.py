@@ -1,0 +1,111 @@
+"""Reproduction of RailX Fig. 14 (paper §6.3) with the flit-level simulator.
+
+(a) All-to-all accepted throughput vs offered load on ~1.3K-chip systems with 8 ports per chip:
+    RailX 2D-HyperX (m=4, n=2, 9 x 9 nodes, 1,296 chips) with k = 2, 3, 4; a 36 x 36 2D torus
+    (2 ports per direction); a HammingMesh and a non-blocking fat-tree (8 planes) where railx has
+    their routing functions; each system's cost from railx's cost model (catalog railx-table6),
+    giving peak throughput per dollar.
+(b) The RailX k sweep: k = 1, 2, 3, 4.
+
+Writes fig14.json, fig14.csv and fig14.png to OUT (default docs/reproductions/fig14). Not a
+test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--threads T] [--out DIR]`
+(--quick: 1,000 + 2,000 cycles and fewer loads; the full run uses Table 5's 5,000 + 10,000).
+Systems whose routing railx does not have yet are reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+from railx.config import ConfigError
+from railx.cost.catalog import load_catalog
+from railx.cost.model import figures
+from railx.sim import FlitSettings, sweep
+from railx.systems import System
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def railx_hyperx(k: float) -> System:
+    config = {"system": {"m": 4, "n": 2, "R": 128, "grid": [9, 9], "port_bw_GBps": 50, "k": k, "alpha_out_ns": 300, "alpha_in_ns": 10}, "topology": {"preset": "hyperx"}}
+    return System(f"railx-k{k:g}", f"RailX 2D-HyperX k={k:g}", railx=config)
+
+
+PEERS = [
+    System("torus-36x36", "2D torus 36x36", peer={"family": "torus3d", "dims": [36, 36, 1], "ports_per_direction": 2}),
+    System("hx4mesh", "HammingMesh Hx4Mesh 9x9 boards", peer={"family": "hammingmesh", "a": 4, "boards": [9, 9], "planes": 2, "radix": 64, "tiers": 1}),
+    System("fat-tree", "Non-blocking fat-tree, 8 planes", peer={"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 1296, "planes": 8}),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
+    args = parser.parse_args()
+    warmup, measure = (1000, 2000) if args.quick else (5000, 10000)
+    loads = [0.2, 0.5, 0.8, 1.0] if args.quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2]
+    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, threads=args.threads)
+    catalog = load_catalog("railx-table6")
+    systems = [railx_hyperx(k) for k in (1, 2, 3, 4)] + PEERS
+    results = []
+    for system in systems:
+        try:
+            cost = figures(system, catalog)["cost_usd"]
+            run = sweep(system, loads, "alltoall", settings=settings)
+        except ConfigError as exc:
+            print(f"skipped {system.name}: {exc}")
+            continue
+        peak = run["peak_accepted"]
+        chips = run["points"][0]["chips"]
+        row = {
+            "system": system.name,
+            "label": system.label,
+            "chips": chips,
+            "cost_usd": cost,
+            "peak_accepted": peak,
+            "saturation_load": run["saturation_load"],
+            "throughput_per_musd": peak * chips / (cost / 1e6),
+            "curve": [(p["offered"], p["accepted"], p["latency"]["mean"]) for p in run["points"]],
+        }
+        results.append(row)
+        print(f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "results": results}, indent=2))
+    with (args.out / "fig14.csv").open("w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["system", "offered", "accepted", "latency_mean_cycles"])
+        for row in results:
+            for offered, accepted, latency in row["curve"]:
+                out.writerow([row["system"], f"{offered:.4f}", f"{accepted:.4f}", f"{latency:.1f}"])
+    plot(results, args.out / "fig14.png")
+
+
+def plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    for row in results:
+        ax = b if row["system"].startswith("railx") else a
+        offered, accepted, _ = zip(*row["curve"])
+        ax.plot(offered, accepted, "o-", label=row["label"])
+        if row["system"] == "railx-k2":
+            a.plot(offered, accepted, "o-", label=row["label"])
+    for ax, title in ((a, "(a) ~1.3K chips, 8 ports/chip"), (b, "(b) RailX, intra-node k x external")):
+        ax.set_xlabel("offered (flits/cycle/chip)")
+        ax.set_ylabel("accepted (flits/cycle/chip)")
+        ax.set_title(title)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
+if __name__ == "__main__":
+    main()

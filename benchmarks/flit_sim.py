@@ -1,0 +1,72 @@
+"""Benchmark: the flit-level simulator against BookSim2 (issue 7).
+
+1. Uniform traffic on the 36 x 36 torus (1,296 routers, one chip each, DOR with datelines,
+   16-flit VC buffers, 4-flit packets, every link 1 flit/cycle and 1 cycle of latency, injection
+   1 flit/cycle as BookSim2's) at offered 0.108 flits/cycle/node for 15,000 cycles;
+2. the Fig. 14 RailX configuration (2D-HyperX m=4, n=2, 9 x 9 nodes, 1,296 chips, k=2; Table 5
+   defaults) under all-to-all at 0.8 flits/cycle/chip for 15,000 cycles (5,000 + 10,000);
+each with 1 and 2 threads: wall seconds, simulated router-cycles/s and flit-hops/s, and the
+speed-up over BookSim2's measured ~195,000 router-cycles/s (5,462 cycles in ~36 s) and its
+flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
+3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node.
+
+Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick]` (--quick: 3,000 cycles,
+a shorter sweep). Wall times depend on what else runs on the machine.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from railx.sim import FlitSettings, simulate, sweep
+from railx.systems import System, resolve_system
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TORUS = System("torus-36x36", "36 x 36 2D torus", peer={"family": "torus3d", "dims": [36, 36, 1], "ports_per_direction": 1})
+BOOKSIM_ROUTER_CYCLES_PER_S = 1296 * 5462 / 36
+BOOKSIM_SATURATION = 0.13
+# Mean DOR hops on a 36-ring pair of dimensions (k/4 each) times the load: flit-hops per router-cycle.
+BOOKSIM_FLIT_HOPS_PER_S = BOOKSIM_ROUTER_CYCLES_PER_S * 0.108 * 18
+
+
+def timed(system: System, traffic: str, load: float, settings: FlitSettings) -> dict:
+    start = time.perf_counter()
+    report, _ = simulate(system, traffic, load, settings=settings)  # type: ignore[arg-type]
+    wall = time.perf_counter() - start
+    return {"wall_s": wall, "router_cycles_per_s": report["router_cycles"] / wall, "flit_hops_per_s": report["flit_hops"] / wall, "report": report}
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    cycles = 3000 if quick else 15000
+    torus = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0)
+    print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>9} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
+    for threads in (1, 2):
+        r = timed(TORUS, "uniform", 0.108, FlitSettings(**torus, warmup_cycles=0, measure_cycles=cycles, threads=threads))  # type: ignore[arg-type]
+        print(
+            f"{'torus 36x36 uniform 0.108':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
+            f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} "
+            f"{r['flit_hops_per_s'] / BOOKSIM_FLIT_HOPS_PER_S:9.1f} {r['report']['accepted']:8.4f}"
+        )
+    railx = resolve_system(str(EXAMPLES / "hyperx-9x9.toml"))
+    warmup = cycles // 3
+    for threads in (1, 2):
+        r = timed(railx, "alltoall", 0.8, FlitSettings(warmup_cycles=warmup, measure_cycles=cycles - warmup, threads=threads))
+        print(
+            f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
+            f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
+        )
+    loads = [0.10, 0.12, 0.13, 0.14, 0.16] if not quick else [0.12, 0.14]
+    settings = FlitSettings(**torus, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2)  # type: ignore[arg-type]
+    result = sweep(TORUS, loads, "uniform", settings=settings)
+    print("\ntorus 36x36 uniform saturation sweep (BookSim2: accepted 0.130 at 0.13, 0.074 at 0.16):")
+    for p in result["points"]:
+        print(f"  offered {p['offered']:.4f}  accepted {p['accepted']:.4f}  latency mean {p['latency']['mean']:.1f}")
+    peak = result["peak_accepted"]
+    print(f"peak accepted {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}% vs BookSim2's {BOOKSIM_SATURATION}); saturation load {result['saturation_load']}")
+
+
+if __name__ == "__main__":
+    main()

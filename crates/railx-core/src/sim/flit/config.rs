@@ -1,0 +1,181 @@
+//! Simulator parameters; the defaults are the RailX paper's Table 5.
+
+use crate::error::{RailxError, Result};
+use serde::{Deserialize, Serialize};
+
+/// Largest number of virtual channels per link the simulator models (a bit mask per port).
+pub const MAX_VCS: u8 = 64;
+
+/// Memory the source queues of a run may grow to in the worst case (a saturated network keeps
+/// every generated packet queued at its source).
+pub const MAX_SOURCE_QUEUE_BYTES: u64 = 8 << 30;
+
+/// Bytes one queued source packet takes.
+pub const SOURCE_ENTRY_BYTES: u64 = 32;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlitConfig {
+    /// Flits per packet (Table 5: 4).
+    pub packet_flits: u32,
+    /// Input buffer per virtual channel, in flits (Table 5: 16).
+    pub buffer_flits: u32,
+    /// Cycles from a head flit's arrival until the router may forward it (routing and allocation).
+    pub router_delay_cycles: u32,
+    /// Rounds of the separable allocator per cycle: inputs that lost arbitration try their other
+    /// VCs against the outputs still free (1 = a single round, as BookSim2's default).
+    pub alloc_iterations: u32,
+    /// Latency of intra-node (short-reach) links (Table 5: 1 cycle).
+    pub short_latency_cycles: u32,
+    /// Latency of every other link: optical, copper, switch (Table 5: 10 cycles).
+    pub long_latency_cycles: u32,
+    /// Flits per cycle a chip can inject (and eject); the offered load may not exceed it.
+    pub injection_flits_per_cycle: f64,
+    /// Cycles before measurement starts (Table 5: 5000).
+    pub warmup_cycles: u64,
+    /// Measured cycles (Table 5: 10000).
+    pub measure_cycles: u64,
+    /// Limit on the cycles of a finite workload (finite all-to-all, message DAG).
+    pub max_cycles: u64,
+    /// A run in which flits are in the network but none moves for this many cycles ends with a
+    /// deadlock report.
+    pub watchdog_cycles: u64,
+    /// Bytes per flit, to turn message sizes into flits (message DAGs).
+    pub flit_bytes: u32,
+    /// Worker threads; results do not depend on it.
+    pub threads: usize,
+    pub seed: u64,
+}
+
+impl Default for FlitConfig {
+    fn default() -> Self {
+        FlitConfig {
+            packet_flits: 4,
+            buffer_flits: 16,
+            router_delay_cycles: 1,
+            alloc_iterations: 1,
+            short_latency_cycles: 1,
+            long_latency_cycles: 10,
+            injection_flits_per_cycle: 1.0,
+            warmup_cycles: 5000,
+            measure_cycles: 10000,
+            max_cycles: 10_000_000,
+            watchdog_cycles: 1000,
+            flit_bytes: 64,
+            threads: 1,
+            seed: 0,
+        }
+    }
+}
+
+impl FlitConfig {
+    /// Checks every parameter on its own (the load is checked against the traffic).
+    pub fn validate(&self) -> Result<()> {
+        for (field, value, hint) in [
+            ("packet_flits", self.packet_flits, "e.g. 4"),
+            ("buffer_flits", self.buffer_flits, "e.g. 16"),
+            ("flit_bytes", self.flit_bytes, "e.g. 64"),
+            ("alloc_iterations", self.alloc_iterations, "e.g. 1"),
+        ] {
+            crate::error::require_positive(field, value, hint)?;
+        }
+        if self.buffer_flits < self.packet_flits {
+            return Err(RailxError::invalid(
+                "buffer_flits",
+                self.buffer_flits,
+                format!(
+                    "virtual cut-through needs a VC buffer that holds a whole packet of {} flits",
+                    self.packet_flits
+                ),
+                format!("use buffer_flits >= {}", self.packet_flits),
+            ));
+        }
+        if self.packet_flits > u16::MAX as u32 {
+            return Err(RailxError::invalid(
+                "packet_flits",
+                self.packet_flits,
+                "packets of at most 65535 flits are modelled",
+                "e.g. 4",
+            ));
+        }
+        for (field, value) in [
+            ("router_delay_cycles", self.router_delay_cycles),
+            ("short_latency_cycles", self.short_latency_cycles),
+            ("long_latency_cycles", self.long_latency_cycles),
+        ] {
+            if value > 1_000_000 {
+                return Err(RailxError::invalid(
+                    field,
+                    value,
+                    "delays above 1,000,000 cycles are not modelled",
+                    "e.g. 10",
+                ));
+            }
+        }
+        let inj = self.injection_flits_per_cycle;
+        if !(inj.is_finite() && (0.01..=1024.0).contains(&inj)) {
+            return Err(RailxError::invalid(
+                "injection_flits_per_cycle",
+                inj,
+                "must be a number of flits per cycle in 0.01..=1024",
+                "e.g. 8 for 8 ports of 1 flit/cycle",
+            ));
+        }
+        if self.measure_cycles == 0 {
+            return Err(RailxError::invalid(
+                "measure_cycles",
+                0,
+                "a rate measurement needs at least one measured cycle",
+                "e.g. 10000",
+            ));
+        }
+        if self.watchdog_cycles == 0 {
+            return Err(RailxError::invalid(
+                "watchdog_cycles",
+                0,
+                "must be positive",
+                "e.g. 1000",
+            ));
+        }
+        if self.threads == 0 || self.threads > 1024 {
+            return Err(RailxError::invalid(
+                "threads",
+                self.threads,
+                "must be in 1..=1024",
+                "e.g. 2",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Cycles of a run at a constant rate.
+    pub fn rate_cycles(&self) -> u64 {
+        self.warmup_cycles.saturating_add(self.measure_cycles)
+    }
+
+    /// Refuses a rate run whose source queues could outgrow memory: in a saturated network every
+    /// packet generated stays queued at its source.
+    pub fn check_memory(&self, chips: u32, load_flits_per_cycle: f64) -> Result<()> {
+        let cycles = self.rate_cycles();
+        let packets =
+            chips as f64 * cycles as f64 * load_flits_per_cycle / self.packet_flits as f64;
+        let bytes = packets * SOURCE_ENTRY_BYTES as f64;
+        if cycles >= 1 << 40 || bytes > MAX_SOURCE_QUEUE_BYTES as f64 {
+            let max = (MAX_SOURCE_QUEUE_BYTES as f64 / SOURCE_ENTRY_BYTES as f64
+                * self.packet_flits as f64
+                / (chips as f64 * load_flits_per_cycle))
+                .min((1u64 << 40) as f64) as u64;
+            return Err(RailxError::invalid(
+                "cycles",
+                cycles,
+                format!(
+                    "the source queues could need {:.0} GiB at this load and size (limit {} GiB)",
+                    bytes / (1u64 << 30) as f64,
+                    MAX_SOURCE_QUEUE_BYTES >> 30
+                ),
+                format!("use at most {max} warm-up + measured cycles"),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,381 @@
+//! The cycle-based, flit-level network simulator (DESIGN.md §6, paper §6.1.2, A.6): routers with
+//! input-buffered virtual channels, virtual cut-through, credit-based flow control, separable
+//! allocation with round-robin arbitration, links of any rate (k flits/cycle inside a RailX
+//! node) and latency, on any [`Network`] with any [`Routing`] function. Multi-threaded and
+//! bit-identical for any number of threads.
+//!
+//! - `config`: parameters (Table 5 defaults) and their checks;
+//! - `fabric`: ports, rates and latencies precomputed from the network;
+//! - `router`: buffers, credits, allocation, injection and ejection;
+//! - `traffic`: patterns, the finite all-to-all, message DAGs;
+//! - `engine`: the two-phase parallel cycle loop;
+//! - `stats`: counters, latency histogram, the report;
+//! - `watchdog`: the blocked cycle of channels when a run deadlocks.
+
+pub mod config;
+mod engine;
+mod fabric;
+pub mod rng;
+mod router;
+pub mod stats;
+pub mod traffic;
+mod watchdog;
+
+pub use config::FlitConfig;
+pub use fabric::TICKS;
+pub use stats::{Deadlock, FlitReport, LatencyStats};
+pub use traffic::{Pattern, PermutationKind, Traffic, TrafficSpec};
+
+use crate::error::{RailxError, Result};
+use crate::network::Network;
+use crate::routing::Routing;
+use crate::sim::dag::MessageDag;
+use engine::{DagState, Ending, Shared, Workload};
+use fabric::Fabric;
+use serde::Serialize;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use traffic::Destinations;
+
+/// Simulates `traffic` on `net` routed by `routing`.
+pub fn simulate(
+    net: &Network,
+    routing: &dyn Routing,
+    config: &FlitConfig,
+    traffic: &Traffic,
+) -> Result<FlitReport> {
+    config.validate()?;
+    let vcs = routing.vcs();
+    if vcs == 0 || vcs > config::MAX_VCS {
+        return Err(RailxError::invalid(
+            "vcs",
+            vcs,
+            format!(
+                "routing = {} needs more virtual channels than the {} the simulator models",
+                routing.name(),
+                config::MAX_VCS
+            ),
+            "use a routing function with fewer VCs (e.g. dateline on tori)",
+        ));
+    }
+    let chips = routing.chips();
+    if chips.len() < 2 {
+        return Err(RailxError::invalid(
+            "chips",
+            chips.len(),
+            "traffic needs at least two chips",
+            "simulate a larger system",
+        ));
+    }
+    let is_chip: Vec<bool> = (0..net.vertices()).map(|v| v < net.chip_count).collect();
+    let fabric = Fabric::new(net, config, &is_chip)?;
+    let base_bw_bps = net
+        .bandwidth_bps
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    let cycle_s = config.flit_bytes as f64 / base_bw_bps;
+    let mut dag = None;
+    let (pattern, workload, cycles, window) = match traffic {
+        Traffic::Rate { pattern, load } => {
+            check_load(*load, config)?;
+            config.check_memory(chips.len() as u32, *load)?;
+            let packets = load / config.packet_flits as f64;
+            let workload = Workload::Rate {
+                whole_packets: packets.floor() as u32,
+                extra_packet: packets.fract(),
+            };
+            let window = (config.warmup_cycles, config.rate_cycles());
+            (
+                Some(pattern.clone()),
+                workload,
+                config.rate_cycles(),
+                window,
+            )
+        }
+        Traffic::FiniteAllToAll { flits_per_pair } => (
+            Some(Pattern::AllToAll),
+            Workload::Finite {
+                flits_per_pair: *flits_per_pair,
+            },
+            config.max_cycles,
+            (0, u64::MAX),
+        ),
+        Traffic::Dag(d) => {
+            dag = Some(dag_state(d, chips, net.vertices(), config, cycle_s)?);
+            (None, Workload::Dag, config.max_cycles, (0, u64::MAX))
+        }
+    };
+    let destinations = match &pattern {
+        Some(p) => Some(Destinations::new(chips, net.vertices(), p, config.seed)?),
+        None => None,
+    };
+    let wheel = (fabric.horizon_cycles(config) + 1).next_power_of_two();
+    let sh = Shared {
+        fabric: &fabric,
+        routing,
+        config,
+        selection: routing.selection(),
+        vcs: vcs as u32,
+        link_src: &net.src,
+        link_dst: &net.dst,
+        destinations,
+        workload,
+        dag,
+        wheel_mask: wheel - 1,
+        measure_from: window.0,
+        measure_to: window.1,
+    };
+    let (mut parts, chunk) = engine::partitions(&sh, config.threads);
+    let finite_flits = match workload {
+        Workload::Finite { flits_per_pair } => {
+            let n = chips.len() as u64;
+            n * (n - 1) * flits_per_pair as u64
+        }
+        _ => 0,
+    };
+    if let (Traffic::Dag(d), Some(state)) = (traffic, &sh.dag) {
+        for m in 0..d.len() {
+            if d.after(m).is_empty() {
+                let src = d.src(m);
+                let p = &mut parts[(src / chunk) as usize];
+                p.routers[(src - p.first) as usize].schedule(state.delay_cycles[m as usize], m);
+            }
+        }
+    }
+    let messages = match traffic {
+        Traffic::Dag(d) => d.len() as u64,
+        _ => 0,
+    };
+    let pool = if config.threads > 1 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(config.threads)
+                .build()
+                .map_err(|e| {
+                    RailxError::invalid(
+                        "threads",
+                        config.threads,
+                        e.to_string(),
+                        "use fewer threads",
+                    )
+                })?,
+        )
+    } else {
+        None
+    };
+    let finished = |p: &engine::Progress| match workload {
+        Workload::Rate { .. } => false,
+        Workload::Finite { .. } => p.ejected == finite_flits,
+        Workload::Dag => p.messages_done == messages,
+    };
+    let (ran, ending) = engine::run(&mut parts, chunk, &sh, cycles, finished, pool.as_ref())?;
+    let deadlock = match ending {
+        Ending::Stalled { stalled } => Some(Deadlock {
+            detected_at: ran,
+            stalled_cycles: stalled,
+            channels: watchdog::blocked_cycle(&mut parts, &sh)?,
+        }),
+        _ => None,
+    };
+    let completed = match (&ending, workload) {
+        (Ending::Stalled { .. }, _) => false,
+        (Ending::OutOfCycles, Workload::Rate { .. }) => true,
+        (Ending::OutOfCycles, _) => false,
+        (Ending::Done, _) => true,
+    };
+    let mut report = report(&parts, &sh, net, ran, window, completed, deadlock, cycle_s)?;
+    report.traffic = traffic.name();
+    Ok(report)
+}
+
+fn check_load(load: f64, config: &FlitConfig) -> Result<()> {
+    let max = config.injection_flits_per_cycle;
+    if !(load.is_finite() && load > 0.0 && load <= max) {
+        return Err(RailxError::invalid(
+            "load",
+            load,
+            format!("the offered load is flits/cycle/chip in (0, {max}], the chip's injection bandwidth"),
+            format!("e.g. {}", max / 2.0),
+        ));
+    }
+    Ok(())
+}
+
+fn dag_state(
+    d: &MessageDag,
+    chips: &[u32],
+    vertices: u32,
+    config: &FlitConfig,
+    cycle_s: f64,
+) -> Result<DagState> {
+    d.check_chips(vertices)?;
+    let mut routed = vec![false; vertices as usize];
+    for &c in chips {
+        routed[c as usize] = true;
+    }
+    for m in 0..d.len() {
+        for (field, chip) in [("src", d.src(m)), ("dst", d.dst(m))] {
+            if !routed[chip as usize] {
+                return Err(RailxError::invalid(
+                    format!("message {m}.{field}"),
+                    chip,
+                    "is not a chip the routing function routes",
+                    "use chips of the simulated region",
+                ));
+            }
+        }
+    }
+    let n = d.len() as usize;
+    let flits: Vec<u64> = (0..d.len())
+        .map(|m| d.bytes(m).div_ceil(config.flit_bytes as u64))
+        .collect();
+    let (dependants_start, dependants) = d.dependants();
+    Ok(DagState {
+        src: (0..d.len()).map(|m| d.src(m)).collect(),
+        dst: (0..d.len()).map(|m| d.dst(m)).collect(),
+        // A tolerance of a millionth of a cycle keeps exact multiples of the cycle exact.
+        delay_cycles: (0..d.len())
+            .map(|m| (d.delay_s(m) / cycle_s - 1e-6).ceil().max(0.0) as u64)
+            .collect(),
+        dependants_start,
+        dependants,
+        pending: (0..d.len())
+            .map(|m| AtomicU32::new(d.after(m).len() as u32))
+            .collect(),
+        undelivered: flits.iter().map(|&f| AtomicU64::new(f)).collect(),
+        done_cycle: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
+        flits,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    parts: &[engine::Partition],
+    sh: &Shared,
+    net: &Network,
+    ran: u64,
+    window: (u64, u64),
+    completed: bool,
+    deadlock: Option<Deadlock>,
+    cycle_s: f64,
+) -> Result<FlitReport> {
+    let mut total = stats::Counters::default();
+    let (mut in_network, mut at_source) = (0u64, 0u64);
+    let mut link_flits = vec![0u64; net.links()];
+    for p in parts {
+        total.merge(&p.counters);
+        in_network += p.wheel_flits();
+        for r in &p.routers {
+            let (n, s) = r.held_flits();
+            in_network += n;
+            at_source += s;
+            let start = sh.fabric.out_start[r.id as usize] as usize;
+            for (k, &flits) in r.sent_flits.iter().enumerate() {
+                let link = sh.fabric.out_link[start + k];
+                if link != fabric::NO_LINK {
+                    link_flits[link as usize] = flits;
+                }
+            }
+        }
+    }
+    // Conservation: every flit generated is at its source, in the network, or delivered.
+    if total.injected != total.ejected + in_network || total.created != total.injected + at_source {
+        return Err(RailxError::verification(
+            "flit conservation",
+            format!(
+                "created {} = injected {} + at sources {}, injected = delivered {} + in flight {} does not hold (simulator invariant)",
+                total.created, total.injected, at_source, total.ejected, in_network
+            ),
+        ));
+    }
+    let measured = window.1.min(ran).saturating_sub(window.0).max(1);
+    let chips = sh.routing.chips().len() as f64;
+    let per_chip = |flits: u64| flits as f64 / (measured as f64 * chips);
+    let link_utilisation: Vec<f64> = link_flits
+        .iter()
+        .zip(&sh.fabric.link_flits_per_cycle)
+        .map(|(&f, &rate)| f as f64 / (measured as f64 * rate))
+        .collect();
+    let message_done_cycles = sh
+        .dag
+        .as_ref()
+        .map(|d| {
+            d.done_cycle
+                .iter()
+                .map(|c| c.load(Ordering::Relaxed))
+                .collect()
+        })
+        .unwrap_or_default();
+    let finite = window.1 == u64::MAX;
+    Ok(FlitReport {
+        routing: sh.routing.name().to_string(),
+        traffic: String::new(),
+        chips: chips as u32,
+        routers: sh.fabric.vertices,
+        vcs: sh.vcs as u8,
+        threads: sh.config.threads,
+        seed: sh.config.seed,
+        offered: per_chip(total.offered),
+        accepted: per_chip(total.accepted),
+        latency: total.latency(),
+        cycles: ran,
+        measured_cycles: measured,
+        flits_delivered: total.ejected,
+        packets_delivered: total.packets_ejected,
+        flits_injected: total.injected,
+        flits_in_flight: in_network,
+        flit_hops: total.flit_hops,
+        router_cycles: ran * sh.fabric.vertices as u64,
+        max_buffer_flits: total.max_occupancy,
+        mean_link_utilisation: link_utilisation.iter().sum::<f64>()
+            / link_utilisation.len().max(1) as f64,
+        max_link_utilisation: link_utilisation.iter().copied().fold(0.0, f64::max),
+        completion_cycles: (finite && completed).then_some(total.last_delivery),
+        completed,
+        deadlock,
+        cycle_s,
+        link_utilisation,
+        message_done_cycles,
+    })
+}
+
+/// A load sweep of one pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepReport {
+    pub points: Vec<FlitReport>,
+    /// The first offered load at which less than 95% of it was accepted (`None`: none did).
+    pub saturation_load: Option<f64>,
+    /// Highest accepted throughput over the sweep (flits/cycle/chip).
+    pub peak_accepted: f64,
+}
+
+/// Accepted fraction of the offered load below which a point counts as saturated.
+pub const SATURATED_BELOW: f64 = 0.95;
+
+/// Runs `pattern` at each load (ascending) on the same network and routing.
+pub fn sweep(
+    net: &Network,
+    routing: &dyn Routing,
+    config: &FlitConfig,
+    pattern: &Pattern,
+    loads: &[f64],
+) -> Result<SweepReport> {
+    let mut points = Vec::with_capacity(loads.len());
+    for &load in loads {
+        let traffic = Traffic::Rate {
+            pattern: pattern.clone(),
+            load,
+        };
+        points.push(simulate(net, routing, config, &traffic)?);
+    }
+    let saturation_load = points
+        .iter()
+        .find(|p| p.accepted < SATURATED_BELOW * p.offered)
+        .map(|p| p.offered);
+    let peak_accepted = points.iter().map(|p| p.accepted).fold(0.0, f64::max);
+    Ok(SweepReport {
+        points,
+        saturation_load,
+        peak_accepted,
+    })
+}

@@ -1,0 +1,666 @@
+//! One router: input-buffered virtual channels, credits for the VCs downstream of each output,
+//! a separable input-first switch and VC allocator with round-robin arbitration, and, for a
+//! chip, its source queue, injection port and ejection port.
+//!
+//! Virtual cut-through: a packet is allocated an output only when the downstream VC has credits
+//! for all of its flits. A packet occupies its output link for `flits x ticks_per_flit` (the
+//! link's rate) and cannot finish before its own tail has arrived (cut-through of a packet
+//! still streaming in). Its head reaches the next router `latency` cycles after the head flit
+//! is serialized, and may be forwarded `router_delay` cycles later. The credits of a VC return
+//! upstream `latency` cycles after the packet's tail has left it.
+
+use super::engine::{Outgoing, Shared, Workload};
+use super::fabric::{NO_LINK, TICKS};
+use super::rng::Stream;
+use super::stats::Counters;
+use crate::error::{RailxError, Result};
+use crate::routing::{Hop, RouteState, Selection};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Events by due cycle modulo its length, each for a router (by vertex id).
+pub(crate) type Wheel = Vec<Vec<(u32, Event)>>;
+
+/// Flits of the packets on a wheel (in flight on links, or ejecting).
+pub(crate) fn wheel_flits(wheel: &Wheel) -> u64 {
+    wheel
+        .iter()
+        .flatten()
+        .map(|(_, e)| match e {
+            Event::Arrive { packet, .. } | Event::Eject { packet } => packet.flits as u64,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Marks a packet that belongs to no DAG message.
+pub const NO_MSG: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Packet {
+    pub dst: u32,
+    pub flits: u32,
+    pub msg: u32,
+    /// Cycle its message was generated (latency counts from here, source queueing included).
+    pub created: u64,
+    /// First cycle this router may forward it.
+    pub head_ready: u64,
+    /// Tick at which its last flit has arrived here.
+    pub tail_in: u64,
+    pub state: RouteState,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    Arrive {
+        port: u32,
+        vc: u8,
+        packet: Packet,
+    },
+    Credit {
+        port: u32,
+        vc: u8,
+        flits: u32,
+    },
+    Eject {
+        packet: Packet,
+    },
+    /// A message that DAG message `msg` waits for arrived at cycle `done`.
+    DepDone {
+        msg: u32,
+        done: u64,
+    },
+}
+
+/// A message waiting in a chip's source queue, leaving packet by packet.
+#[derive(Debug, Clone, Copy)]
+struct SourceMsg {
+    dst: u32,
+    flits_left: u64,
+    msg: u32,
+    created: u64,
+}
+
+/// One allowed next hop of a head packet: a local output port, its VC, the state after it.
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    out: u32,
+    vc: u8,
+    state: RouteState,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    input: u32,
+    vc: u32,
+    cand: u32,
+    out: u32,
+}
+
+/// Per-thread scratch space, reused every cycle.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    hops: Vec<Hop>,
+    requests: Vec<Request>,
+    winner: Vec<u32>,
+}
+
+pub(crate) struct Router {
+    pub id: u32,
+    /// Index among the chips that exchange traffic (`u32::MAX`: none).
+    pub endpoint: u32,
+    n_in: u32,
+    n_out: u32,
+    vcs: u32,
+    in_start: u32,
+    out_start: u32,
+    /// Packets per (input port, VC); the injection port uses VC 0.
+    queues: Vec<VecDeque<Packet>>,
+    occupancy: Vec<u32>,
+    /// The allowed hops of each queue's head packet (empty until it is routed).
+    cands: Vec<Vec<Cand>>,
+    in_mask: Vec<u64>,
+    in_free: Vec<u64>,
+    in_rr: Vec<u32>,
+    out_free: Vec<u64>,
+    out_rr: Vec<u32>,
+    /// Free flits of each downstream (output port, VC) buffer.
+    credits: Vec<u32>,
+    pub sent_flits: Vec<u64>,
+    source: VecDeque<SourceMsg>,
+    cursor: u32,
+    finite_sent: u32,
+    ready: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Cycle at which each queue's head packet may be forwarded (`u64::MAX`: empty queue).
+    head_ready: Vec<u64>,
+    rng: Stream,
+    buffered: u32,
+    /// A chip: its last input is the injection port and its last output the ejection port.
+    has_host: bool,
+}
+
+impl Router {
+    pub fn new(id: u32, endpoint: u32, sh: &Shared, mut rng: Stream) -> Router {
+        let f = sh.fabric;
+        let (in_start, out_start) = (f.in_start[id as usize], f.out_start[id as usize]);
+        let n_in = f.in_start[id as usize + 1] - in_start;
+        let n_out = f.out_start[id as usize + 1] - out_start;
+        let vcs = sh.vcs;
+        let queues = (n_in * vcs) as usize;
+        // Each chip starts its round of the all-to-all at a random offset: in lockstep, every
+        // chip of a node would send to the same node at once.
+        let peers = sh
+            .destinations
+            .as_ref()
+            .map_or(0, |d| d.chips.len() as u32 - 1);
+        let cursor = if endpoint != u32::MAX && peers > 0 {
+            1 + rng.below(peers)
+        } else {
+            1
+        };
+        Router {
+            id,
+            endpoint,
+            n_in,
+            n_out,
+            vcs,
+            in_start,
+            out_start,
+            queues: vec![VecDeque::new(); queues],
+            occupancy: vec![0; queues],
+            cands: vec![Vec::new(); queues],
+            in_mask: vec![0; n_in as usize],
+            in_free: vec![0; n_in as usize],
+            in_rr: vec![0; n_in as usize],
+            out_free: vec![0; n_out as usize],
+            out_rr: vec![0; n_out as usize],
+            credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
+            sent_flits: vec![0; n_out as usize],
+            source: VecDeque::new(),
+            cursor,
+            finite_sent: 0,
+            ready: BinaryHeap::new(),
+            head_ready: vec![u64::MAX; queues],
+            rng,
+            buffered: 0,
+            has_host: n_out > 0 && f.out_link[(out_start + n_out - 1) as usize] == NO_LINK,
+        }
+    }
+
+    /// Schedules DAG message `msg` for injection at `cycle`.
+    pub fn schedule(&mut self, cycle: u64, msg: u32) {
+        self.ready.push(Reverse((cycle, msg)));
+    }
+
+    /// Whether the router has nothing to do this cycle apart from drawing traffic.
+    fn idle(&self, cycle: u64) -> bool {
+        self.buffered == 0
+            && self.source.is_empty()
+            && self.ready.peek().is_none_or(|r| r.0 .0 > cycle)
+    }
+
+    /// One cycle of this router after its due events: traffic, allocation. Returns whether a
+    /// packet moved. Ejections are scheduled on `wheel` (this router's partition's).
+    pub fn step(
+        &mut self,
+        cycle: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        wheel: &mut Wheel,
+        counters: &mut Counters,
+        scratch: &mut Scratch,
+    ) -> Result<bool> {
+        self.generate(cycle, sh, counters);
+        if self.idle(cycle) {
+            return Ok(false);
+        }
+        self.release_ready(cycle, sh, counters);
+        self.refill_injection(cycle, sh);
+        if self.buffered == 0 {
+            return Ok(false);
+        }
+        self.allocate(cycle, sh, out, wheel, counters, scratch)
+    }
+
+    /// Applies an event due this cycle.
+    pub fn apply(
+        &mut self,
+        event: Event,
+        cycle: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        counters: &mut Counters,
+    ) -> Result<()> {
+        match event {
+            Event::Arrive { port, vc, packet } => {
+                let q = (port * self.vcs + vc as u32) as usize;
+                self.occupancy[q] += packet.flits;
+                if self.occupancy[q] > sh.config.buffer_flits {
+                    return Err(RailxError::verification(
+                        format!("router {} input {port} vc {vc}", self.id),
+                        format!(
+                            "buffer holds {} flits, over its capacity of {} (simulator invariant)",
+                            self.occupancy[q], sh.config.buffer_flits
+                        ),
+                    ));
+                }
+                counters.max_occupancy = counters.max_occupancy.max(self.occupancy[q]);
+                self.push(q, packet);
+                self.in_mask[port as usize] |= 1 << vc;
+            }
+            Event::Credit { port, vc, flits } => {
+                let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
+                *c += flits;
+                if *c > sh.config.buffer_flits {
+                    return Err(RailxError::verification(
+                        format!("router {} output {port} vc {vc}", self.id),
+                        "credits exceed the downstream buffer (simulator invariant)",
+                    ));
+                }
+            }
+            Event::Eject { packet } => counters.eject(&packet, cycle, sh, out),
+            Event::DepDone { msg, done } => {
+                if let Some(dag) = &sh.dag {
+                    if dag.pending[msg as usize].fetch_sub(1, std::sync::atomic::Ordering::Relaxed)
+                        == 1
+                    {
+                        let at = (done + dag.delay_cycles[msg as usize]).max(cycle);
+                        self.schedule(at, msg);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws this cycle's new packets (rate traffic) or the next finite all-to-all message.
+    fn generate(&mut self, cycle: u64, sh: &Shared, counters: &mut Counters) {
+        let Some(dest) = sh.destinations.as_ref() else {
+            return;
+        };
+        if self.endpoint == u32::MAX || !dest.sends(self.endpoint) {
+            return;
+        }
+        let flits = sh.config.packet_flits as u64;
+        match sh.workload {
+            Workload::Rate {
+                whole_packets,
+                extra_packet,
+            } => {
+                let n = whole_packets + (self.rng.unit() < extra_packet) as u32;
+                for _ in 0..n {
+                    let dst = dest.next(self.endpoint, &mut self.cursor, &mut self.rng);
+                    self.push_source(dst, flits, NO_MSG, cycle, sh, counters);
+                }
+            }
+            Workload::Finite { flits_per_pair } => {
+                let peers = dest.chips.len() as u32 - 1;
+                if self.source.is_empty() && self.finite_sent < peers {
+                    self.finite_sent += 1;
+                    let dst = dest.next(self.endpoint, &mut self.cursor, &mut self.rng);
+                    self.push_source(dst, flits_per_pair as u64, NO_MSG, cycle, sh, counters);
+                }
+            }
+            Workload::Dag => {}
+        }
+    }
+
+    fn push_source(
+        &mut self,
+        dst: u32,
+        flits: u64,
+        msg: u32,
+        cycle: u64,
+        sh: &Shared,
+        counters: &mut Counters,
+    ) {
+        counters.created += flits;
+        if sh.measuring(cycle) {
+            counters.offered += flits;
+        }
+        self.source.push_back(SourceMsg {
+            dst,
+            flits_left: flits,
+            msg,
+            created: cycle,
+        });
+    }
+
+    /// Moves the DAG messages due by `cycle` into the source queue.
+    fn release_ready(&mut self, cycle: u64, sh: &Shared, counters: &mut Counters) {
+        while let Some(&Reverse((at, msg))) = self.ready.peek() {
+            if at > cycle {
+                break;
+            }
+            self.ready.pop();
+            let Some(dag) = &sh.dag else { continue };
+            let (dst, flits) = (dag.dst[msg as usize], dag.flits[msg as usize]);
+            self.push_source(dst, flits, msg, cycle, sh, counters);
+        }
+    }
+
+    /// Puts the next packet of the source queue into the injection port when it is empty.
+    fn refill_injection(&mut self, cycle: u64, sh: &Shared) {
+        if !self.has_host {
+            return;
+        }
+        let port = self.n_in - 1;
+        let q = (port * self.vcs) as usize;
+        if !self.queues[q].is_empty() {
+            return;
+        }
+        let Some(head) = self.source.front_mut() else {
+            return;
+        };
+        let flits = head.flits_left.min(sh.config.packet_flits as u64);
+        head.flits_left -= flits;
+        let packet = Packet {
+            dst: head.dst,
+            flits: flits as u32,
+            msg: head.msg,
+            created: head.created,
+            head_ready: (head.created + sh.config.router_delay_cycles as u64).max(cycle),
+            tail_in: cycle * TICKS,
+            state: RouteState::start(),
+        };
+        if head.flits_left == 0 {
+            self.source.pop_front();
+        }
+        self.push(q, packet);
+        self.in_mask[port as usize] |= 1;
+    }
+
+    fn push(&mut self, q: usize, packet: Packet) {
+        if self.queues[q].is_empty() {
+            self.head_ready[q] = packet.head_ready;
+        }
+        self.queues[q].push_back(packet);
+        self.buffered += 1;
+    }
+
+    /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
+    fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
+        let packet = self.queues[q][0];
+        let cands = &mut self.cands[q];
+        if packet.dst == self.id {
+            cands.push(Cand {
+                out: self.n_out - 1,
+                vc: 0,
+                state: packet.state,
+            });
+            return Ok(());
+        }
+        hops.clear();
+        sh.routing
+            .next_hops(self.id, packet.dst, &packet.state, hops);
+        if hops.is_empty() {
+            return Err(RailxError::verification(
+                format!("routing {}", sh.routing.name()),
+                format!(
+                    "offers no next hop at vertex {} toward chip {}",
+                    self.id, packet.dst
+                ),
+            ));
+        }
+        if sh.selection == Selection::Random && hops.len() > 1 {
+            let pick = hops[self.rng.below(hops.len() as u32) as usize];
+            hops.clear();
+            hops.push(pick);
+        }
+        for hop in hops.iter() {
+            let port = sh.fabric.link_out_port[hop.link as usize];
+            if !(self.out_start..self.out_start + self.n_out).contains(&port)
+                || hop.vc as u32 >= self.vcs
+            {
+                return Err(RailxError::verification(
+                    format!("routing {}", sh.routing.name()),
+                    format!(
+                        "at vertex {} offers link {} on VC {}, which does not leave this vertex or exceeds its {} VCs",
+                        self.id, hop.link, hop.vc, self.vcs
+                    ),
+                ));
+            }
+            cands.push(Cand {
+                out: port - self.out_start,
+                vc: hop.vc,
+                state: hop.state,
+            });
+        }
+        Ok(())
+    }
+
+    /// The hop the head of queue `q` would take now: a free output with room downstream for the
+    /// whole packet, the most free credits winning (the first listed on ties).
+    fn choose(&self, q: usize, flits: u32, next_tick: u64) -> Option<u32> {
+        let mut best: Option<(u32, u32)> = None;
+        for (k, cand) in self.cands[q].iter().enumerate() {
+            if self.out_free[cand.out as usize] >= next_tick {
+                continue;
+            }
+            let free = if cand.out == self.n_out - 1 && self.has_host {
+                u32::MAX
+            } else {
+                self.credits[(cand.out * self.vcs + cand.vc as u32) as usize]
+            };
+            if free >= flits && best.is_none_or(|(_, f)| free > f) {
+                best = Some((k as u32, free));
+            }
+        }
+        best.map(|(k, _)| k)
+    }
+
+    fn allocate(
+        &mut self,
+        cycle: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        wheel: &mut Wheel,
+        counters: &mut Counters,
+        scratch: &mut Scratch,
+    ) -> Result<bool> {
+        let next_tick = (cycle + 1) * TICKS;
+        let mut moved = false;
+        scratch
+            .winner
+            .resize(scratch.winner.len().max(self.n_out as usize), u32::MAX);
+        // Further rounds let losers try the outputs still free, and ports faster than a packet
+        // per cycle take several packets.
+        for round in 0..sh.config.alloc_iterations.max(4) {
+            scratch.requests.clear();
+            for input in 0..self.n_in {
+                let mask = self.in_mask[input as usize];
+                if mask == 0 || self.in_free[input as usize] >= next_tick {
+                    continue;
+                }
+                let start = self.in_rr[input as usize];
+                let mut rotated = mask.rotate_right(start);
+                while rotated != 0 {
+                    let vc = (rotated.trailing_zeros() + start) & 63;
+                    rotated &= rotated - 1;
+                    let q = (input * self.vcs + vc) as usize;
+                    if self.head_ready[q] > cycle {
+                        continue;
+                    }
+                    let flits = self.queues[q][0].flits;
+                    if self.cands[q].is_empty() {
+                        self.route(q, sh, &mut scratch.hops)?;
+                    }
+                    if let Some(cand) = self.choose(q, flits, next_tick) {
+                        let out = self.cands[q][cand as usize].out;
+                        scratch.requests.push(Request {
+                            input,
+                            vc,
+                            cand,
+                            out,
+                        });
+                        break;
+                    }
+                }
+            }
+            if scratch.requests.is_empty() {
+                break;
+            }
+            // Output arbitration: round-robin over inputs from the output's pointer.
+            let n_in = self.n_in;
+            for (i, r) in scratch.requests.iter().enumerate() {
+                let rank = |input: u32| (input + n_in - self.out_rr[r.out as usize]) % n_in;
+                let w = &mut scratch.winner[r.out as usize];
+                if *w == u32::MAX || rank(r.input) < rank(scratch.requests[*w as usize].input) {
+                    *w = i as u32;
+                }
+            }
+            let (mut spare, mut lost) = (false, false);
+            for i in 0..scratch.requests.len() {
+                let r = scratch.requests[i];
+                if scratch.winner[r.out as usize] != i as u32 {
+                    lost = true;
+                    continue;
+                }
+                scratch.winner[r.out as usize] = u32::MAX;
+                self.grant(r, cycle, sh, out, wheel, counters);
+                moved = true;
+                spare |= self.in_free[r.input as usize] < next_tick
+                    || self.out_free[r.out as usize] < next_tick;
+            }
+            if !(spare || lost && round + 1 < sh.config.alloc_iterations) {
+                break;
+            }
+        }
+        Ok(moved)
+    }
+
+    fn grant(
+        &mut self,
+        r: Request,
+        cycle: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        wheel: &mut Wheel,
+        counters: &mut Counters,
+    ) {
+        let f = sh.fabric;
+        let q = (r.input * self.vcs + r.vc) as usize;
+        let packet = self.queues[q]
+            .pop_front()
+            .expect("a granted VC has a head packet");
+        let cand = self.cands[q][r.cand as usize];
+        self.cands[q].clear();
+        match self.queues[q].front() {
+            Some(next) => self.head_ready[q] = next.head_ready,
+            None => {
+                self.head_ready[q] = u64::MAX;
+                self.in_mask[r.input as usize] &= !(1 << r.vc);
+            }
+        }
+        self.buffered -= 1;
+        self.in_rr[r.input as usize] = (r.vc + 1) % self.vcs;
+        self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
+        let (gi, go) = (
+            (self.in_start + r.input) as usize,
+            (self.out_start + r.out) as usize,
+        );
+        let flits = packet.flits as u64;
+        let out_tpf = f.out_ticks_per_flit[go];
+        let start = (cycle * TICKS)
+            .max(self.out_free[r.out as usize])
+            .max(self.in_free[r.input as usize]);
+        let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
+        self.out_free[r.out as usize] = end;
+        self.in_free[r.input as usize] = start + flits * f.in_ticks_per_flit[gi];
+        let in_link = f.in_link[gi];
+        if in_link == NO_LINK {
+            counters.injected += flits;
+            self.refill_injection(cycle, sh);
+        } else {
+            self.occupancy[q] -= packet.flits;
+            let up = sh.link_src[in_link as usize];
+            out.push(Outgoing {
+                router: up,
+                time: end.div_ceil(TICKS) + f.in_latency[gi] as u64,
+                event: Event::Credit {
+                    port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
+                    vc: r.vc as u8,
+                    flits: packet.flits,
+                },
+            });
+        }
+        if sh.measuring(cycle) {
+            self.sent_flits[r.out as usize] += flits;
+        }
+        let link = f.out_link[go];
+        if link == NO_LINK {
+            let at = end.div_ceil(TICKS);
+            wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
+            return;
+        }
+        counters.flit_hops += flits;
+        self.credits[(r.out * self.vcs + cand.vc as u32) as usize] -= packet.flits;
+        let latency = f.out_latency[go] as u64;
+        let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
+        let down = sh.link_dst[link as usize];
+        out.push(Outgoing {
+            router: down,
+            time: head_arrival,
+            event: Event::Arrive {
+                port: f.link_in_port[link as usize] - f.in_start[down as usize],
+                vc: cand.vc,
+                packet: Packet {
+                    head_ready: head_arrival + sh.config.router_delay_cycles as u64,
+                    tail_in: end + latency * TICKS,
+                    state: cand.state,
+                    ..packet
+                },
+            },
+        });
+    }
+
+    /// Flits held in this router's input buffers, and flits still at the source (source queue
+    /// and injection port).
+    pub fn held_flits(&self) -> (u64, u64) {
+        let mut network = 0u64;
+        let mut source: u64 = self.source.iter().map(|m| m.flits_left).sum();
+        for (q, queue) in self.queues.iter().enumerate() {
+            let flits: u64 = queue.iter().map(|p| p.flits as u64).sum();
+            if self.has_host && q / self.vcs as usize == self.n_in as usize - 1 {
+                source += flits;
+            } else {
+                network += flits;
+            }
+        }
+        (network, source)
+    }
+
+    /// Calls `wait(from_link, from_vc, to_link, to_vc)` for every head packet in a link's VC
+    /// that waits for a downstream VC without room for it.
+    pub fn waits(
+        &mut self,
+        sh: &Shared,
+        hops: &mut Vec<Hop>,
+        mut wait: impl FnMut(u32, u8, u32, u8),
+    ) -> Result<()> {
+        let f = sh.fabric;
+        for input in 0..self.n_in {
+            let from_link = f.in_link[(self.in_start + input) as usize];
+            if from_link == NO_LINK {
+                continue;
+            }
+            for vc in 0..self.vcs {
+                let q = (input * self.vcs + vc) as usize;
+                let Some(&head) = self.queues[q].front() else {
+                    continue;
+                };
+                if self.cands[q].is_empty() {
+                    self.route(q, sh, hops)?;
+                }
+                for cand in &self.cands[q] {
+                    let to_link = f.out_link[(self.out_start + cand.out) as usize];
+                    let credits = self.credits[(cand.out * self.vcs + cand.vc as u32) as usize];
+                    if to_link != NO_LINK && credits < head.flits {
+                        wait(from_link, vc as u8, to_link, cand.vc);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,112 @@
+//! Binding of the flit-level simulator: a system (RailX configuration or peer spec, as JSON), a
+//! routing function by name, the simulator settings and the traffic, both as JSON.
+
+use numpy::IntoPyArray;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use railx_core::network::Network;
+use railx_core::peers::PeerSpec;
+use railx_core::plan::realize;
+use railx_core::routing::peer::for_peer;
+use railx_core::routing::railx::{RailxRouting, Scheme};
+use railx_core::routing::Routing;
+use railx_core::sim::flit::{simulate, sweep, FlitConfig, Traffic, TrafficSpec};
+use railx_core::spec::ConfigSpec;
+use railx_core::{RailxError as CoreError, Result};
+
+use crate::{err, to_json};
+
+fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
+    serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
+}
+
+/// Builds the system's network and routing function and hands them to `run`.
+fn on_system<T>(
+    system_json: &str,
+    railx: bool,
+    routing: Option<&str>,
+    job: Option<&str>,
+    run: impl FnOnce(&Network, &dyn Routing) -> Result<T>,
+) -> PyResult<T> {
+    if railx {
+        let spec: ConfigSpec = parse("configuration", system_json)?;
+        let realized = realize(&spec).map_err(err)?;
+        let scheme = Scheme::parse(routing.unwrap_or("minimal"), 1).map_err(err)?;
+        let r = RailxRouting::of_region(&realized, job, scheme).map_err(err)?;
+        run(&realized.network, &r).map_err(err)
+    } else {
+        let spec: PeerSpec = parse("peer topology", system_json)?;
+        let net = spec.network().map_err(err)?;
+        let r = for_peer(&spec, &net, routing).map_err(err)?;
+        run(&net, &*r).map_err(err)
+    }
+}
+
+/// One run: the report as JSON and the per-link utilisation (network link order) as NumPy.
+#[pyfunction]
+#[pyo3(signature = (system_json, railx, config_json, traffic_json, routing=None, job=None))]
+fn flit_simulate<'py>(
+    py: Python<'py>,
+    system_json: &str,
+    railx: bool,
+    config_json: &str,
+    traffic_json: &str,
+    routing: Option<&str>,
+    job: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config: FlitConfig = parse("simulator settings", config_json)?;
+    let traffic: Traffic = parse::<TrafficSpec>("traffic", traffic_json)?
+        .resolve()
+        .map_err(err)?;
+    let report = py.detach(|| {
+        on_system(system_json, railx, routing, job, |net, r| {
+            simulate(net, r, &config, &traffic)
+        })
+    })?;
+    let dict = PyDict::new(py);
+    dict.set_item("report", to_json(&report)?)?;
+    dict.set_item("link_utilisation", report.link_utilisation.into_pyarray(py))?;
+    Ok(dict)
+}
+
+/// A load sweep of one rate pattern, as JSON (points, saturation_load, peak_accepted).
+#[pyfunction]
+#[pyo3(signature = (system_json, railx, config_json, traffic_json, loads, routing=None, job=None))]
+#[allow(clippy::too_many_arguments)]
+fn flit_sweep(
+    py: Python<'_>,
+    system_json: &str,
+    railx: bool,
+    config_json: &str,
+    traffic_json: &str,
+    loads: Vec<f64>,
+    routing: Option<&str>,
+    job: Option<&str>,
+) -> PyResult<String> {
+    let config: FlitConfig = parse("simulator settings", config_json)?;
+    let pattern = match parse::<TrafficSpec>("traffic", traffic_json)?
+        .resolve()
+        .map_err(err)?
+    {
+        Traffic::Rate { pattern, .. } => pattern,
+        _ => {
+            return Err(err(CoreError::invalid(
+                "sweep",
+                "a finite workload",
+                "a load sweep runs a rate pattern",
+                "drop the size to sweep the all-to-all as a rate",
+            )))
+        }
+    };
+    let report = py.detach(|| {
+        on_system(system_json, railx, routing, job, |net, r| {
+            sweep(net, r, &config, &pattern, &loads)
+        })
+    })?;
+    to_json(&report)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flit_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(flit_sweep, m)?)
+}

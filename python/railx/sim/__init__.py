@@ -1,0 +1,130 @@
+"""Flit-level, cycle-based network simulation (DESIGN.md §6; paper §6.1.2, A.6): the Rust core's
+simulator on any system railx knows (a RailX configuration, a `[peer]` file or a preset), with
+its own routing functions. Thin, typed wrappers; see docs/simulation.md for the model."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from railx._core import RailxError, flit_simulate, flit_sweep
+from railx.config import Config, ConfigError
+from railx.systems import System, resolve_system
+
+__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "simulate", "sweep", "injection_bandwidth"]
+
+TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
+TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
+
+
+@dataclass
+class FlitSettings:
+    """Simulator parameters; the defaults are the RailX paper's Table 5. `injection_flits_per_cycle`
+    None means the system's ports per chip (one flit/cycle each), as in the paper's Fig. 14."""
+
+    packet_flits: int = 4
+    buffer_flits: int = 16
+    router_delay_cycles: int = 1
+    alloc_iterations: int = 1
+    short_latency_cycles: int = 1
+    long_latency_cycles: int = 10
+    injection_flits_per_cycle: float | None = None
+    warmup_cycles: int = 5000
+    measure_cycles: int = 10000
+    max_cycles: int = 10_000_000
+    watchdog_cycles: int = 1000
+    flit_bytes: int = 64
+    threads: int = 1
+    seed: int = 0
+
+
+@dataclass
+class _Traffic:
+    pattern: str
+    load: float = 0.0
+    permutation: str = "random"
+    hotspot_chips: list[int] = field(default_factory=list)
+    hotspot_fraction: float = 0.2
+    size_flits: int | None = None
+
+
+def injection_bandwidth(system: System) -> float:
+    """A chip's injection bandwidth in flits/cycle: its ports, one flit/cycle each."""
+    return float(system.bom()["ports_per_chip"])
+
+
+def _system(system: System | str) -> System:
+    return resolve_system(system) if isinstance(system, str) else system
+
+
+def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
+    config = asdict(settings)
+    if config["injection_flits_per_cycle"] is None:
+        config["injection_flits_per_cycle"] = injection_bandwidth(system)
+    if system.railx is not None:
+        return Config.from_dict(system.railx).to_core_json(), True, json.dumps(config)
+    return json.dumps(system.peer), False, json.dumps(config)
+
+
+def _check_traffic(traffic: str) -> None:
+    if traffic not in TRAFFIC:
+        raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+
+
+def simulate(
+    system: System | str,
+    traffic: TrafficName = "uniform",
+    load: float = 0.1,
+    *,
+    settings: FlitSettings | None = None,
+    routing: str | None = None,
+    job: str | None = None,
+    permutation: str = "random",
+    hotspot_chips: list[int] | None = None,
+    hotspot_fraction: float = 0.2,
+    size_flits: int | None = None,
+) -> tuple[dict[str, Any], np.ndarray]:
+    """One run. Returns the report (offered and accepted flits/cycle/chip, latency {mean, p50, p99,
+    max} in cycles, cycles, flits_delivered, completion_cycles for a finite all-to-all
+    (`size_flits` per pair), deadlock report, ...) and the per-link utilisation, in the order of
+    the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
+    system's first routing function (minimal for RailX, dateline for tori)."""
+    _check_traffic(traffic)
+    sys_ = _system(system)
+    spec = _Traffic(traffic, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
+    sys_json, railx, config = _core_args(sys_, settings or FlitSettings())
+    try:
+        out = flit_simulate(sys_json, railx, config, json.dumps(asdict(spec)), routing, job)
+    except RailxError as exc:
+        raise ConfigError(f"{sys_.name}: {exc}") from None
+    return json.loads(out["report"]), out["link_utilisation"]
+
+
+def sweep(
+    system: System | str,
+    loads: list[float],
+    traffic: TrafficName = "uniform",
+    *,
+    settings: FlitSettings | None = None,
+    routing: str | None = None,
+    job: str | None = None,
+    permutation: str = "random",
+    hotspot_chips: list[int] | None = None,
+    hotspot_fraction: float = 0.2,
+) -> dict[str, Any]:
+    """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
+    offered load of which less than 95% was accepted, or None) and `peak_accepted`."""
+    _check_traffic(traffic)
+    if not loads:
+        raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
+    sys_ = _system(system)
+    spec = _Traffic(traffic, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
+    sys_json, railx, config = _core_args(sys_, settings or FlitSettings())
+    try:
+        out = flit_sweep(sys_json, railx, config, json.dumps(asdict(spec)), sorted(loads), routing, job)
+    except RailxError as exc:
+        raise ConfigError(f"{sys_.name}: {exc}") from None
+    return json.loads(out)

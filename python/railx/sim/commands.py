@@ -1,0 +1,153 @@
+"""CLI: `railx sim` — the flit-level simulator: one run, or a load sweep with a plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx.config import ConfigError
+from railx.network import realize
+from railx.sim import TRAFFIC, FlitSettings, simulate, sweep
+from railx.systems import resolve_system
+
+console = Console()
+
+
+def _loads(text: str) -> list[float]:
+    try:
+        loads = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"sweep = {text!r}: give offered loads separated by commas; e.g. 0.1,0.2,0.4") from None
+    if not loads:
+        raise ConfigError(f"sweep = {text!r}: give at least one load; e.g. 0.1,0.2,0.4")
+    return loads
+
+
+def _plot(report: dict, path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = report["points"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
+    offered = [p["offered"] for p in points]
+    a.plot(offered, [p["accepted"] for p in points], "o-", label="accepted")
+    a.plot(offered, offered, ":", color="grey", label="offered")
+    a.set_xlabel("offered (flits/cycle/chip)")
+    a.set_ylabel("accepted (flits/cycle/chip)")
+    a.legend()
+    b.plot(offered, [p["latency"]["mean"] for p in points], "o-")
+    b.set_xlabel("offered (flits/cycle/chip)")
+    b.set_ylabel("mean packet latency (cycles)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `sim` to the railx command."""
+
+    @app.command("sim")
+    def sim_cmd(
+        system: Annotated[str, typer.Argument(help="RailX configuration (.toml), a [peer] file, or a preset name (see `railx cost`).", show_default=False)],
+        traffic: Annotated[str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")] = "uniform",
+        load: Annotated[float, typer.Option("--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth).")] = 0.1,
+        cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
+        warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
+        routing: Annotated[Optional[str], typer.Option("--routing", help="Routing function (RailX: minimal, dateline, adaptive; peers: their own, e.g. dateline on tori). Default: the system's first.")] = None,
+        job: Annotated[Optional[str], typer.Option("--job", help="Job to simulate in (configurations with jobs).")] = None,
+        threads: Annotated[int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")] = 1,
+        seed: Annotated[int, typer.Option("--seed", help="Seed of the traffic's random choices.")] = 0,
+        permutation: Annotated[str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")] = "random",
+        hotspot_chips: Annotated[str, typer.Option("--hotspot-chips", help="With --traffic hotspot: chip ids, comma-separated.")] = "0",
+        hotspot_fraction: Annotated[float, typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots.")] = 0.2,
+        size_flits: Annotated[Optional[int], typer.Option("--size-flits", min=1, help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).")] = None,
+        injection: Annotated[Optional[float], typer.Option("--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).")] = None,
+        packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
+        buffer_flits: Annotated[int, typer.Option("--buffer-flits", min=1, help="Input buffer per virtual channel, in flits.")] = 16,
+        long_latency: Annotated[int, typer.Option("--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links.")] = 10,
+        short_latency: Annotated[int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")] = 1,
+        sweep_loads: Annotated[Optional[str], typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")] = None,
+        plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write accepted throughput and latency vs load to this PNG.")] = None,
+        links_out: Annotated[Optional[Path], typer.Option("--links", help="Write per-link utilisation to this CSV (link, src, dst, utilisation).")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    ) -> None:
+        """Cycle-based flit-level simulation (paper Table 5 defaults: 4-flit packets, 16-flit VC
+        buffers, links of 1 flit/cycle and 10 cycles between nodes, k flits/cycle and 1 cycle inside).
+
+        Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
+        link utilisation; with --sweep, one row per load and the saturation load.
+        """
+        if plot is not None and sweep_loads is None:
+            raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
+        settings = FlitSettings(
+            packet_flits=packet_flits,
+            buffer_flits=buffer_flits,
+            short_latency_cycles=short_latency,
+            long_latency_cycles=long_latency,
+            injection_flits_per_cycle=injection,
+            warmup_cycles=warmup,
+            measure_cycles=cycles,
+            threads=threads,
+            seed=seed,
+        )
+        try:
+            hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
+        except ValueError:
+            raise ConfigError(f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17") from None
+        if traffic not in TRAFFIC:
+            raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+        sys_ = resolve_system(system)
+        common = dict(settings=settings, routing=routing, job=job, permutation=permutation, hotspot_chips=hot, hotspot_fraction=hotspot_fraction)
+        if sweep_loads is not None:
+            report = sweep(sys_, _loads(sweep_loads), traffic, **common)  # type: ignore[arg-type]
+            if plot is not None:
+                _plot(report, plot, f"{sys_.name}: {traffic}")
+            if as_json:
+                print(json.dumps(report, indent=2))
+                return
+            table = Table(title=f"{sys_.name}: {traffic} load sweep ({report['points'][0]['routing']} routing)")
+            for col in ("offered", "accepted", "latency mean", "p99", "max link util."):
+                table.add_column(col, justify="right")
+            for p in report["points"]:
+                table.add_row(f"{p['offered']:.4f}", f"{p['accepted']:.4f}", f"{p['latency']['mean']:.1f}", str(p["latency"]["p99"]), f"{p['max_link_utilisation']:.3f}")
+            console.print(table)
+            console.print(f"saturation load: {report['saturation_load']}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
+            return
+        report, utilisation = simulate(sys_, traffic, load, size_flits=size_flits, **common)  # type: ignore[arg-type]
+        if links_out is not None:
+            net = sys_.network() if sys_.peer is not None else realize(system).links()
+            with links_out.open("w", newline="") as fh:
+                out = csv.writer(fh)
+                out.writerow(["link", "src", "dst", "utilisation"])
+                for i, u in enumerate(utilisation):
+                    out.writerow([i, int(net["src"][i]), int(net["dst"][i]), f"{u:.6f}"])
+        if as_json:
+            print(json.dumps(report, indent=2))
+            return
+        table = Table(title=f"{sys_.name}: {report['traffic']} ({report['routing']} routing, {report['chips']} chips)")
+        table.add_column("quantity")
+        table.add_column("value", justify="right")
+        rows = {
+            "offered (flits/cycle/chip)": report["offered"],
+            "accepted (flits/cycle/chip)": report["accepted"],
+            "latency mean / p50 / p99 / max (cycles)": "{mean:.1f} / {p50} / {p99} / {max}".format(**report["latency"]),
+            "cycles (measured)": f"{report['cycles']} ({report['measured_cycles']})",
+            "flits delivered": report["flits_delivered"],
+            "link utilisation mean / max": f"{report['mean_link_utilisation']:.3f} / {report['max_link_utilisation']:.3f}",
+            "completion cycles": report["completion_cycles"],
+        }
+        for key, value in rows.items():
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+        console.print(table)
+        if report["deadlock"]:
+            d = report["deadlock"]
+            console.print(f"[red]deadlock[/red]: nothing moved for {d['stalled_cycles']} cycles (cycle {d['detected_at']}); blocked channels (link: from chip -> to chip @ vc):")
+            console.print(" -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in d["channels"]))

@@ -1,0 +1,94 @@
+"""`railx sim`: the flit-level simulator through the CLI and the Python API, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from railx.config import ConfigError
+from railx.sim import FlitSettings, simulate, sweep
+
+from conftest import run_railx
+
+QUICK = ("--warmup", "200", "--cycles", "800")
+
+
+@pytest.fixture()
+def torus(tmp_path: Path) -> Path:
+    path = tmp_path / "torus8.toml"
+    path.write_text('[peer]\nfamily = "torus3d"\ndims = [8, 8, 1]\nports_per_direction = 1\n')
+    return path
+
+
+def test_json_keys_and_accepted_equals_offered_at_low_load(torus: Path) -> None:
+    result = run_railx("sim", torus, "--traffic", "uniform", "--load", "0.2", *QUICK, "--json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    for key in ("offered", "accepted", "latency", "cycles", "flits_delivered"):
+        assert key in report
+    assert set(report["latency"]) >= {"mean", "p50", "p99", "max"}
+    assert report["cycles"] == 1000 and report["routing"] == "dateline"
+    assert report["accepted"] == pytest.approx(report["offered"], rel=0.03)
+    assert report["offered"] == pytest.approx(0.2, rel=0.1)
+    assert report["latency"]["p50"] <= report["latency"]["p99"] <= report["latency"]["max"]
+
+
+def test_railx_all_to_all_and_link_export(examples: Path, tmp_path: Path) -> None:
+    links = tmp_path / "links.csv"
+    result = run_railx("sim", examples / "hyperx-5x5.toml", "--traffic", "alltoall", "--load", "0.1", *QUICK, "--links", links, "--json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["chips"] == 100 and report["routing"] == "minimal"
+    rows = links.read_text().splitlines()
+    assert rows[0] == "link,src,dst,utilisation" and len(rows) > 100
+
+
+def test_finite_all_to_all_reports_completion(torus: Path) -> None:
+    result = run_railx("sim", torus, "--traffic", "alltoall", "--size-flits", "4", "--json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["completed"] and report["flits_delivered"] == 64 * 63 * 4
+    assert report["completion_cycles"] > 0
+
+
+def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
+    png = tmp_path / "sweep.png"
+    result = run_railx("sim", torus, "--sweep", "0.1,0.3", *QUICK, "--plot", png, "--json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [round(p["offered"], 1) for p in report["points"]] == [0.1, 0.3]
+    assert png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--load", "0"), "load = 0: the offered load"),
+        (("--load", "5"), "load = 5: the offered load is flits/cycle/chip in (0, 4]"),
+        (("--traffic", "tornado"), "traffic = 'tornado': unknown traffic pattern"),
+        (("--buffer-flits", "2"), "buffer_flits = 2: virtual cut-through"),
+        (("--cycles", "10000000000000"), "cycles = "),
+        (("--plot", "x.png"), "plot: --plot draws a sweep"),
+        (("--traffic", "permutation", "--permutation", "zigzag"), "permutation = zigzag: unknown permutation"),
+    ],
+)
+def test_bad_input_gets_one_line(torus: Path, args: tuple[str, ...], message: str) -> None:
+    result = run_railx("sim", torus, *args)
+    assert result.rc == 2
+    assert message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_api_results_do_not_depend_on_threads(torus: Path) -> None:
+    runs = [simulate(str(torus), "uniform", 0.5, settings=FlitSettings(warmup_cycles=100, measure_cycles=300, threads=t, seed=3)) for t in (1, 2)]
+    (a, ua), (b, ub) = runs
+    a.pop("threads")
+    b.pop("threads")
+    assert a == b and (ua == ub).all()
+
+
+def test_api_sweep_needs_loads(torus: Path) -> None:
+    with pytest.raises(ConfigError, match="loads = \\[\\]"):
+        sweep(str(torus), [])
