@@ -4,6 +4,8 @@
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -49,19 +51,11 @@ pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Vec<(u32, u32)> {
             .flat_map(|&a| chips.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
             .collect();
     }
-    // SplitMix64: small, seedable and good enough to spread pairs.
-    let mut x = seed;
-    let mut next = move || {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = Pcg64::seed_from_u64(seed);
     let mut pairs = Vec::with_capacity(count);
     let mut seen = std::collections::HashSet::with_capacity(count);
     while pairs.len() < count {
-        let k = next() % total;
+        let k = rng.random_range(0..total);
         let (a, b) = (k / (n - 1), k % (n - 1));
         let b = if b >= a { b + 1 } else { b };
         if seen.insert(k) {

@@ -1,41 +1,32 @@
-//! The simulator's random streams: SplitMix64 (Steele, Lea and Flood 2014), one independent
-//! stream per router derived from the seed, so a router's draws never depend on how routers are
+//! The simulator's random streams: PCG-64 (O'Neill 2014), one independent stream per router
+//! selected by PCG's stream parameter, so a router's draws never depend on how routers are
 //! spread over threads.
 
-#[derive(Debug, Clone)]
-pub struct Stream {
-    state: u64,
-}
+use rand::{Rng, RngCore};
+use rand_pcg::Pcg64;
 
-const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+#[derive(Debug, Clone)]
+pub struct Stream(Pcg64);
 
 impl Stream {
     /// Stream `index` of `seed` (`tag` separates the uses of one seed).
     pub fn new(seed: u64, tag: u64, index: u64) -> Stream {
-        let mut s = Stream {
-            state: seed ^ tag.wrapping_mul(0xd1b5_4a32_d192_ed03),
-        };
-        s.state = s.next_u64() ^ index.wrapping_mul(GOLDEN);
-        s.next_u64();
-        s
+        let state = (u128::from(tag) << 64) | u128::from(seed);
+        Stream(Pcg64::new(state, u128::from(index)))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(GOLDEN);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.0.random()
     }
 
-    /// Uniform in 0..n (n > 0), without modulo bias worth noting (Lemire's multiply-shift).
+    /// Uniform in 0..n (n > 0).
     pub fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
+        self.0.random_range(0..n)
     }
 }
 
