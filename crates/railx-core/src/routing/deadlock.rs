@@ -61,29 +61,49 @@ pub fn check(routing: &dyn Routing, samples: usize, seed: u64) -> Result<Deadloc
 /// A packet in flight: its chip, its routing state and the channel it holds (none at the source).
 type InFlight = (u32, RouteState, Option<(u32, u8)>);
 
+/// Buffers of `walk_to`, reused from one destination to the next (a 10K-chip check walks 10K
+/// destinations, each over up to millions of (chip, state) pairs).
+#[derive(Default)]
+struct Walk {
+    expanded: FxHashSet<(u32, RouteState)>,
+    stack: Vec<InFlight>,
+    hops: Vec<Hop>,
+}
+
 /// Walks every route choice from every source to `dst`, calling `edge(held, hop)` for each
 /// dependency between consecutive channels. A deterministic continuation depends only on the
 /// chip and the routing state, so each (chip, state) is expanded once; dependencies into it are
 /// still reported for every channel that leads there.
-fn walk_to(routing: &dyn Routing, dst: u32, mut edge: impl FnMut(Option<(u32, u8)>, &Hop)) {
-    let mut expanded: FxHashSet<(u32, RouteState)> = FxHashSet::default();
-    let mut stack: Vec<InFlight> = routing
-        .chips()
-        .iter()
-        .filter(|&&c| c != dst)
-        .map(|&c| (c, RouteState::start(), None))
-        .collect();
-    let mut hops = Vec::new();
+fn walk_to(
+    routing: &dyn Routing,
+    dst: u32,
+    walk: &mut Walk,
+    mut edge: impl FnMut(Option<(u32, u8)>, &Hop),
+) {
+    let Walk {
+        expanded,
+        stack,
+        hops,
+    } = walk;
+    expanded.clear();
+    stack.clear();
+    stack.extend(
+        routing
+            .chips()
+            .iter()
+            .filter(|&&c| c != dst)
+            .map(|&c| (c, RouteState::start(), None)),
+    );
     while let Some((chip, state, held)) = stack.pop() {
         hops.clear();
-        routing.next_hops(chip, dst, &state, &mut hops);
-        for hop in &hops {
+        routing.next_hops(chip, dst, &state, hops);
+        for hop in hops.iter() {
             edge(held, hop);
         }
         if !expanded.insert((chip, state)) {
             continue;
         }
-        for hop in &hops {
+        for hop in hops.iter() {
             stack.push((
                 routing.link_target(hop.link),
                 hop.state,
@@ -129,15 +149,19 @@ pub fn exhaustive(routing: &dyn Routing) -> Result<DeadlockReport> {
     let found = routing
         .chips()
         .par_iter()
-        .fold(Dependencies::default, |mut deps, &dst| {
-            walk_to(routing, dst, |held, hop| {
-                deps.max_vc = deps.max_vc.max(hop.vc);
-                if let Some((link, vc)) = held {
-                    deps.add(channel(link, vc) as usize, channel(hop.link, hop.vc) as u32);
-                }
-            });
-            deps
-        })
+        .fold(
+            || (Dependencies::default(), Walk::default()),
+            |(mut deps, mut walk), &dst| {
+                walk_to(routing, dst, &mut walk, |held, hop| {
+                    deps.max_vc = deps.max_vc.max(hop.vc);
+                    if let Some((link, vc)) = held {
+                        deps.add(channel(link, vc) as usize, channel(hop.link, hop.vc) as u32);
+                    }
+                });
+                (deps, walk)
+            },
+        )
+        .map(|(deps, _)| deps)
         .reduce(Dependencies::default, Dependencies::merge);
     let vcs_used = found.max_vc + 1;
     if vcs_used > routing.vcs() {
