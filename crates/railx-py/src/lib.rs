@@ -25,7 +25,6 @@ use railx_core::RailxError as CoreError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-
 create_exception!(
     _core,
     RailxError,
