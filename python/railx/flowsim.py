@@ -11,14 +11,23 @@ from typing import Literal
 
 import numpy as np
 
-from railx._core import flow_simulate, flow_symmetric_traffic
+from railx._core import flow_collective, flow_simulate, flow_symmetric_traffic
 from railx.config import ConfigError
 from railx.network import Network
 from railx.routing import RoutingName
 
-__all__ = ["Messages", "FlowResult", "SymmetricTraffic", "simulate", "simulate_symmetric", "symmetric_traffic"]
+__all__ = [
+    "CollectiveFlow",
+    "Messages",
+    "FlowResult",
+    "SymmetricTraffic",
+    "collective",
+    "simulate",
+    "simulate_symmetric",
+    "symmetric_traffic",
+]
 
-SymmetricTraffic = Literal["all-to-all", "hierarchical-all-reduce"]
+SymmetricTraffic = Literal["all-to-all"]
 
 
 @dataclass(frozen=True)
@@ -129,9 +138,42 @@ def simulate_symmetric(
 
 
 def symmetric_traffic(network: Network, kind: SymmetricTraffic, nbytes: int) -> Messages:
-    """Representatives of a translation-invariant workload: `all-to-all` (`nbytes` per pair) or
-    `hierarchical-all-reduce` (`nbytes` per chip; mesh reduce-scatter, 2D bidirectional ring
-    across nodes, mesh all-gather)."""
+    """Representatives of a translation-invariant workload: `all-to-all` (`nbytes` per pair).
+    Collective schedules run with :func:`collective`."""
     if nbytes < 1:
         raise ConfigError(f"bytes = {nbytes}: a message carries at least one byte; e.g. 1048576 for 1 MiB")
     return Messages(**flow_symmetric_traffic(network._core, kind, nbytes))
+
+
+@dataclass(frozen=True)
+class CollectiveFlow:
+    """A collective at flow level: completion time, the flows simulated for `messages` messages,
+    rate recomputations, and whether the run was aggregated over the node translations."""
+
+    completion_s: float
+    flows: int
+    messages: int
+    events: int
+    aggregated: bool
+
+
+def collective(
+    network: Network,
+    op: str,
+    algo: str,
+    size_bytes: int,
+    chunks: int = 1,
+    reduce_s_per_byte: float = 0.0,
+    routing: RoutingName = "minimal",
+) -> CollectiveFlow:
+    """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of the
+    network's system: aggregated (exact) where the network and the schedule are invariant under
+    translations of the node grid (a torus), the full message DAG otherwise, up to
+    `railx_core::sim::flow::collective::MAX_FULL_MESSAGES` messages (RailxError beyond).
+    `reduce_s_per_byte`: delay before forwarding data just reduced, per byte."""
+    if size_bytes < 1:
+        raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. 1048576")
+    if chunks < 1:
+        raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use chunks = 1 for no pipelining")
+    raw = flow_collective(network._core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, 1)
+    return CollectiveFlow(**raw)

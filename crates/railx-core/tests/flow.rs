@@ -5,6 +5,8 @@ mod common;
 
 use common::{preset, system};
 use proptest::prelude::*;
+use railx_core::collectives::symmetric::representatives;
+use railx_core::collectives::{Algo, Group, Op};
 use railx_core::network::Network;
 use railx_core::plan::{realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route};
@@ -142,11 +144,11 @@ fn aggregated_equals_unaggregated_for_the_benchmark_traffic() {
         let routing = minimal(&r);
         let plant = &r.system.plant;
         check_aggregation(&r, &routing, &traffic::all_to_all(plant, 1 << 12).unwrap());
-        check_aggregation(
-            &r,
-            &routing,
-            &traffic::hierarchical_all_reduce(plant, 1 << 20).unwrap(),
-        );
+        let group = Group::railx_region(plant, &r.system.regions[0]).unwrap();
+        let size = (1 << 20, 1);
+        let all_reduce =
+            representatives(Op::AllReduce, Algo::Hierarchical, &group, plant, size, 0.0);
+        check_aggregation(&r, &routing, &all_reduce.unwrap());
     }
 }
 
@@ -243,8 +245,6 @@ fn bad_inputs_get_one_line_errors() {
     assert!(e.starts_with("bins = 1000000"), "{e}");
     let e = one_line(traffic::all_to_all(plant, 0).unwrap_err());
     assert!(e.starts_with("bytes_per_pair = 0"), "{e}");
-    let e = one_line(traffic::hierarchical_all_reduce(plant, 0).unwrap_err());
-    assert!(e.starts_with("bytes = 0"), "{e}");
     // A 2D-HyperX's rails follow a Hamiltonian decomposition, not a translation.
     let hyperx = realize(&preset(system(2, 2, 16, [5, 5]), Preset::Hyperx)).unwrap();
     let hx_routing = minimal(&hyperx);

@@ -6,13 +6,16 @@ use super::{err, RealizedNetwork};
 use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use railx_core::collectives::{Algo, Group, Op};
 use railx_core::sim::dag::MessageDag;
+use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec};
 use railx_core::sim::flow::{simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag};
 use railx_core::RailxError as CoreError;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(flow_symmetric_traffic, m)?)
+    m.add_function(wrap_pyfunction!(flow_symmetric_traffic, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_collective, m)?)
 }
 
 /// Builds a DAG from its columns; lengths must agree.
@@ -117,7 +120,7 @@ fn flow_simulate<'py>(
 }
 
 /// The representative messages of a translation-invariant workload on the network's node grid:
-/// `all-to-all` (bytes per pair) or `hierarchical-all-reduce` (bytes per chip), as columns.
+/// `all-to-all` (bytes per pair), as columns. (Collectives: `flow_collective`.)
 #[pyfunction]
 fn flow_symmetric_traffic<'py>(
     py: Python<'py>,
@@ -129,12 +132,11 @@ fn flow_symmetric_traffic<'py>(
     let sym = py
         .detach(|| match kind {
             "all-to-all" => traffic::all_to_all(plant, bytes),
-            "hierarchical-all-reduce" => traffic::hierarchical_all_reduce(plant, bytes),
             other => Err(CoreError::invalid(
                 "traffic",
                 other,
                 "unknown symmetric traffic",
-                "use all-to-all or hierarchical-all-reduce",
+                "use all-to-all (collective schedules: railx.flowsim.collective)",
             )),
         })
         .map_err(err)?;
@@ -178,5 +180,53 @@ fn flow_symmetric_traffic<'py>(
     )?;
     d.set_item("dep_start", dep_start.into_pyarray(py))?;
     d.set_item("deps", deps.into_pyarray(py))?;
+    Ok(d)
+}
+
+/// Runs a collective over every chip of the network's system at flow level: aggregated over the
+/// node translations where exact, the full schedule otherwise. Returns completion_s, flows,
+/// messages, events and aggregated.
+#[pyfunction]
+#[pyo3(signature = (network, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing="minimal", misroutes=1))]
+#[allow(clippy::too_many_arguments)]
+fn flow_collective<'py>(
+    py: Python<'py>,
+    network: &RealizedNetwork,
+    op: &str,
+    algo: &str,
+    size_bytes: u64,
+    chunks: u32,
+    reduce_s_per_byte: f64,
+    routing: &str,
+    misroutes: u8,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = CollectiveSpec {
+        op: Op::parse(op).map_err(err)?,
+        algo: Algo::parse(algo).map_err(err)?,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+    };
+    let system = &network.inner.system;
+    let [region] = &system.regions[..] else {
+        return Err(err(CoreError::invalid(
+            "jobs",
+            system.regions.len(),
+            "a collective runs over the whole system",
+            "use a configuration without jobs",
+        )));
+    };
+    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    let r = network.routing(routing, misroutes, None)?;
+    let net = &network.inner.network;
+    let run = py
+        .detach(|| simulate_collective(net, &r, &group, &spec))
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("completion_s", run.report.completion_s)?;
+    d.set_item("flows", run.report.flows)?;
+    d.set_item("messages", run.report.messages)?;
+    d.set_item("events", run.report.events)?;
+    d.set_item("aggregated", run.aggregated)?;
     Ok(d)
 }

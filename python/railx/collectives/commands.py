@@ -4,6 +4,7 @@ size of its explicit schedule (messages, bytes)."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx._core import collective_counts
-from railx.collectives.models import estimate
+from railx.collectives.models import bus_bandwidth_factor, estimate
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS
 from railx.config import Config, ConfigError
@@ -20,26 +21,50 @@ from railx.systems import resolve_system
 
 console = Console()
 
-FIDELITIES = ("analytic",)
+FIDELITIES = ("analytic", "flow")
+# Local reduction delay per byte forwarded after reducing it. The papers give none (eq. 6-13 are
+# pure alpha-beta), so the default adds none; a reduction of 100 GB/s would be 1e-11.
+DEFAULT_REDUCE_S_PER_BYTE = 0.0
 SWEEP_SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB
 
 
-def collective_report(system: str, op: str, algo: str, size_bytes: int, fidelity: str = "analytic", chunks: int = 1) -> dict[str, Any]:
+@lru_cache(maxsize=2)
+def _network(railx_toml_json: str) -> Any:
+    """The realized network of a RailX configuration (cached: a sweep realizes it once)."""
+    from railx.network import Network
+
+    return Network(Config.from_dict(json.loads(railx_toml_json)))
+
+
+def collective_report(
+    system: str,
+    op: str,
+    algo: str,
+    size_bytes: int,
+    fidelity: str = "analytic",
+    chunks: int = 1,
+    reduce_s_per_byte: float = DEFAULT_REDUCE_S_PER_BYTE,
+    routing: str = "minimal",
+) -> dict[str, Any]:
     """Time, algorithm and bus bandwidth of `op` by `algo` on a RailX system (preset or TOML file),
-    with the message and byte counts of its schedule."""
+    with the message and byte counts of its schedule. `fidelity`: `analytic` (alpha-beta model)
+    or `flow` (the schedule on the flow-level simulator, routed by `routing`, with a reduction
+    delay of `reduce_s_per_byte`; the result also has `flows`, `events` and `aggregated`)."""
     if fidelity not in FIDELITIES:
-        raise ConfigError(f"fidelity = {fidelity!r}: this command evaluates the analytic model; use --fidelity analytic")
+        raise ConfigError(f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic or --fidelity flow")
     if size_bytes < 1:
         raise ConfigError(f"size = {size_bytes}: a collective moves at least one byte; e.g. --size 1048576")
     if chunks < 1:
         raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use --chunks 1 for no pipelining")
+    if not reduce_s_per_byte >= 0:
+        raise ConfigError(f"reduce_s_per_byte = {reduce_s_per_byte}: must be >= 0 seconds per byte; use 0 for no reduction delay")
     sys = resolve_system(system)
     if sys.railx is None:
         raise ConfigError(f"system = {system!r}: a {sys.family} system; collective schedules run on RailX systems (a RailX TOML or railx4mesh, railx7mesh)")
     params = RailxParams.from_config(sys.railx)
     est = estimate(op, algo, size_bytes, params)
     counts = collective_counts(Config.from_dict(sys.railx).to_core_json(), op, algo, size_bytes, chunks)
-    return {
+    report: dict[str, Any] = {
         "system": sys.name,
         "op": op,
         "algo": algo,
@@ -47,12 +72,19 @@ def collective_report(system: str, op: str, algo: str, size_bytes: int, fidelity
         "ranks": est.ranks,
         "size_bytes": size_bytes,
         "time_s": est.time_s,
-        "algbw_Bps": est.algbw_Bps,
-        "busbw_Bps": est.busbw_Bps,
         "chunks": chunks,
         "messages": counts["messages"],
         "bytes": counts["bytes"],
     }
+    if fidelity == "flow":
+        from railx.flowsim import collective
+
+        run = collective(_network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing)  # type: ignore[arg-type]
+        report.update(time_s=run.completion_s, flows=run.flows, events=run.events, aggregated=run.aggregated,
+                      routing=routing, reduce_s_per_byte=reduce_s_per_byte)
+    report["algbw_Bps"] = size_bytes / report["time_s"]
+    report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, est.ranks)
+    return report
 
 
 def _plot(rows: list[dict[str, Any]], path: Path) -> None:
@@ -81,7 +113,9 @@ def register(app: typer.Typer) -> None:
         op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
         algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
         size: Annotated[Optional[int], typer.Option("--size", help="Bytes per rank (all-to-all: bytes each rank sends in total).")] = None,
-        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model).")] = "analytic",
+        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model) or flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus).")] = "analytic",
+        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow: routing function: minimal, dateline or adaptive.")] = "minimal",
+        reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
         chunks: Annotated[int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")] = 1,
         sweep: Annotated[bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")] = False,
         plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
@@ -94,7 +128,7 @@ def register(app: typer.Typer) -> None:
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
         sizes = SWEEP_SIZES if sweep else [size]
-        rows = [collective_report(system, op, algo, s, fidelity, chunks) for s in sizes]  # type: ignore[arg-type]
+        rows = [collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing) for s in sizes]  # type: ignore[arg-type]
         if plot is not None:
             _plot(rows, plot)
         if as_json:

@@ -1,6 +1,12 @@
 //! Expands a plan into a schedule: one chunk, part by part and stage by stage, then repeated per
 //! chunk. The ring and direct primitives (ring.rs, direct.rs) emit a stage's messages from the
 //! per-rank state kept here.
+//!
+//! A schedule holds every rank's messages, or (`Senders::NodeZero`, symmetric.rs) only those of
+//! node 0's ranks on a whole translation-invariant RailX system: one representative per orbit
+//! of the node translations. The primitives then keep state per *slot* (a rank, or a node-0 rank
+//! standing for all its translates) and credit a delivery to the slot of its receiver, so a
+//! dependency names the orbit it waits for.
 
 use crate::collectives::group::Group;
 use crate::collectives::plan::{LineAlgo, Phase, Plan};
@@ -21,12 +27,40 @@ pub(crate) struct RankState {
     pub done_dims: Vec<usize>,
 }
 
+/// Which ranks' messages a schedule holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Senders {
+    /// Every rank's.
+    All,
+    /// Those of ranks `0..per_node` (node 0 of a whole RailX system, where rank = chip id): one
+    /// representative per orbit of the node translations.
+    NodeZero { per_node: u32 },
+}
+
+impl Senders {
+    /// The ranks whose messages are emitted, `0..count`; also the number of state slots.
+    pub fn count(self, ranks: u32) -> u32 {
+        match self {
+            Senders::All => ranks,
+            Senders::NodeZero { per_node } => per_node,
+        }
+    }
+
+    /// The state slot of `rank`: itself, or the node-0 rank it is a translate of.
+    pub fn slot(self, rank: u32) -> usize {
+        match self {
+            Senders::All => rank as usize,
+            Senders::NodeZero { per_node } => (rank % per_node) as usize,
+        }
+    }
+}
+
 impl RankState {
-    fn new(ranks: u32, range: (u64, u64)) -> RankState {
+    fn new(slots: u32, range: (u64, u64)) -> RankState {
         RankState {
-            ranges: vec![vec![range]; ranks as usize],
-            prev: vec![Vec::new(); ranks as usize],
-            reduced: vec![false; ranks as usize],
+            ranges: vec![vec![range]; slots as usize],
+            prev: vec![Vec::new(); slots as usize],
+            reduced: vec![false; slots as usize],
             done_dims: Vec::new(),
         }
     }
@@ -45,28 +79,31 @@ pub(crate) struct StageRef<'a> {
     pub line: &'a crate::collectives::plan::Line,
     pub phase: Phase,
     pub index: u16,
+    pub senders: Senders,
 }
 
-/// The schedule of `op` for `plan` on `group`, `chunks` chunks.
+/// The schedule of `op` for `plan` on `group`, `chunks` chunks, holding the messages of `senders`.
 pub(crate) fn expand(
     op: Op,
     algo: Algo,
     plan: &Plan,
     group: &Group,
-    size_bytes: u64,
-    chunks: u32,
+    size: (u64, u32),
+    senders: Senders,
 ) -> Schedule {
+    let (size_bytes, chunks) = size;
     let ranks = group.ranks();
+    let slots = senders.count(ranks);
     let per_part = plan.units_per_part(op);
     let units = match op {
         Op::AllToAll => ranks as u64 * ranks as u64,
         _ => per_part * plan.parts.len() as u64,
     };
     let mut sched = Schedule::empty(op, algo, group.clone(), 1, size_bytes, units);
-    let mut shards = vec![Vec::new(); ranks as usize];
+    let mut shards = vec![Vec::new(); slots as usize];
     for part in 0..plan.parts.len() {
         let stages = plan.stages(op, part);
-        let mut state = RankState::new(ranks, (part as u64 * per_part, per_part));
+        let mut state = RankState::new(slots, (part as u64 * per_part, per_part));
         if op == Op::AllGather {
             // Start from the shards a reduce-scatter along the same lines would leave.
             for &l in plan.parts[part].iter() {
@@ -85,6 +122,7 @@ pub(crate) fn expand(
                 line: &plan.lines[l],
                 phase,
                 index: index as u16,
+                senders,
             };
             match (phase, stage.line.algo) {
                 (Phase::AllToAll, _) => direct::all_to_all(&mut sched, &stage, &mut state),

@@ -69,12 +69,12 @@ pub(crate) fn plan(op: Op, group: &Group) -> Result<Plan> {
 pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut RankState) {
     let line = stage.line;
     let size = line.size() as u64;
-    let ranks = stage.group.ranks() as usize;
+    let slots = stage.senders.count(stage.group.ranks()) as usize;
     let reduce = stage.phase == Phase::ReduceScatter;
     if size > 1 {
-        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); ranks];
-        let mut last_sent = vec![MessageId::MAX; ranks];
-        for r in 0..ranks as u32 {
+        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); slots];
+        let mut last_sent = vec![MessageId::MAX; slots];
+        for r in 0..slots as u32 {
             let ranges = &state.ranges[r as usize];
             let pos = line.pos(r) as u64;
             for j in (0..size).filter(|&j| j != pos) {
@@ -95,7 +95,7 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
                     runs: &run,
                     after: &state.prev[r as usize],
                 });
-                delivered[dst as usize].push(id);
+                delivered[stage.senders.slot(dst)].push(id);
                 last_sent[r as usize] = id;
             }
         }
@@ -117,16 +117,17 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
     let line = stage.line;
     let ranks = group.ranks();
     let size = line.size();
+    let slots = stage.senders.count(ranks) as usize;
     let done = state.done_dims.clone();
     let others: Vec<usize> = (0..group.dims().len())
         .filter(|d| !done.contains(d) && !line.dims.contains(d))
         .collect();
     if size > 1 {
-        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); ranks as usize];
-        let mut last_sent = vec![MessageId::MAX; ranks as usize];
+        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); slots];
+        let mut last_sent = vec![MessageId::MAX; slots];
         let mut units = Vec::new();
         let mut runs = Vec::new();
-        for r in 0..ranks {
+        for r in 0..slots as u32 {
             let pos = line.pos(r);
             let src_base = zero_dims(group, r, &done);
             for j in (0..size).filter(|&j| j != pos) {
@@ -155,7 +156,7 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
                     runs: &runs,
                     after: &state.prev[r as usize],
                 });
-                delivered[peer as usize].push(id);
+                delivered[stage.senders.slot(peer)].push(id);
                 last_sent[r as usize] = id;
             }
         }

@@ -5,7 +5,8 @@
 //! One file per algorithm family; each is a [`plan::Plan`] (lines and their order per data
 //! part) that `build` expands with the ring and direct primitives:
 //! `ring` / `bidir-ring` (ring.rs), `2d-ring` (torus2d.rs), `hierarchical` (hierarchical.rs),
-//! `direct` (direct.rs), `multi-rail` (multi_rail.rs), `two-step` (two_step.rs).
+//! `direct` (direct.rs), `multi-rail` (multi_rail.rs), `two-step` (two_step.rs). symmetric.rs gives the representative form the aggregated flow
+//! simulation runs at hyper-scale.
 
 pub mod build;
 pub mod check;
@@ -16,6 +17,7 @@ mod multi_rail;
 pub mod plan;
 mod ring;
 pub mod schedule;
+pub mod symmetric;
 mod torus2d;
 mod two_step;
 
@@ -138,7 +140,7 @@ pub fn plan_for(op: Op, algo: Algo, group: &Group) -> Result<Plan> {
     }
 }
 
-fn check_size(size_bytes: u64, chunks: u32) -> Result<()> {
+pub(crate) fn check_size(size_bytes: u64, chunks: u32) -> Result<()> {
     if size_bytes == 0 {
         return Err(RailxError::invalid(
             "size_bytes",
@@ -164,7 +166,14 @@ fn check_size(size_bytes: u64, chunks: u32) -> Result<()> {
 pub fn build(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) -> Result<Schedule> {
     check_size(size_bytes, chunks)?;
     let plan = plan_for(op, algo, group)?;
-    Ok(build::expand(op, algo, &plan, group, size_bytes, chunks))
+    Ok(build::expand(
+        op,
+        algo,
+        &plan,
+        group,
+        (size_bytes, chunks),
+        build::Senders::All,
+    ))
 }
 
 /// Messages and bytes of the schedule `build` would produce, without producing it.

@@ -38,19 +38,19 @@ pub(crate) fn reduce_or_gather(
 ) {
     let line = stage.line;
     let size = line.size();
-    let ranks = stage.group.ranks() as usize;
+    let slots = stage.senders.count(stage.group.ranks()) as usize;
     let reduce = stage.phase == Phase::ReduceScatter;
     if size > 1 {
         let dirs: &[i64] = if bidir { &[1, -1] } else { &[1] };
         let halves = dirs.len() as u64;
         let none = MessageId::MAX;
-        let mut arrived = vec![[none; 2]; ranks];
-        let mut sent = vec![[none; 2]; ranks];
-        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); ranks];
+        let mut arrived = vec![[none; 2]; slots];
+        let mut sent = vec![[none; 2]; slots];
+        let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); slots];
         let l = size as i64;
         for t in 0..l - 1 {
-            let mut next = vec![[none; 2]; ranks];
-            for r in 0..ranks as u32 {
+            let mut next = vec![[none; 2]; slots];
+            for r in 0..slots as u32 {
                 let ranges = &state.ranges[r as usize];
                 // Reduce-scatter cuts the rank's range; all-gather completes the range below it.
                 let parent = if reduce {
@@ -96,12 +96,13 @@ pub(crate) fn reduce_or_gather(
                         runs: &run,
                         after,
                     });
-                    next[dst as usize][h] = id;
+                    let to = stage.senders.slot(dst);
+                    next[to][h] = id;
                     sent[r as usize][h] = id;
                     // The next stage needs the whole reduced piece (the last step) or every
                     // gathered piece (every step).
                     if !reduce || t == l - 2 {
-                        delivered[dst as usize].push(id);
+                        delivered[to].push(id);
                     }
                 }
             }

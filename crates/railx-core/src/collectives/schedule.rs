@@ -156,9 +156,10 @@ impl Schedule {
                 });
             }
         }
-        let ranks = self.group.ranks() as usize;
+        // Ranks holding a shard: every rank, or node 0's in representative form.
+        let holders = self.shards.len().checked_div(self.shard_runs).unwrap_or(0);
         let mut shards = Vec::with_capacity(self.shards.len() * chunks as usize);
-        for rank in 0..ranks {
+        for rank in 0..holders {
             for c in 0..chunks as u64 {
                 shards.extend(
                     self.shard(rank as u32)

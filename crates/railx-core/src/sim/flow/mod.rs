@@ -12,8 +12,10 @@
 //!
 //! Modules: `paths` (routes as resource incidences, multipath), `fairness` (max-min
 //! water-filling), `engine` (the event loop), `timeline` (utilisation record), `symmetry` (the
-//! translation group, link orbits, symmetric DAGs), `traffic` (symmetric workloads).
+//! translation group, link orbits, symmetric DAGs), `traffic` (symmetric workloads), `collective`
+//! (a collective schedule, aggregated where exact).
 
+pub mod collective;
 pub mod engine;
 pub mod fairness;
 pub mod paths;

@@ -257,15 +257,16 @@ impl SymmetricDag {
     }
 }
 
-/// Node-grid arithmetic without the network (for expanding DAGs).
-struct Grid {
+/// Node-grid arithmetic without the network (for expanding DAGs and checking that schedules are
+/// invariant).
+pub(crate) struct Grid {
     p: u32,
     q: u32,
     per_node: u32,
 }
 
 impl Grid {
-    fn of(plant: &Plant) -> Grid {
+    pub(crate) fn of(plant: &Plant) -> Grid {
         Grid {
             p: plant.p,
             q: plant.q,
@@ -287,7 +288,7 @@ impl Grid {
         ((b.0 + self.p - a.0) % self.p, (b.1 + self.q - a.1) % self.q)
     }
 
-    fn translate(&self, chip: u32, (dx, dy): (u32, u32)) -> u32 {
+    pub(crate) fn translate(&self, chip: u32, (dx, dy): (u32, u32)) -> u32 {
         let (x, y) = self.node_xy(chip);
         let node = ((y + dy) % self.q) * self.p + (x + dx) % self.p;
         node * self.per_node + chip % self.per_node

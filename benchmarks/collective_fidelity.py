@@ -1,0 +1,57 @@
+"""Cross-fidelity table (issue 8): analytic vs flow-level completion time of every collective
+algorithm that applies to a small RailX torus (m = 4, n = 1, 4 x 4 nodes = 256 chips, Fig. 15's
+link parameters: 100 GB/s and 300 ns per external port, 400 GB/s and 10 ns per mesh link),
+sizes 1 KB to 1 GB. Prints the Markdown table recorded in docs/collectives.md.
+
+    PYTHONPATH=python python3 benchmarks/collective_fidelity.py
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from railx.collectives.commands import collective_report
+
+CONFIG = """
+[system]
+m = 4
+n = 1
+R = 8
+port_bw_GBps = 100
+k = 4
+alpha_out_ns = 300
+alpha_in_ns = 10
+[topology]
+preset = "torus"
+"""
+
+CASES = [("allreduce", a) for a in ("ring", "bidir-ring", "2d-ring", "hierarchical", "multi-rail")] + [
+    ("alltoall", a) for a in ("direct", "multi-rail", "two-step")
+]
+SIZES = [1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30]
+
+
+def _fmt_size(size: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= scale:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        system = str(Path(tmp) / "torus-m4-4x4.toml")
+        Path(system).write_text(CONFIG)
+        print("| op | algorithm | size | analytic us | flow us | flow / analytic | aggregated |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for op, algo in CASES:
+            for size in SIZES:
+                a = collective_report(system, op, algo, size)
+                f = collective_report(system, op, algo, size, fidelity="flow")
+                print(f"| {op} | {algo} | {_fmt_size(size)} | {a['time_s'] * 1e6:,.2f} | {f['time_s'] * 1e6:,.2f} | "
+                      f"{f['time_s'] / a['time_s']:.3f} | {'yes' if f['aggregated'] else 'no'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
