@@ -8,9 +8,11 @@
 (b) The RailX k sweep: k = 1, 2, 3, 4.
 
 Writes fig14.json, fig14.csv and fig14.png to OUT (default docs/reproductions/fig14). Not a
-test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--threads T] [--out DIR]`
-(--quick: 1,000 + 2,000 cycles and fewer loads; the full run uses Table 5's 5,000 + 10,000).
-Systems whose routing railx does not have yet are reported and skipped.
+test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--warmup W --cycles C]
+[--vcs-per-class P] [--threads T] [--out DIR]` (--quick: 1,000 + 2,000 cycles and fewer loads;
+otherwise Table 5's 5,000 + 10,000 unless --warmup/--cycles say otherwise; --vcs-per-class: the
+physical VCs behind each VC the routing function names, 1 = literal). Systems whose routing
+railx does not have yet are reported and skipped.
 """
 
 from __future__ import annotations
@@ -45,11 +47,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--warmup", type=int, help="warm-up cycles (default: Table 5's 5,000; --quick 1,000)")
+    parser.add_argument("--cycles", type=int, help="measured cycles (default: Table 5's 10,000; --quick 2,000)")
+    parser.add_argument("--vcs-per-class", type=int, default=1, help="physical VCs per VC the routing function names (1: literal)")
+    parser.add_argument("--loads", help="offered loads, comma-separated (default: 0.1 to 1.0 by 0.1, and 1.2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
     args = parser.parse_args()
     warmup, measure = (1000, 2000) if args.quick else (5000, 10000)
+    warmup = warmup if args.warmup is None else args.warmup
+    measure = measure if args.cycles is None else args.cycles
     loads = [0.2, 0.5, 0.8, 1.0] if args.quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2]
-    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, threads=args.threads)
+    if args.loads:
+        loads = [float(x) for x in args.loads.split(",")]
+    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, vcs_per_class=args.vcs_per_class, threads=args.threads)
     catalog = load_catalog("railx-table6")
     systems = [railx_hyperx(k) for k in (1, 2, 3, 4)] + PEERS
     results = []
@@ -75,17 +85,18 @@ def main() -> None:
         results.append(row)
         print(f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "results": results}, indent=2))
+    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "vcs_per_class": args.vcs_per_class, "loads": loads, "results": results}, indent=2))
     with (args.out / "fig14.csv").open("w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["system", "offered", "accepted", "latency_mean_cycles"])
         for row in results:
             for offered, accepted, latency in row["curve"]:
                 out.writerow([row["system"], f"{offered:.4f}", f"{accepted:.4f}", f"{latency:.1f}"])
-    plot(results, args.out / "fig14.png")
+    plot(results, args.out / "fig14.png", f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class")
 
 
-def plot(results: list[dict], path: Path) -> None:
+def plot(results: list[dict], path: Path, setup: str) -> None:
+    """Draws (a) the ~1.3K-chip systems and (b) the RailX k sweep, accepted vs offered load."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -103,6 +114,7 @@ def plot(results: list[dict], path: Path) -> None:
         ax.set_ylabel("accepted (flits/cycle/chip)")
         ax.set_title(title)
         ax.legend(fontsize=7)
+    fig.suptitle(f"Fig. 14 all-to-all ({setup})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
 

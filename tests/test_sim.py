@@ -10,7 +10,7 @@ import pytest
 from railx.config import ConfigError
 from railx.sim import FlitSettings, simulate, sweep
 
-from conftest import run_railx
+from conftest import run_railx, run_railx_process
 
 QUICK = ("--warmup", "200", "--cycles", "800")
 
@@ -72,6 +72,7 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
         (("--cycles", "10000000000000"), "cycles = "),
         (("--plot", "x.png"), "plot: --plot draws a sweep"),
         (("--traffic", "permutation", "--permutation", "zigzag"), "permutation = zigzag: unknown permutation"),
+        (("--vcs-per-class", "11"), "vcs_per_class = 11: routing = dateline names 6 virtual channels"),
     ],
 )
 def test_bad_input_gets_one_line(torus: Path, args: tuple[str, ...], message: str) -> None:
@@ -92,3 +93,22 @@ def test_api_results_do_not_depend_on_threads(torus: Path) -> None:
 def test_api_sweep_needs_loads(torus: Path) -> None:
     with pytest.raises(ConfigError, match="loads = \\[\\]"):
         sweep(str(torus), [])
+
+
+def test_vcs_per_class_multiplies_the_physical_vcs_and_keeps_low_load_results(torus: Path) -> None:
+    reports = []
+    for per_class in ("1", "4"):
+        result = run_railx("sim", torus, "--load", "0.2", *QUICK, "--vcs-per-class", per_class, "--json")
+        assert result.rc == 0, result.stderr
+        reports.append(json.loads(result.stdout))
+    one, four = reports
+    assert four["vcs"] == 4 * one["vcs"]
+    assert four["accepted"] == pytest.approx(one["accepted"], rel=0.01)
+
+
+@pytest.mark.parametrize("command", ["sim", "route", "cost"])
+def test_help_shows_the_peer_table_name(command: str) -> None:
+    # Rich markup would swallow an unescaped "[peer]".
+    result = run_railx_process(command, "--help")
+    assert result.rc == 0, result.stderr
+    assert "[peer]" in result.stdout

@@ -122,6 +122,15 @@ fn zero_load_latency_is_the_sum_of_router_and_link_delays_on_a_torus() {
     let (net, routing) = torus(4);
     let config = FlitConfig::default();
     check_zero_load(&net, &*routing, &config);
+    // Physical VCs per class change nothing in an empty network.
+    check_zero_load(
+        &net,
+        &*routing,
+        &FlitConfig {
+            vcs_per_class: 4,
+            ..config.clone()
+        },
+    );
     // With one flit/cycle everywhere the closed form is r + sum over hops (1 + latency + r) + L.
     let (s, d) = (0, 10);
     let path = route(&*routing, s, d).unwrap();
@@ -247,40 +256,6 @@ impl Routing for MeshXy {
     }
 }
 
-/// A routing function with each VC of `inner` widened into `copies` interchangeable VCs; the
-/// simulator picks among them by credits (less head-of-line blocking, same deadlock freedom).
-struct Widened<'a> {
-    inner: &'a dyn Routing,
-    copies: u8,
-}
-
-impl Routing for Widened<'_> {
-    fn name(&self) -> &'static str {
-        "widened"
-    }
-    fn vcs(&self) -> u8 {
-        self.inner.vcs() * self.copies
-    }
-    fn chips(&self) -> &[u32] {
-        self.inner.chips()
-    }
-    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
-        let mut hops = Vec::new();
-        self.inner.next_hops(chip, dst, state, &mut hops);
-        for hop in hops {
-            for j in 0..self.copies {
-                out.push(Hop {
-                    vc: hop.vc * self.copies + j,
-                    ..hop
-                });
-            }
-        }
-    }
-    fn links(&self) -> &LinkEnds {
-        self.inner.links()
-    }
-}
-
 /// Saturation throughput of uniform traffic against 1 / (max channel load of the routes): never
 /// above the bound, and at least `efficiency` of it. An input-queued router with a separable
 /// allocator loses some to head-of-line blocking and matching: BookSim2 reaches 0.13 of the
@@ -311,50 +286,77 @@ fn check_saturation_at_bound(
 #[test]
 fn uniform_saturation_on_a_torus_is_below_and_near_the_dor_channel_load_bound() {
     let (net, routing) = torus(8);
-    let widened = Widened {
-        inner: &*routing,
-        copies: 4,
-    };
     let config = FlitConfig {
         long_latency_cycles: 1,
+        vcs_per_class: 4,
         alloc_iterations: 3,
         injection_flits_per_cycle: 4.0,
         ..quick()
     };
-    check_saturation_at_bound(&net, &widened, &config, 0.57);
+    check_saturation_at_bound(&net, &*routing, &config, 0.57);
 }
 
 #[test]
 fn uniform_saturation_on_a_mesh_is_within_15_percent_of_the_dor_channel_load_bound() {
     let (net, routing) = mesh(8);
-    let widened = Widened {
-        inner: &routing,
-        copies: 4,
-    };
     let config = FlitConfig {
+        vcs_per_class: 4,
         alloc_iterations: 3,
         injection_flits_per_cycle: 4.0,
         ..quick()
     };
-    check_saturation_at_bound(&net, &widened, &config, 0.85);
+    check_saturation_at_bound(&net, &routing, &config, 0.85);
+}
+
+#[test]
+fn more_vcs_per_class_never_lower_saturation_throughput_on_a_torus() {
+    // Beyond saturation (uniform at 1.25 x the DOR channel-load bound of an 8 x 8 torus with
+    // 1-cycle links), more interchangeable VCs per class relieve head-of-line blocking and can
+    // only raise what is accepted, never above the bound.
+    let (net, routing) = torus(8);
+    let load = all_to_all_link_load(&*routing, net.links()).unwrap();
+    let bound = 1.0 / load.iter().copied().fold(0.0, f64::max);
+    let accepted: Vec<f64> = [1, 2, 4, 8]
+        .iter()
+        .map(|&vcs_per_class| {
+            let config = FlitConfig {
+                long_latency_cycles: 1,
+                injection_flits_per_cycle: 4.0,
+                vcs_per_class,
+                ..quick()
+            };
+            run(&net, &*routing, &config, &uniform(1.25 * bound)).accepted
+        })
+        .collect();
+    for pair in accepted.windows(2) {
+        assert!(pair[1] >= pair[0], "{accepted:?}");
+    }
+    assert!(
+        accepted[3] <= 1.01 * bound && accepted[3] > accepted[0],
+        "{accepted:?} vs bound {bound}"
+    );
 }
 
 #[test]
 fn flits_are_conserved_and_buffers_never_overflow_under_overload() {
     let (net, routing) = torus(8);
-    let config = FlitConfig {
-        injection_flits_per_cycle: 4.0,
-        ..quick()
-    };
-    let report = run(&net, &*routing, &config, &uniform(2.0));
-    assert!(report.flits_in_flight > 0);
-    assert_eq!(
-        report.flits_injected,
-        report.flits_delivered + report.flits_in_flight
-    );
-    assert!(report.max_buffer_flits <= config.buffer_flits && report.max_buffer_flits > 0);
-    assert!(report.accepted < report.offered);
-    assert!(report.max_link_utilisation <= 1.0 + 1e-9);
+    for vcs_per_class in [1, 3] {
+        let config = FlitConfig {
+            injection_flits_per_cycle: 4.0,
+            vcs_per_class,
+            ..quick()
+        };
+        let report = run(&net, &*routing, &config, &uniform(2.0));
+        assert!(report.flits_in_flight > 0);
+        assert_eq!(
+            report.flits_injected,
+            report.flits_delivered + report.flits_in_flight
+        );
+        assert!(report.max_buffer_flits <= config.buffer_flits && report.max_buffer_flits > 0);
+        assert!(report.accepted < report.offered);
+        assert!(report.max_link_utilisation <= 1.0 + 1e-9);
+        assert_eq!(report.vcs as u32, routing.vcs() as u32 * vcs_per_class);
+    }
 }
 
 #[test]
@@ -369,12 +371,13 @@ fn results_are_identical_for_any_thread_count() {
     let (net, dor) = torus(8);
     let cases: [(&Network, &dyn Routing, f64); 2] =
         [(&r.network, &adaptive, 1.5), (&net, &*dor, 0.6)];
-    for (net, routing, load) in cases {
+    for ((net, routing, load), vcs_per_class) in cases.into_iter().flat_map(|c| [(c, 1), (c, 3)]) {
         let base = FlitConfig {
             injection_flits_per_cycle: 4.0,
             warmup_cycles: 300,
             measure_cycles: 700,
             seed: 11,
+            vcs_per_class,
             ..FlitConfig::default()
         };
         let reports: Vec<FlitReport> = [1, 2, 4]
@@ -510,6 +513,21 @@ fn bad_input_gets_one_line_errors() {
         ..FlitConfig::default()
     };
     assert!(err(&small, &uniform(0.1)).starts_with("buffer_flits = 2: virtual cut-through"));
+    let none = FlitConfig {
+        vcs_per_class: 0,
+        ..FlitConfig::default()
+    };
+    assert!(err(&none, &uniform(0.1)).starts_with("vcs_per_class = 0: "));
+    // Dateline on a 2D torus of this model names 6 VCs: 11 per class is 66 > 64.
+    let many = FlitConfig {
+        vcs_per_class: 11,
+        ..FlitConfig::default()
+    };
+    let e = err(&many, &uniform(0.1));
+    assert!(
+        e.starts_with("vcs_per_class = 11: ") && e.contains("use vcs_per_class <= 10"),
+        "{e}"
+    );
     let long = FlitConfig {
         measure_cycles: 1 << 45,
         ..FlitConfig::default()

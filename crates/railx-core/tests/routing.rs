@@ -254,6 +254,46 @@ fn torus3d_peer_dimension_order_routing() {
     assert!(TorusRouting::new(&net, &[4, 4, 4], true).is_err());
 }
 
+/// A torus with two ports per direction offers both parallel links at every hop (same next chip,
+/// same VC), and stays acyclic with datelines and with hop-count VCs.
+#[test]
+fn torus_with_parallel_links_offers_every_one() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::torus::TorusRouting;
+    let spec: PeerSpec = serde_json::from_str(
+        r#"{"family": "torus3d", "dims": [4, 8, 1], "ports_per_direction": 2}"#,
+    )
+    .unwrap();
+    let net = spec.network().unwrap();
+    for dateline in [false, true] {
+        let routing = TorusRouting::new(&net, &[4, 8, 1], dateline).unwrap();
+        let mut used = vec![false; net.links()];
+        let mut hops = Vec::new();
+        for &src in routing.chips() {
+            for &dst in routing.chips().iter().filter(|&&d| d != src) {
+                hops.clear();
+                routing.next_hops(src, dst, &RouteState::start(), &mut hops);
+                assert_eq!(hops.len(), 2, "{src} -> {dst}");
+                assert_ne!(hops[0].link, hops[1].link);
+                assert_eq!(hops[0].vc, hops[1].vc);
+                assert_eq!(hops[0].state, hops[1].state);
+                for hop in &hops {
+                    assert_eq!(routing.link_source(hop.link), src);
+                    assert_eq!(
+                        routing.link_target(hop.link),
+                        routing.link_target(hops[0].link)
+                    );
+                    used[hop.link as usize] = true;
+                }
+            }
+        }
+        // Every link of the torus is some packet's hop.
+        assert!(used.iter().all(|&u| u));
+        let report = exhaustive(&routing).unwrap();
+        assert!(report.acyclic, "{:?}", report.cycle);
+    }
+}
+
 /// Fat-tree peers (non-blocking, tapered, rail-optimised) with up*/down* + ECMP: every route
 /// climbs to the lowest common level and back down (minimal), ECMP offers every up link, and one
 /// VC is acyclic.

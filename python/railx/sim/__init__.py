@@ -23,11 +23,15 @@ TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 @dataclass
 class FlitSettings:
     """Simulator parameters; the defaults are the RailX paper's Table 5. `injection_flits_per_cycle`
-    None means the system's ports per chip (one flit/cycle each), as in the paper's Fig. 14."""
+    None means the system's ports per chip (one flit/cycle each), as in the paper's Fig. 14.
+    `vcs_per_class` physical VCs (each with `buffer_flits`) stand behind every VC the routing
+    function names; a packet is allocated any free one of its class (1: the routing's VCs taken
+    literally)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
     router_delay_cycles: int = 1
+    vcs_per_class: int = 1
     alloc_iterations: int = 1
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10

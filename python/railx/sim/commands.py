@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("sim")
     def sim_cmd(
-        system: Annotated[str, typer.Argument(help="RailX configuration (.toml), a [peer] file, or a preset name (see `railx cost`).", show_default=False)],
+        system: Annotated[str, typer.Argument(help="RailX configuration (.toml), a \\[peer] file, or a preset name (see `railx cost`).", show_default=False)],
         traffic: Annotated[str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")] = "uniform",
         load: Annotated[float, typer.Option("--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth).")] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         injection: Annotated[Optional[float], typer.Option("--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).")] = None,
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
         buffer_flits: Annotated[int, typer.Option("--buffer-flits", min=1, help="Input buffer per virtual channel, in flits.")] = 16,
+        vcs_per_class: Annotated[int, typer.Option("--vcs-per-class", min=1, help="Physical virtual channels (each with its own buffer) behind every VC the routing function names; a packet takes any free one of its class. 1 = the routing's VCs as they are.")] = 1,
         long_latency: Annotated[int, typer.Option("--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links.")] = 10,
         short_latency: Annotated[int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")] = 1,
         sweep_loads: Annotated[Optional[str], typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")] = None,
@@ -90,6 +91,7 @@ def register(app: typer.Typer) -> None:
         settings = FlitSettings(
             packet_flits=packet_flits,
             buffer_flits=buffer_flits,
+            vcs_per_class=vcs_per_class,
             short_latency_cycles=short_latency,
             long_latency_cycles=long_latency,
             injection_flits_per_cycle=injection,

@@ -62,9 +62,16 @@ impl Adjacency {
 
     /// The first link from `a` to `b`, if any.
     pub fn link_to(&self, a: u32, b: u32) -> Option<u32> {
+        self.links_to(a, b).next()
+    }
+
+    /// Every (parallel) link from `a` to `b`, in link order.
+    pub fn links_to(&self, a: u32, b: u32) -> impl Iterator<Item = u32> + '_ {
         let list = self.from(a);
-        list.get(list.partition_point(|e| e.0 < b))
-            .filter(|e| e.0 == b)
+        let first = list.partition_point(|e| e.0 < b);
+        list[first..]
+            .iter()
+            .take_while(move |e| e.0 == b)
             .map(|e| e.1)
     }
 }

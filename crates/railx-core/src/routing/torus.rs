@@ -1,5 +1,7 @@
 //! Dimension-order routing on a k-ary n-cube of chips (the 3D torus peers, with or without
-//! OCS): correct dimension 0, then 1, then 2, each the shorter way round (ties forward). VCs are
+//! OCS): correct dimension 0, then 1, then 2, each the shorter way round (ties forward); every
+//! parallel link toward the next chip (several ports per direction) is an allowed hop, the
+//! simulator choosing among them by credits. VCs are
 //! either the hop count (`minimal`: one per hop, so the diameter) or two per dimension, switching at the
 //! dimension's wrap-around link (`dateline`).
 
@@ -13,7 +15,7 @@ pub struct TorusRouting {
     dims: Vec<u32>,
     dateline: bool,
     chips: Vec<u32>,
-    /// Parallel links are kept; the first is used.
+    /// Parallel links are kept; each is an allowed hop.
     adjacency: Adjacency,
     links: LinkEnds,
     vcs: u8,
@@ -100,9 +102,6 @@ impl Routing for TorusRouting {
             (here + k - 1) % k
         };
         let next = self.with_coord(chip, dim, next_coord);
-        let Some(link) = self.adjacency.link_to(chip, next) else {
-            return;
-        };
         let vc = match (self.dateline, state.dim as usize == dim) {
             (true, true) => state.vc,
             (true, false) => 2 * dim as u8,
@@ -114,18 +113,19 @@ impl Routing for TorusRouting {
             true => vc,
             false => state.hops + 1,
         };
-        out.push(Hop {
-            link,
-            vc,
-            state: RouteState {
-                exit: NO_LINK,
-                hops: state.hops + 1,
-                misroutes: 0,
-                vc: next_vc,
-                dim: dim as u8,
-                via: super::NO_VIA,
-            },
-        });
+        let state = RouteState {
+            exit: NO_LINK,
+            hops: state.hops + 1,
+            misroutes: 0,
+            vc: next_vc,
+            dim: dim as u8,
+            via: super::NO_VIA,
+        };
+        out.extend(
+            self.adjacency
+                .links_to(chip, next)
+                .map(|link| Hop { link, vc, state }),
+        );
     }
 
     fn links(&self) -> &LinkEnds {

@@ -22,6 +22,12 @@ pub struct FlitConfig {
     pub buffer_flits: u32,
     /// Cycles from a head flit's arrival until the router may forward it (routing and allocation).
     pub router_delay_cycles: u32,
+    /// Physical virtual channels behind each VC the routing function names (its VC class): the VC
+    /// allocator gives a packet any free one of its class, each with its own `buffer_flits`
+    /// buffer. 1 = the routing function's VCs taken literally. Deadlock freedom is unchanged (a
+    /// packet of class c waits only for VCs of the classes its route allows, so the channel
+    /// dependency graph over classes is the one the deadlock check proves acyclic).
+    pub vcs_per_class: u32,
     /// Rounds of the separable allocator per cycle: inputs that lost arbitration try their other
     /// VCs against the outputs still free (1 = a single round, as BookSim2's default).
     pub alloc_iterations: u32,
@@ -53,6 +59,7 @@ impl Default for FlitConfig {
             packet_flits: 4,
             buffer_flits: 16,
             router_delay_cycles: 1,
+            vcs_per_class: 1,
             alloc_iterations: 1,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
@@ -76,6 +83,7 @@ impl FlitConfig {
             ("buffer_flits", self.buffer_flits, "e.g. 16"),
             ("flit_bytes", self.flit_bytes, "e.g. 64"),
             ("alloc_iterations", self.alloc_iterations, "e.g. 1"),
+            ("vcs_per_class", self.vcs_per_class, "e.g. 4"),
         ] {
             crate::error::require_positive(field, value, hint)?;
         }

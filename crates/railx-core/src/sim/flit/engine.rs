@@ -58,7 +58,9 @@ pub(crate) struct Shared<'a> {
     pub routing: &'a dyn Routing,
     pub config: &'a FlitConfig,
     pub selection: Selection,
+    /// Physical VCs per port: the routing function's VCs (classes) times `vcs_per_class`.
     pub vcs: u32,
+    pub vcs_per_class: u32,
     pub link_src: &'a [u32],
     pub link_dst: &'a [u32],
     pub destinations: Option<Destinations>,

@@ -44,17 +44,22 @@ pub fn simulate(
     traffic: &Traffic,
 ) -> Result<FlitReport> {
     config.validate()?;
-    let vcs = routing.vcs();
-    if vcs == 0 || vcs > config::MAX_VCS {
+    let classes = routing.vcs() as u32;
+    let vcs = classes.saturating_mul(config.vcs_per_class);
+    if classes == 0 || vcs > config::MAX_VCS as u32 {
         return Err(RailxError::invalid(
-            "vcs",
-            vcs,
+            "vcs_per_class",
+            config.vcs_per_class,
             format!(
-                "routing = {} needs more virtual channels than the {} the simulator models",
+                "routing = {} names {classes} virtual channels; times {} per class that exceeds the {} physical VCs per link the simulator models",
                 routing.name(),
+                config.vcs_per_class,
                 config::MAX_VCS
             ),
-            "use a routing function with fewer VCs (e.g. dateline on tori)",
+            format!(
+                "use vcs_per_class <= {} (or a routing function with fewer VCs, e.g. dateline on tori)",
+                (config::MAX_VCS as u32 / classes.max(1)).max(1)
+            ),
         ));
     }
     let chips = routing.chips();
@@ -115,7 +120,8 @@ pub fn simulate(
         routing,
         config,
         selection: routing.selection(),
-        vcs: vcs as u32,
+        vcs,
+        vcs_per_class: config.vcs_per_class,
         link_src: &net.src,
         link_dst: &net.dst,
         destinations,

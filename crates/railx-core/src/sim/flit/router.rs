@@ -81,7 +81,8 @@ struct SourceMsg {
     created: u64,
 }
 
-/// One allowed next hop of a head packet: a local output port, its VC, the state after it.
+/// One allowed next hop of a head packet: a local output port, the VC class the routing function
+/// named (physical VCs `vc * vcs_per_class ..` of it), the state after it.
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     out: u32,
@@ -95,6 +96,8 @@ struct Request {
     vc: u32,
     cand: u32,
     out: u32,
+    /// The physical VC downstream that the packet is allocated.
+    out_vc: u8,
 }
 
 /// Per-thread scratch space, reused every cycle.
@@ -111,7 +114,9 @@ pub(crate) struct Router {
     pub endpoint: u32,
     n_in: u32,
     n_out: u32,
+    /// Physical VCs per port.
     vcs: u32,
+    vcs_per_class: u32,
     in_start: u32,
     out_start: u32,
     /// Packets per (input port, VC); the injection port uses VC 0.
@@ -164,6 +169,7 @@ impl Router {
             n_in,
             n_out,
             vcs,
+            vcs_per_class: sh.vcs_per_class,
             in_start,
             out_start,
             queues: vec![VecDeque::new(); queues],
@@ -410,13 +416,13 @@ impl Router {
         for hop in hops.iter() {
             let port = sh.fabric.link_out_port[hop.link as usize];
             if !(self.out_start..self.out_start + self.n_out).contains(&port)
-                || hop.vc as u32 >= self.vcs
+                || (hop.vc as u32 + 1) * self.vcs_per_class > self.vcs
             {
                 return Err(RailxError::verification(
                     format!("routing {}", sh.routing.name()),
                     format!(
                         "at vertex {} offers link {} on VC {}, which does not leave this vertex or exceeds its {} VCs",
-                        self.id, hop.link, hop.vc, self.vcs
+                        self.id, hop.link, hop.vc, self.vcs / self.vcs_per_class
                     ),
                 ));
             }
@@ -429,24 +435,35 @@ impl Router {
         Ok(())
     }
 
-    /// The hop the head of queue `q` would take now: a free output with room downstream for the
-    /// whole packet, the most free credits winning (the first listed on ties).
-    fn choose(&self, q: usize, flits: u32, next_tick: u64) -> Option<u32> {
-        let mut best: Option<(u32, u32)> = None;
+    /// Physical VCs of output `out` that a hop of VC class `class` may be allocated.
+    fn class_vcs(&self, out: u32, class: u8) -> std::ops::Range<usize> {
+        let first = (out * self.vcs + class as u32 * self.vcs_per_class) as usize;
+        first..first + self.vcs_per_class as usize
+    }
+
+    /// The hop the head of queue `q` would take now and the physical VC downstream: a free
+    /// output whose VC class has a VC with room for the whole packet, the VC with most free
+    /// credits winning (the first hop listed, then the lowest VC, on ties).
+    fn choose(&self, q: usize, flits: u32, next_tick: u64) -> Option<(u32, u8)> {
+        let mut best: Option<(u32, u8, u32)> = None;
         for (k, cand) in self.cands[q].iter().enumerate() {
             if self.out_free[cand.out as usize] >= next_tick {
                 continue;
             }
-            let free = if cand.out == self.n_out - 1 && self.has_host {
-                u32::MAX
-            } else {
-                self.credits[(cand.out * self.vcs + cand.vc as u32) as usize]
-            };
-            if free >= flits && best.is_none_or(|(_, f)| free > f) {
-                best = Some((k as u32, free));
+            if cand.out == self.n_out - 1 && self.has_host {
+                // Ejection: no downstream buffer, and it is the only hop offered.
+                return Some((k as u32, 0));
+            }
+            let range = self.class_vcs(cand.out, cand.vc);
+            let base = (cand.out * self.vcs) as usize;
+            for slot in range {
+                let free = self.credits[slot];
+                if free >= flits && best.is_none_or(|(_, _, f)| free > f) {
+                    best = Some((k as u32, (slot - base) as u8, free));
+                }
             }
         }
-        best.map(|(k, _)| k)
+        best.map(|(k, vc, _)| (k, vc))
     }
 
     fn allocate(
@@ -485,13 +502,14 @@ impl Router {
                     if self.cands[q].is_empty() {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
-                    if let Some(cand) = self.choose(q, flits, next_tick) {
+                    if let Some((cand, out_vc)) = self.choose(q, flits, next_tick) {
                         let out = self.cands[q][cand as usize].out;
                         scratch.requests.push(Request {
                             input,
                             vc,
                             cand,
                             out,
+                            out_vc,
                         });
                         break;
                     }
@@ -594,7 +612,7 @@ impl Router {
             return;
         }
         counters.flit_hops += flits;
-        self.credits[(r.out * self.vcs + cand.vc as u32) as usize] -= packet.flits;
+        self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
         let latency = f.out_latency[go] as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let down = sh.link_dst[link as usize];
@@ -603,7 +621,7 @@ impl Router {
             time: head_arrival,
             event: Event::Arrive {
                 port: f.link_in_port[link as usize] - f.in_start[down as usize],
-                vc: cand.vc,
+                vc: r.out_vc,
                 packet: Packet {
                     head_ready: head_arrival + sh.config.router_delay_cycles as u64,
                     tail_in: end + latency * TICKS,
@@ -654,9 +672,13 @@ impl Router {
                 }
                 for cand in &self.cands[q] {
                     let to_link = f.out_link[(self.out_start + cand.out) as usize];
-                    let credits = self.credits[(cand.out * self.vcs + cand.vc as u32) as usize];
-                    if to_link != NO_LINK && credits < head.flits {
-                        wait(from_link, vc as u8, to_link, cand.vc);
+                    let range = self.class_vcs(cand.out, cand.vc);
+                    let base = (cand.out * self.vcs) as usize;
+                    // The packet waits for every VC of its class when none has room.
+                    if to_link != NO_LINK && range.clone().all(|v| self.credits[v] < head.flits) {
+                        for v in range {
+                            wait(from_link, vc as u8, to_link, (v - base) as u8);
+                        }
                     }
                 }
             }

@@ -178,6 +178,7 @@ pub struct FlitReport {
     pub traffic: String,
     pub chips: u32,
     pub routers: u32,
+    /// Physical VCs per port: the routing function's VCs times `vcs_per_class`.
     pub vcs: u8,
     pub threads: usize,
     pub seed: u64,
