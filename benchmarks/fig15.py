@@ -1,7 +1,10 @@
-"""RailX paper Fig. 15 (§6.4), analytic: all-reduce time of the 1D-ring, 2D-torus (2D-ring) and
+"""RailX paper Fig. 15 (§6.4), analytic and flow level: all-reduce time of the 1D-ring, 2D-torus (2D-ring) and
 hierarchical algorithms on a 4x4-mesh RailX torus with one port per chip edge (n = 1; four ports
 per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop, from 16 to
-65,536 chips and 1 KB to 1 GB.
+65,536 chips and 1 KB to 1 GB. The flow-level simulator runs the same explicit schedules
+(railx.flowsim.collective, aggregated over the node translations) for 1 KB, 1 MB and 1 GB: the
+2D torus and hierarchical algorithms at every scale, the 1D ring (full message DAG, not
+aggregatable) up to FLOW_RING_MAX_CHIPS.
 
 Writes docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
 docs/reproductions.md, plus the checks of the paper's claims (the hierarchical algorithm is the
@@ -18,25 +21,45 @@ import json
 from pathlib import Path
 
 from railx.collectives import RailxParams, estimate
+from railx.config import Config
+from railx.flowsim import collective
+from railx.network import Network
 
 ALGOS = {"1D-ring": "bidir-ring", "2D-torus": "2d-ring", "hierarchical": "hierarchical"}
 GRIDS = [1, 2, 4, 8, 16, 32, 64]  # p x p nodes of 16 chips: 16 .. 65,536 chips
 SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB, x4 steps
+FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
+# The 1D ring over all chips is not invariant under node translations, so it runs as the full
+# DAG: 0.3 s per size at 256 chips, about 70 s per size at 1,024 (4.2M flows), too long here.
+FLOW_RING_MAX_CHIPS = 256
 
 
 def params(p: int) -> RailxParams:
     return RailxParams(m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9)
 
 
+def network(p: int) -> Network:
+    """The same system as `params(p)`, realized: p x p nodes (R = 2p rails), minimal routing."""
+    return Network(Config.from_dict({
+        "system": {"m": 4, "n": 1, "R": 2 * p, "port_bw_GBps": 100, "k": 4, "alpha_out_ns": 300, "alpha_in_ns": 10},
+        "topology": {"preset": "torus"},
+    }))
+
+
 def rows() -> list[dict[str, float | int | str]]:
+    """Every point analytic; the flow-level points where they run (module docs)."""
     out = []
     for p in GRIDS:
         sys = params(p)
+        net = network(p)
         for size in SIZES:
             for label, algo in ALGOS.items():
                 e = estimate("allreduce", algo, size, sys)
-                out.append({"chips": sys.chips, "size_bytes": size, "algorithm": label, "algo": algo,
-                            "time_s": e.time_s, "busbw_Bps": e.busbw_Bps})
+                point = {"chips": sys.chips, "size_bytes": size, "algorithm": label, "algo": algo}
+                out.append({**point, "fidelity": "analytic", "time_s": e.time_s, "busbw_Bps": e.busbw_Bps})
+                if size in FLOW_SIZES and (algo != "bidir-ring" or sys.chips <= FLOW_RING_MAX_CHIPS):
+                    t_s = collective(net, "allreduce", algo, size).completion_s
+                    out.append({**point, "fidelity": "flow", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
     return out
 
 
@@ -47,23 +70,36 @@ def _fmt_size(size: int) -> str:
     return f"{size} B"
 
 
+def _times(data: list[dict], fidelity: str) -> dict[tuple[int, int, str], float]:
+    return {(r["chips"], r["size_bytes"], r["algorithm"]): r["time_s"] for r in data if r["fidelity"] == fidelity}
+
+
+def _speedup(t: dict[tuple[int, int, str], float], chips: int, size: int) -> str:
+    """Hierarchical over the better of the others (over the 2D torus alone where the ring is absent)."""
+    others = [t[(chips, size, a)] for a in ("1D-ring", "2D-torus") if (chips, size, a) in t]
+    return f"{min(others) / t[(chips, size, 'hierarchical')]:.2f}x"
+
+
 def table(data: list[dict]) -> str:
-    """Times in microseconds, with the speed-up of hierarchical over the better of the others."""
-    by = {(r["chips"], r["size_bytes"], r["algorithm"]): r["time_s"] for r in data}
+    """Times in microseconds, analytic / flow level, with the speed-up of hierarchical over the
+    better of the others at each fidelity."""
+    ana, flow = _times(data, "analytic"), _times(data, "flow")
     lines = ["| chips | size | 1D-ring us | 2D-torus us | hierarchical us | speed-up vs best other |",
              "| --- | --- | --- | --- | --- | --- |"]
     for p in GRIDS:
         chips = params(p).chips
-        for size in (1 << 10, 1 << 20, 1 << 30):
-            t = {a: by[(chips, size, a)] for a in ALGOS}
-            best_other = min(t["1D-ring"], t["2D-torus"])
-            lines.append(f"| {chips:,} | {_fmt_size(size)} | {t['1D-ring'] * 1e6:,.2f} | {t['2D-torus'] * 1e6:,.2f} | "
-                         f"{t['hierarchical'] * 1e6:,.2f} | {best_other / t['hierarchical']:.2f}x |")
+        for size in FLOW_SIZES:
+            cells = []
+            for a in ALGOS:
+                f = flow.get((chips, size, a))
+                cells.append(f"{ana[(chips, size, a)] * 1e6:,.2f} / " + (f"{f * 1e6:,.2f}" if f is not None else "—"))
+            lines.append(f"| {chips:,} | {_fmt_size(size)} | {' | '.join(cells)} | "
+                         f"{_speedup(ana, chips, size)} / {_speedup(flow, chips, size)} |")
     return "\n".join(lines)
 
 
 def claims(data: list[dict]) -> list[str]:
-    by = {(r["chips"], r["size_bytes"], r["algorithm"]): r["time_s"] for r in data}
+    by = _times(data, "analytic")
     points = sorted({(r["chips"], r["size_bytes"]) for r in data})
     gap = {pt: min(by[(*pt, "1D-ring")], by[(*pt, "2D-torus")]) / by[(*pt, "hierarchical")] for pt in points}
     tied = [pt for pt, g in gap.items() if abs(g - 1) < 1e-9]
@@ -75,7 +111,19 @@ def claims(data: list[dict]) -> list[str]:
         f"({sorted({c for c, _ in tied})} chips: there both are the same mesh ring): {all(c == 16 for c, _ in tied)}",
         f"largest speed-up {gap[best]:.2f}x at {best[0]:,} chips, {_fmt_size(best[1])}",
         "largest speed-up per scale: " + ", ".join(f"{c:,}: {g:.2f}x" for c, g in sorted(by_scale.items())),
+        *flow_claims(data),
     ]
+
+
+def flow_claims(data: list[dict]) -> list[str]:
+    """The paper's claim at flow level, and how far the flow level is from the analytic model."""
+    ana, flow = _times(data, "analytic"), _times(data, "flow")
+    multi_node = [(c, s) for c, s, a in flow if a == "hierarchical" and c > 16]
+    fastest = all(flow[(c, s, "hierarchical")] < min(flow[k] for k in flow if k[:2] == (c, s) and k[2] != "hierarchical")
+                  for c, s in multi_node)
+    ratio = {a: [flow[k] / ana[k] for k in flow if k[2] == a] for a in ALGOS}
+    return [f"flow level: hierarchical strictly fastest at every multi-node point: {fastest}",
+            "flow / analytic: " + ", ".join(f"{a} {min(r):.3f}..{max(r):.3f}" for a, r in ratio.items())]
 
 
 def plot(data: list[dict], path: Path) -> None:
@@ -87,15 +135,19 @@ def plot(data: list[dict], path: Path) -> None:
     shown = [16, 1024, 65536]
     fig, axes = plt.subplots(1, len(shown), figsize=(15, 4.5), sharey=True)
     for ax, chips in zip(axes, shown):
-        for label in ALGOS:
-            pts = [(r["size_bytes"], r["time_s"]) for r in data if r["chips"] == chips and r["algorithm"] == label]
-            ax.loglog([s for s, _ in pts], [t for _, t in pts], marker="o", label=label)
+        for color, label in zip(("C0", "C1", "C2"), ALGOS):
+            for fidelity, style in (("analytic", "-o"), ("flow", "x")):
+                pts = [(r["size_bytes"], r["time_s"]) for r in data
+                       if r["chips"] == chips and r["algorithm"] == label and r["fidelity"] == fidelity]
+                if pts:
+                    ax.loglog([s for s, _ in pts], [t for _, t in pts], style, color=color, markersize=8,
+                              label=f"{label} ({fidelity})")
         ax.set_title(f"{chips:,} chips")
         ax.set_xlabel("all-reduce size (bytes)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("time (s)")
     axes[0].legend()
-    fig.suptitle("RailX Fig. 15 (analytic): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh")
+    fig.suptitle("RailX Fig. 15 (lines: analytic, x: flow level): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -128,7 +128,7 @@ def test_cli_json_and_errors(tmp_path) -> None:
     for args, message in [
         (("examples/torus-9x9.toml", "--algo", "direct", "--size", "8"), "error: algo = direct: a direct reduction needs fully connected"),
         (("examples/torus-9x9.toml", "--size", "0"), "error: size = 0: a collective moves at least one byte"),
-        (("examples/torus-9x9.toml", "--size", "8", "--fidelity", "flit"), "error: fidelity = 'flit'"),
+        (("examples/torus-9x9.toml", "--size", "8", "--fidelity", "packet"), "error: fidelity = 'packet'"),
         (("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"), "error: algo = ring: ring is a reduction algorithm"),
         (("ft2", "--size", "8"), "error: system = 'ft2': a fat-tree system"),
         (("examples/torus-9x9.toml",), "error: collective: give --size BYTES or --sweep"),

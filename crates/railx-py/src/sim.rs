@@ -14,7 +14,10 @@ use railx_core::sim::flit::{simulate, sweep, FlitConfig, Traffic, TrafficSpec};
 use railx_core::spec::ConfigSpec;
 use railx_core::{RailxError as CoreError, Result};
 
-use crate::{err, to_json};
+use crate::{err, to_json, RealizedNetwork};
+use railx_core::collectives::{Algo, Group, Op};
+use railx_core::sim::flit_collective::simulate_collective_flit;
+use railx_core::sim::flow::collective::CollectiveSpec;
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
     serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
@@ -106,7 +109,56 @@ fn flit_sweep(
     to_json(&report)
 }
 
+/// Runs a collective over every chip of the network's system at flit level (flits of
+/// `flit_bytes`, `railx_core::sim::flit_collective`). Returns time_s, cycles, cycle_s and the
+/// simulator's counters (short/long latency cycles, flit hops).
+#[pyfunction]
+#[pyo3(signature = (network, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing="minimal", flit_bytes=256))]
+#[allow(clippy::too_many_arguments)]
+fn flit_collective<'py>(
+    py: Python<'py>,
+    network: &RealizedNetwork,
+    op: &str,
+    algo: &str,
+    size_bytes: u64,
+    chunks: u32,
+    reduce_s_per_byte: f64,
+    routing: &str,
+    flit_bytes: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = CollectiveSpec {
+        op: Op::parse(op).map_err(err)?,
+        algo: Algo::parse(algo).map_err(err)?,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+    };
+    let system = &network.inner.system;
+    let [region] = &system.regions[..] else {
+        return Err(err(CoreError::invalid(
+            "jobs",
+            system.regions.len(),
+            "a collective runs over the whole system",
+            "use a configuration without jobs",
+        )));
+    };
+    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    let r = network.routing(routing, 1, None)?;
+    let net = &network.inner.network;
+    let run = py
+        .detach(|| simulate_collective_flit(net, &r, &group, &spec, flit_bytes))
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("time_s", run.time_s)?;
+    d.set_item("cycles", run.cycles)?;
+    d.set_item("cycle_s", run.cycle_s)?;
+    d.set_item("flit_bytes", flit_bytes)?;
+    d.set_item("flit_hops", run.report.flit_hops)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flit_collective, m)?)?;
     m.add_function(wrap_pyfunction!(flit_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(flit_sweep, m)?)
 }

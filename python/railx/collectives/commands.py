@@ -21,7 +21,11 @@ from railx.systems import resolve_system
 
 console = Console()
 
-FIDELITIES = ("analytic", "flow")
+FIDELITIES = ("analytic", "flow", "flit")
+# Bytes per flit at --fidelity flit: a cycle is then 2.56 ns at 100 GB/s, so a 300 ns hop is 117
+# cycles and a 10 ns mesh hop 4 (both within 3%), while 1 MB is only 4,096 flits
+# (railx_core::sim::flit_collective::DEFAULT_FLIT_BYTES).
+DEFAULT_FLIT_BYTES = 256
 # Local reduction delay per byte forwarded after reducing it. The papers give none (eq. 6-13 are
 # pure alpha-beta), so the default adds none; a reduction of 100 GB/s would be 1e-11.
 DEFAULT_REDUCE_S_PER_BYTE = 0.0
@@ -45,13 +49,18 @@ def collective_report(
     chunks: int = 1,
     reduce_s_per_byte: float = DEFAULT_REDUCE_S_PER_BYTE,
     routing: str = "minimal",
+    flit_bytes: int = DEFAULT_FLIT_BYTES,
 ) -> dict[str, Any]:
     """Time, algorithm and bus bandwidth of `op` by `algo` on a RailX system (preset or TOML file),
     with the message and byte counts of its schedule. `fidelity`: `analytic` (alpha-beta model)
     or `flow` (the schedule on the flow-level simulator, routed by `routing`, with a reduction
-    delay of `reduce_s_per_byte`; the result also has `flows`, `events` and `aggregated`)."""
+    delay of `reduce_s_per_byte`; the result also has `flows`, `events` and `aggregated`) or
+    `flit` (the schedule's message DAG on the flit-level simulator with flits of `flit_bytes`,
+    up to 1,296 chips and 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
     if fidelity not in FIDELITIES:
-        raise ConfigError(f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic or --fidelity flow")
+        raise ConfigError(f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit")
+    if flit_bytes < 1:
+        raise ConfigError(f"flit_bytes = {flit_bytes}: a flit carries at least one byte; e.g. --flit-bytes {DEFAULT_FLIT_BYTES}")
     if size_bytes < 1:
         raise ConfigError(f"size = {size_bytes}: a collective moves at least one byte; e.g. --size 1048576")
     if chunks < 1:
@@ -81,6 +90,13 @@ def collective_report(
 
         run = collective(_network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing)  # type: ignore[arg-type]
         report.update(time_s=run.completion_s, flows=run.flows, events=run.events, aggregated=run.aggregated,
+                      routing=routing, reduce_s_per_byte=reduce_s_per_byte)
+    if fidelity == "flit":
+        from railx._core import flit_collective
+
+        net = _network(json.dumps(sys.railx, sort_keys=True))
+        run = flit_collective(net._core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, flit_bytes)
+        report.update(time_s=run["time_s"], cycles=run["cycles"], cycle_s=run["cycle_s"], flit_bytes=flit_bytes,
                       routing=routing, reduce_s_per_byte=reduce_s_per_byte)
     report["algbw_Bps"] = size_bytes / report["time_s"]
     report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, est.ranks)
@@ -113,9 +129,10 @@ def register(app: typer.Typer) -> None:
         op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
         algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
         size: Annotated[Optional[int], typer.Option("--size", help="Bytes per rank (all-to-all: bytes each rank sends in total).")] = None,
-        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model) or flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus).")] = "analytic",
-        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow: routing function: minimal, dateline or adaptive.")] = "minimal",
-        reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
+        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).")] = "analytic",
+        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow or flit: routing function: minimal, dateline or adaptive (use dateline at flit level on tori: deadlock-free).")] = "minimal",
+        reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
+        flit_bytes: Annotated[int, typer.Option("--flit-bytes", help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.")] = DEFAULT_FLIT_BYTES,
         chunks: Annotated[int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")] = 1,
         sweep: Annotated[bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")] = False,
         plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
@@ -128,7 +145,7 @@ def register(app: typer.Typer) -> None:
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
         sizes = SWEEP_SIZES if sweep else [size]
-        rows = [collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing) for s in sizes]  # type: ignore[arg-type]
+        rows = [collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes) for s in sizes]  # type: ignore[arg-type]
         if plot is not None:
             _plot(rows, plot)
         if as_json:

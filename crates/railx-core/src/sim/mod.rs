@@ -1,6 +1,8 @@
 //! Simulation (DESIGN.md §6): the workload form both simulators execute (`dag`), the cycle-based
-//! flit-level simulator (`flit`) and the flow-level simulator (`flow`).
+//! flit-level simulator (`flit`), the flow-level simulator (`flow`), and collectives on the flit
+//! level (`flit_collective`).
 
 pub mod dag;
 pub mod flit;
+pub mod flit_collective;
 pub mod flow;

@@ -1,0 +1,157 @@
+//! A collective schedule on the flit-level simulator: the system's seconds and bytes mapped onto
+//! cycles and flits, so the flit level answers in the same units as the analytic model and the
+//! flow level (DESIGN.md §6-§7, issue 8's cross-fidelity checks).
+//!
+//! - **Cycle**: `flit_bytes` over the slowest link's bandwidth (on RailX the external port), the
+//!   simulator's own time base: such a link carries one flit per cycle, a mesh link of k times
+//!   its bandwidth k flits per cycle.
+//! - **Latency**: mesh links take `round(alpha_in / cycle)` cycles, every other link
+//!   `round(alpha_out / cycle)` (at least 1), from the network's link latencies.
+//! - **Buffers** cover the credit round trip of the slowest-to-return link (twice its latency
+//!   plus the router delay, at its rate), as links are provisioned in practice, so a lone stream
+//!   runs at its link's full rate and flow control only bites under contention.
+//! - **Injection**: a chip may inject as fast as all its outgoing links together carry (the
+//!   flow level has no injection limit; collectives use several links of a chip at once).
+
+use crate::collectives::{build, counts, Group};
+use crate::error::{RailxError, Result};
+use crate::network::{LinkClass, Network};
+use crate::routing::Routing;
+use crate::sim::flit::{simulate, FlitConfig, FlitReport, Traffic};
+use crate::sim::flow::collective::CollectiveSpec;
+
+/// Default bytes per flit: a 300 ns hop is then 117 cycles of 2.56 ns at 100 GB/s and a 10 ns
+/// mesh hop 4, so both latencies keep their size to within 3%, while a 1 MB message is only
+/// 4,096 flits (smaller flits multiply the cycles, larger ones round the latencies away).
+pub const DEFAULT_FLIT_BYTES: u32 = 256;
+
+/// Most chips a flit-level collective runs on (a 9 x 9 torus of 4 x 4 meshes, 1,296 chips).
+pub const MAX_CHIPS: u32 = 1296;
+
+/// Most flits a flit-level collective may move in all (about a minute on one core): beyond,
+/// the flow level gives the same answer at a fraction of the cost.
+pub const MAX_FLITS: f64 = 1e8;
+
+/// Most cycles a run may take before it is reported incomplete.
+const MAX_CYCLES: u64 = 1 << 34;
+
+/// A flit-level run of a collective, with its time in seconds.
+#[derive(Debug, Clone)]
+pub struct FlitCollectiveRun {
+    pub report: FlitReport,
+    /// Cycles until the last message arrived.
+    pub cycles: u64,
+    pub cycle_s: f64,
+    /// `cycles * cycle_s`.
+    pub time_s: f64,
+}
+
+/// The simulator settings that map `net` onto cycles of `flit_bytes` (module docs).
+pub fn flit_config(net: &Network, flit_bytes: u32) -> Result<FlitConfig> {
+    crate::error::require_positive("flit_bytes", flit_bytes, "e.g. 256")?;
+    let slowest_bps = net
+        .bandwidth_bps
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    if net.links() == 0 || !(slowest_bps.is_finite() && slowest_bps > 0.0) {
+        return Err(RailxError::invalid(
+            "network",
+            format!("{} links", net.links()),
+            "the flit level needs links of positive bandwidth",
+            "simulate a connected system",
+        ));
+    }
+    let cycle_s = flit_bytes as f64 / slowest_bps;
+    let longest_s = |intra: bool| {
+        (0..net.links())
+            .filter(|&l| (net.class[l] == LinkClass::IntraNode) == intra)
+            .map(|l| net.latency_s[l])
+            .fold(0.0, f64::max)
+    };
+    let cycles_of = |s: f64| ((s / cycle_s).round() as u32).max(1);
+    let defaults = FlitConfig::default();
+    let (short, long) = (cycles_of(longest_s(true)), cycles_of(longest_s(false)));
+    let round_trip_flits = (0..net.links())
+        .map(|l| {
+            let latency = if net.class[l] == LinkClass::IntraNode {
+                short
+            } else {
+                long
+            };
+            let rate = net.bandwidth_bps[l] / slowest_bps;
+            ((2 * latency + defaults.router_delay_cycles + 2) as f64 * rate).ceil() as u32
+        })
+        .max()
+        .unwrap_or(0);
+    let packet = defaults.packet_flits;
+    let mut out_flits_per_cycle = vec![0.0; net.vertices() as usize];
+    for l in 0..net.links() {
+        out_flits_per_cycle[net.src[l] as usize] += net.bandwidth_bps[l] / slowest_bps;
+    }
+    let injection = out_flits_per_cycle.iter().copied().fold(1.0, f64::max);
+    Ok(FlitConfig {
+        flit_bytes,
+        short_latency_cycles: short,
+        long_latency_cycles: long,
+        buffer_flits: round_trip_flits.div_ceil(packet).max(4) * packet,
+        injection_flits_per_cycle: injection,
+        max_cycles: MAX_CYCLES,
+        ..defaults
+    })
+}
+
+/// Runs the collective `spec` over `group` on `net` routed by `routing` at flit level, with
+/// flits of `flit_bytes`; refuses systems above `MAX_CHIPS` and schedules above `MAX_FLITS`.
+pub fn simulate_collective_flit(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    flit_bytes: u32,
+) -> Result<FlitCollectiveRun> {
+    let config = flit_config(net, flit_bytes)?;
+    if net.chips() > MAX_CHIPS {
+        return Err(RailxError::invalid(
+            "chips",
+            net.chips(),
+            format!("the flit level runs collectives on at most {MAX_CHIPS} chips"),
+            "use --fidelity flow (exact and aggregated at any scale on a torus)",
+        ));
+    }
+    let c = counts(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?;
+    let flits = c.bytes / flit_bytes as f64;
+    if flits > MAX_FLITS {
+        return Err(RailxError::invalid(
+            "size",
+            spec.size_bytes,
+            format!("the schedule moves {flits:.2e} flits of {flit_bytes} bytes; the flit level is limited to {MAX_FLITS:.0e}"),
+            "use --fidelity flow, a smaller size or larger flits",
+        ));
+    }
+    let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
+        .to_dag(spec.reduce_s_per_byte)?;
+    let report = simulate(net, routing, &config, &Traffic::Dag(dag))?;
+    let cycles = match (report.completed, report.completion_cycles) {
+        (true, Some(c)) => c,
+        _ => {
+            return Err(RailxError::invalid(
+                "flit run",
+                if report.deadlock.is_some() {
+                    "deadlock"
+                } else {
+                    "incomplete"
+                },
+                format!("the collective did not complete within {MAX_CYCLES} cycles"),
+                "use a deadlock-free routing (dateline on tori) or --fidelity flow",
+            ))
+        }
+    };
+    let cycle_s = report.cycle_s;
+    Ok(FlitCollectiveRun {
+        report,
+        cycles,
+        cycle_s,
+        time_s: cycles as f64 * cycle_s,
+    })
+}
