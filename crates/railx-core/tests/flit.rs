@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{preset, system};
+use common::{preset, system, SingleVc};
 use railx_core::network::{LinkClass, Network};
 use railx_core::peers::PeerSpec;
 use railx_core::plan::realize;
@@ -399,31 +399,6 @@ fn results_are_identical_for_any_thread_count() {
         assert!(reports[0].flits_delivered > 0);
         assert_eq!(reports[0], reports[1]);
         assert_eq!(reports[0], reports[2]);
-    }
-}
-
-/// A routing function with every hop on VC 0 (a torus without datelines).
-struct SingleVc<'a>(&'a dyn Routing);
-
-impl Routing for SingleVc<'_> {
-    fn name(&self) -> &'static str {
-        "single-vc"
-    }
-    fn vcs(&self) -> u8 {
-        1
-    }
-    fn chips(&self) -> &[u32] {
-        self.0.chips()
-    }
-    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
-        let start = out.len();
-        self.0.next_hops(chip, dst, state, out);
-        for hop in &mut out[start..] {
-            hop.vc = 0;
-        }
-    }
-    fn links(&self) -> &LinkEnds {
-        self.0.links()
     }
 }
 
