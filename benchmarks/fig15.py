@@ -4,7 +4,9 @@ per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop
 65,536 chips and 1 KB to 1 GB. The flow-level simulator runs the same explicit schedules
 (railx.flowsim.collective, aggregated over the node translations) for 1 KB, 1 MB and 1 GB: the
 2D torus and hierarchical algorithms at every scale, the 1D ring (full message DAG, not
-aggregatable) up to FLOW_RING_MAX_CHIPS.
+aggregatable) up to FLOW_RING_MAX_CHIPS. The flit-level simulator runs them too where it fits
+(FLIT_MAX_CHIPS, FLIT_SIZES; `railx collective --fidelity flit`, dateline routing where the
+system has rings).
 
 Writes docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
 docs/reproductions.md, plus the checks of the paper's claims (the hierarchical algorithm is the
@@ -18,9 +20,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import tempfile
 from pathlib import Path
 
 from railx.collectives import RailxParams, estimate
+from railx.collectives.commands import collective_report
 from railx.config import Config
 from railx.flowsim import collective
 from railx.network import Network
@@ -32,23 +36,41 @@ FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # The 1D ring over all chips is not invariant under node translations, so it runs as the full
 # DAG: 0.3 s per size at 256 chips, about 70 s per size at 1,024 (4.2M flows), too long here.
 FLOW_RING_MAX_CHIPS = 256
+# Flit level: up to 256 chips and 1 MB (1 GB exceeds its 1e8-flit limit), well under a second each.
+FLIT_MAX_CHIPS = 256
+FLIT_SIZES = [1 << 10, 1 << 20]
 
 
 def params(p: int) -> RailxParams:
     return RailxParams(m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9)
 
 
-def network(p: int) -> Network:
-    """The same system as `params(p)`, realized: p x p nodes (R = 2p rails), minimal routing."""
-    return Network(Config.from_dict({
+def system_config(p: int) -> dict:
+    """The same system as `params(p)`: p x p nodes (R = 2p rails)."""
+    return {
         "system": {"m": 4, "n": 1, "R": 2 * p, "port_bw_GBps": 100, "k": 4, "alpha_out_ns": 300, "alpha_in_ns": 10},
         "topology": {"preset": "torus"},
-    }))
+    }
+
+
+def network(p: int) -> Network:
+    """`system_config(p)` realized (minimal routing at flow level)."""
+    return Network(Config.from_dict(system_config(p)))
+
+
+def flit_time_s(p: int, algo: str, size: int, workdir: Path) -> float:
+    """The flit-level time of the schedule (dateline routing on rings; one node has none)."""
+    path = workdir / f"fig15-p{p}.toml"
+    system = system_config(p)["system"]
+    path.write_text("[system]\n" + "".join(f"{k} = {v}\n" for k, v in system.items()) + '[topology]\npreset = "torus"\n')
+    routing = "dateline" if p > 1 else "minimal"
+    return collective_report(str(path), "allreduce", algo, size, fidelity="flit", routing=routing)["time_s"]
 
 
 def rows() -> list[dict[str, float | int | str]]:
-    """Every point analytic; the flow-level points where they run (module docs)."""
+    """Every point analytic; the flow- and flit-level points where they run (module docs)."""
     out = []
+    workdir = Path(tempfile.mkdtemp(prefix="fig15-"))
     for p in GRIDS:
         sys = params(p)
         net = network(p)
@@ -60,6 +82,9 @@ def rows() -> list[dict[str, float | int | str]]:
                 if size in FLOW_SIZES and (algo != "bidir-ring" or sys.chips <= FLOW_RING_MAX_CHIPS):
                     t_s = collective(net, "allreduce", algo, size).completion_s
                     out.append({**point, "fidelity": "flow", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
+                if size in FLIT_SIZES and sys.chips <= FLIT_MAX_CHIPS:
+                    t_s = flit_time_s(p, algo, size, workdir)
+                    out.append({**point, "fidelity": "flit", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
     return out
 
 
@@ -81,20 +106,18 @@ def _speedup(t: dict[tuple[int, int, str], float], chips: int, size: int) -> str
 
 
 def table(data: list[dict]) -> str:
-    """Times in microseconds, analytic / flow level, with the speed-up of hierarchical over the
-    better of the others at each fidelity."""
-    ana, flow = _times(data, "analytic"), _times(data, "flow")
+    """Times in microseconds, analytic / flow / flit level ("—" where a fidelity did not run),
+    with the speed-up of hierarchical over the better of the others at each fidelity."""
+    by = {f: _times(data, f) for f in ("analytic", "flow", "flit")}
     lines = ["| chips | size | 1D-ring us | 2D-torus us | hierarchical us | speed-up vs best other |",
              "| --- | --- | --- | --- | --- | --- |"]
     for p in GRIDS:
         chips = params(p).chips
         for size in FLOW_SIZES:
-            cells = []
-            for a in ALGOS:
-                f = flow.get((chips, size, a))
-                cells.append(f"{ana[(chips, size, a)] * 1e6:,.2f} / " + (f"{f * 1e6:,.2f}" if f is not None else "—"))
-            lines.append(f"| {chips:,} | {_fmt_size(size)} | {' | '.join(cells)} | "
-                         f"{_speedup(ana, chips, size)} / {_speedup(flow, chips, size)} |")
+            cells = [" / ".join(f"{t[(chips, size, a)] * 1e6:,.2f}" if (chips, size, a) in t else "—" for t in by.values())
+                     for a in ALGOS]
+            speedups = " / ".join(_speedup(t, chips, size) if (chips, size, "hierarchical") in t else "—" for t in by.values())
+            lines.append(f"| {chips:,} | {_fmt_size(size)} | {' | '.join(cells)} | {speedups} |")
     return "\n".join(lines)
 
 
@@ -136,7 +159,7 @@ def plot(data: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(1, len(shown), figsize=(15, 4.5), sharey=True)
     for ax, chips in zip(axes, shown):
         for color, label in zip(("C0", "C1", "C2"), ALGOS):
-            for fidelity, style in (("analytic", "-o"), ("flow", "x")):
+            for fidelity, style in (("analytic", "-o"), ("flow", "x"), ("flit", "+")):
                 pts = [(r["size_bytes"], r["time_s"]) for r in data
                        if r["chips"] == chips and r["algorithm"] == label and r["fidelity"] == fidelity]
                 if pts:
@@ -147,7 +170,7 @@ def plot(data: list[dict], path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("time (s)")
     axes[0].legend()
-    fig.suptitle("RailX Fig. 15 (lines: analytic, x: flow level): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh")
+    fig.suptitle("RailX Fig. 15 (lines: analytic, x: flow level, +: flit level): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
