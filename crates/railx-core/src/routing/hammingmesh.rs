@@ -13,7 +13,7 @@
 //! the deadlock check confirms it.
 
 use super::updown::UpDownRouting;
-use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_VIA};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 
@@ -119,15 +119,7 @@ impl Routing for HammingMeshRouting {
         let vc = state.vc;
         if at >= chips {
             // Inside a tree, bound for the chip it lands on; landing moves to the next VC.
-            let start = out.len();
-            self.trees.next_hops(at, state.via, state, out);
-            for hop in &mut out[start..] {
-                hop.vc = vc;
-                if self.link_target(hop.link) < chips {
-                    hop.state.via = NO_VIA;
-                    hop.state.vc = vc + 1;
-                }
-            }
+            self.trees.toward_waypoint(at, state, vc + 1, out);
             return;
         }
         let after = RouteState {

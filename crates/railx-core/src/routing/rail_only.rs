@@ -9,7 +9,7 @@
 //! from an earlier stage to a later one; the deadlock check confirms it.
 
 use super::updown::UpDownRouting;
-use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_VIA};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 
@@ -85,13 +85,7 @@ impl Routing for RailOnlyRouting {
         let chips = self.chips.len() as u32;
         if at >= chips {
             // Inside a rail's Clos, bound for the chip the climb lands on.
-            let start = out.len();
-            self.rails.next_hops(at, state.via, state, out);
-            for hop in &mut out[start..] {
-                if self.link_target(hop.link) < chips {
-                    hop.state.via = NO_VIA;
-                }
-            }
+            self.rails.toward_waypoint(at, state, state.vc, out);
             return;
         }
         let after = RouteState {

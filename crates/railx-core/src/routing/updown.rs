@@ -7,7 +7,7 @@
 //! HammingMesh's row and column trees): built over the tree links only, it routes between two
 //! chips of one tree, entered by [`UpDownRouting::entries`].
 
-use super::{Adjacency, Hop, LinkEnds, RouteState, Routing};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_VIA};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use std::collections::VecDeque;
@@ -123,6 +123,21 @@ impl UpDownRouting {
             let tree = tree_of(l);
             self.up[target as usize].iter().any(|&t| tree_of(t) == tree)
         })
+    }
+
+    /// The hops of a packet inside the trees bound for the chip `state.via` (the chip a climb
+    /// lands on): it keeps its VC in the trees and takes `landing_vc` on the hop that lands, where
+    /// the waypoint is cleared. Rail-only and HammingMesh cross their trees this way.
+    pub fn toward_waypoint(&self, at: u32, state: &RouteState, landing_vc: u8, out: &mut Vec<Hop>) {
+        let start = out.len();
+        self.next_hops(at, state.via, state, out);
+        for hop in &mut out[start..] {
+            hop.vc = state.vc;
+            if self.link_target(hop.link) < self.chips.len() as u32 {
+                hop.state.via = NO_VIA;
+                hop.state.vc = landing_vc;
+            }
+        }
     }
 
     fn reaches(&self, vertex: u32, chip: u32) -> bool {
