@@ -2,7 +2,6 @@
 //! as NumPy arrays (for the simulators), and the symbolic correctness check.
 
 use crate::{err, parse_config};
-use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::collectives::check::check;
@@ -105,45 +104,7 @@ fn collective_dag<'py>(
             build(op, algo, &group, size_bytes, chunks).and_then(|s| s.to_dag(reduce_s_per_byte))
         })
         .map_err(err)?;
-    let n = dag.len();
-    let dict = PyDict::new(py);
-    dict.set_item(
-        "src",
-        (0..n)
-            .map(|i| dag.src(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    dict.set_item(
-        "dst",
-        (0..n)
-            .map(|i| dag.dst(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    dict.set_item(
-        "bytes",
-        (0..n)
-            .map(|i| dag.bytes(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    dict.set_item(
-        "delay_s",
-        (0..n)
-            .map(|i| dag.delay_s(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    let mut dep_start = vec![0u64];
-    let mut deps = Vec::new();
-    for i in 0..n {
-        deps.extend_from_slice(dag.after(i));
-        dep_start.push(deps.len() as u64);
-    }
-    dict.set_item("dep_start", dep_start.into_pyarray(py))?;
-    dict.set_item("deps", deps.into_pyarray(py))?;
-    Ok(dict)
+    crate::dag_arrays(py, &dag)
 }
 
 /// Builds the schedule and executes it symbolically; raises with the first problem found.

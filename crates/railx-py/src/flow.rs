@@ -140,47 +140,7 @@ fn flow_symmetric_traffic<'py>(
             )),
         })
         .map_err(err)?;
-    let dag = sym.representatives;
-    let n = dag.len();
-    let mut dep_start = Vec::with_capacity(n as usize + 1);
-    let mut deps = Vec::new();
-    dep_start.push(0u64);
-    for i in 0..n {
-        deps.extend_from_slice(dag.after(i));
-        dep_start.push(deps.len() as u64);
-    }
-    let d = PyDict::new(py);
-    d.set_item(
-        "src",
-        (0..n)
-            .map(|i| dag.src(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "dst",
-        (0..n)
-            .map(|i| dag.dst(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "bytes",
-        (0..n)
-            .map(|i| dag.bytes(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "delay_s",
-        (0..n)
-            .map(|i| dag.delay_s(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item("dep_start", dep_start.into_pyarray(py))?;
-    d.set_item("deps", deps.into_pyarray(py))?;
-    Ok(d)
+    crate::dag_arrays(py, &sym.representatives)
 }
 
 /// Runs a collective over every chip of the network's system at flow level: aggregated over the

@@ -19,6 +19,7 @@ use railx_core::peers::{scalability, PeerSpec};
 use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{analysis, deadlock};
+use railx_core::sim::dag::MessageDag;
 use railx_core::spec::ConfigSpec;
 use railx_core::topology::resolve;
 use railx_core::verify::{verify, verify_ports};
@@ -39,6 +40,50 @@ fn err(e: CoreError) -> PyErr {
 
 fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A message DAG as NumPy columns: src, dst, bytes, delay_s, and the dependencies in compressed
+/// rows (message i waits for deps[dep_start[i]..dep_start[i + 1]]).
+fn dag_arrays<'py>(py: Python<'py>, dag: &MessageDag) -> PyResult<Bound<'py, PyDict>> {
+    let ids = 0..dag.len();
+    let mut dep_start = Vec::with_capacity(dag.len() as usize + 1);
+    let mut deps = Vec::new();
+    dep_start.push(0u64);
+    for i in ids.clone() {
+        deps.extend_from_slice(dag.after(i));
+        dep_start.push(deps.len() as u64);
+    }
+    let d = PyDict::new(py);
+    d.set_item(
+        "src",
+        ids.clone()
+            .map(|i| dag.src(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "dst",
+        ids.clone()
+            .map(|i| dag.dst(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "bytes",
+        ids.clone()
+            .map(|i| dag.bytes(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "delay_s",
+        ids.map(|i| dag.delay_s(i))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("dep_start", dep_start.into_pyarray(py))?;
+    d.set_item("deps", deps.into_pyarray(py))?;
+    Ok(d)
 }
 
 fn parse_config(config_json: &str) -> PyResult<ConfigSpec> {
