@@ -8,7 +8,10 @@
 each with 1 and 2 threads: wall seconds, simulated router-cycles/s and flit-hops/s, and the
 speed-up over BookSim2's measured ~195,000 router-cycles/s (5,462 cycles in ~36 s) and its
 flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
-3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node.
+3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node, with the
+   pipelined router (head delay 0) and with one idle cycle between the packets of a VC (head
+   delay 1; BookSim2's non-speculative router leaves about two).
+The torus runs are configured as BookSim2 was, including its single source FIFO per node.
 
 Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick]` (--quick: 3,000 cycles,
 a shorter sweep). Wall times depend on what else runs on the machine.
@@ -41,7 +44,7 @@ def timed(system: System, traffic: str, load: float, settings: FlitSettings) -> 
 def main() -> None:
     quick = "--quick" in sys.argv
     cycles = 3000 if quick else 15000
-    torus = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0)
+    torus = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single")
     print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>9} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
     for threads in (1, 2):
         r = timed(TORUS, "uniform", 0.108, FlitSettings(**torus, warmup_cycles=0, measure_cycles=cycles, threads=threads))  # type: ignore[arg-type]
@@ -58,14 +61,15 @@ def main() -> None:
             f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
         )
-    loads = [0.10, 0.12, 0.13, 0.14, 0.16] if not quick else [0.12, 0.14]
-    settings = FlitSettings(**torus, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2)  # type: ignore[arg-type]
-    result = sweep(TORUS, loads, "uniform", settings=settings)
-    print("\ntorus 36x36 uniform saturation sweep (BookSim2: accepted 0.130 at 0.13, 0.074 at 0.16):")
-    for p in result["points"]:
-        print(f"  offered {p['offered']:.4f}  accepted {p['accepted']:.4f}  latency mean {p['latency']['mean']:.1f}")
-    peak = result["peak_accepted"]
-    print(f"peak accepted {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}% vs BookSim2's {BOOKSIM_SATURATION}); saturation load {result['saturation_load']}")
+    loads = [0.10, 0.12, 0.13, 0.14, 0.145, 0.15, 0.16] if not quick else [0.12, 0.14]
+    for head_delay in (0, 1):
+        settings = FlitSettings(**torus, head_delay_cycles=head_delay, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2)  # type: ignore[arg-type]
+        result = sweep(TORUS, loads, "uniform", settings=settings)
+        print(f"\ntorus 36x36 uniform saturation sweep, head delay {head_delay} (BookSim2: accepted 0.130 at 0.13, 0.074 at 0.16):")
+        for p in result["points"]:
+            print(f"  offered {p['offered']:.4f}  accepted {p['accepted']:.4f}  latency mean {p['latency']['mean']:.1f}")
+        peak = result["peak_accepted"]
+        print(f"peak accepted {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}% vs BookSim2's {BOOKSIM_SATURATION}); saturation load {result['saturation_load']}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ use railx_core::routing::peer::for_peer;
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flit::{simulate, FlitConfig, FlitReport, Pattern, Traffic, TrafficSpec};
+use railx_core::sim::flit::{
+    simulate, sweep, FlitConfig, FlitReport, InjectionQueues, Pattern, Traffic, TrafficSpec,
+};
 use railx_core::spec::Preset;
 
 fn torus(k: u32) -> (Network, Box<dyn Routing>) {
@@ -256,11 +258,9 @@ impl Routing for MeshXy {
     }
 }
 
-/// Saturation throughput of uniform traffic against 1 / (max channel load of the routes): never
-/// above the bound, and at least `efficiency` of it. An input-queued router with a separable
-/// allocator loses some to head-of-line blocking and matching: BookSim2 reaches 0.13 of the
-/// 36 x 36 torus's 0.222 (59%); this model gives 60% on the torus (dateline classes leave VCs
-/// idle) and 87% on the mesh.
+/// The saturation throughput of uniform traffic (the peak accepted over a load sweep up to
+/// 1.2x the bound, the torus collapsing beyond its peak) is at most the DOR channel-load bound
+/// and at least `efficiency` of it.
 fn check_saturation_at_bound(
     net: &Network,
     routing: &dyn Routing,
@@ -269,35 +269,35 @@ fn check_saturation_at_bound(
 ) {
     let load = all_to_all_link_load(routing, net.links()).unwrap();
     let bound = 1.0 / load.iter().copied().fold(0.0, f64::max);
-    let report = run(
-        net,
-        routing,
-        config,
-        &uniform((1.25 * bound).min(config.injection_flits_per_cycle)),
-    );
-    let ratio = report.accepted / bound;
+    let loads: Vec<f64> = (6..=12)
+        .map(|tenths| tenths as f64 / 10.0 * bound)
+        .collect();
+    let report = sweep(net, routing, config, &Pattern::Uniform, &loads).unwrap();
+    let ratio = report.peak_accepted / bound;
     assert!(
         ratio <= 1.0 + 0.01 && ratio >= efficiency,
-        "accepted {} vs bound {bound} ({ratio:.3})",
-        report.accepted
+        "peak accepted {} vs bound {bound} ({ratio:.3})",
+        report.peak_accepted
     );
 }
 
 #[test]
-fn uniform_saturation_on_a_torus_is_below_and_near_the_dor_channel_load_bound() {
+fn uniform_saturation_on_a_torus_is_within_18_percent_of_the_dor_channel_load_bound() {
+    // With 8 VCs per dateline class the peak is 85% of the bound; with the routing's 2 VCs
+    // literally, head-of-line blocking holds it near 60% (as BookSim2's 0.13 of 0.222 on 36 x 36).
     let (net, routing) = torus(8);
     let config = FlitConfig {
         long_latency_cycles: 1,
-        vcs_per_class: 4,
+        vcs_per_class: 8,
         alloc_iterations: 3,
         injection_flits_per_cycle: 4.0,
         ..quick()
     };
-    check_saturation_at_bound(&net, &*routing, &config, 0.57);
+    check_saturation_at_bound(&net, &*routing, &config, 0.82);
 }
 
 #[test]
-fn uniform_saturation_on_a_mesh_is_within_15_percent_of_the_dor_channel_load_bound() {
+fn uniform_saturation_on_a_mesh_is_within_10_percent_of_the_dor_channel_load_bound() {
     let (net, routing) = mesh(8);
     let config = FlitConfig {
         vcs_per_class: 4,
@@ -305,7 +305,7 @@ fn uniform_saturation_on_a_mesh_is_within_15_percent_of_the_dor_channel_load_bou
         injection_flits_per_cycle: 4.0,
         ..quick()
     };
-    check_saturation_at_bound(&net, &routing, &config, 0.85);
+    check_saturation_at_bound(&net, &routing, &config, 0.88);
 }
 
 #[test]
@@ -548,4 +548,58 @@ fn permutations_and_hotspots_deliver_what_they_offer_at_low_load() {
             "{json}: {report:?}"
         );
     }
+}
+
+/// Completion cycles of a message DAG on a 4 x 4 torus under `config`.
+fn dag_cycles(config: &FlitConfig, dag: &MessageDag) -> u64 {
+    let (net, routing) = torus(4);
+    let report = run(&net, &*routing, config, &Traffic::Dag(dag.clone()));
+    report.completion_cycles.unwrap()
+}
+
+/// A chip's two messages to different neighbours leave side by side with a queue per message
+/// (each link busy for one message's time) and one after the other from a single FIFO.
+#[test]
+fn a_queue_per_message_sends_messages_side_by_side() {
+    let flits = 400u64;
+    let mut dag = MessageDag::new();
+    let bytes = flits * FlitConfig::default().flit_bytes as u64;
+    dag.push(0, 1, bytes, 0.0, &[]).unwrap();
+    dag.push(0, 4, bytes, 0.0, &[]).unwrap();
+    let cycles = |injection_queues| {
+        let config = FlitConfig {
+            injection_queues,
+            injection_flits_per_cycle: 4.0,
+            ..FlitConfig::default()
+        };
+        dag_cycles(&config, &dag)
+    };
+    let (side_by_side, fifo) = (
+        cycles(InjectionQueues::PerMessage),
+        cycles(InjectionQueues::Single),
+    );
+    assert!(
+        (flits..flits + 30).contains(&side_by_side),
+        "{side_by_side}"
+    );
+    assert!((2 * flits..2 * flits + 30).contains(&fifo), "{fifo}");
+}
+
+/// With `head_delay_cycles` = d a packet may leave d cycles after the one ahead of it in its
+/// VC: a long message's packets stream with d idle cycles between them.
+#[test]
+fn head_delay_leaves_idle_cycles_between_the_packets_of_a_vc() {
+    let packets = 100u64;
+    let config = FlitConfig::default();
+    let mut dag = MessageDag::new();
+    let bytes = packets * (config.packet_flits * config.flit_bytes) as u64;
+    dag.push(0, 1, bytes, 0.0, &[]).unwrap();
+    let cycles = |head_delay_cycles| {
+        let config = FlitConfig {
+            head_delay_cycles,
+            ..config.clone()
+        };
+        dag_cycles(&config, &dag)
+    };
+    assert_eq!(cycles(2) - cycles(0), 2 * (packets - 1));
 }

@@ -11,7 +11,7 @@ use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
 use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{RouteState, Routing};
-use railx_core::spec::{ConfigSpec, DimKind, Preset};
+use railx_core::spec::{ConfigSpec, DimKind, Preset, SystemSpec};
 
 fn realized(spec: &ConfigSpec) -> Realized {
     realize(spec).unwrap_or_else(|e| panic!("{e}"))
@@ -100,6 +100,24 @@ fn torus_minimal_and_dateline_are_acyclic() {
         dateline_vcs <= 4,
         "2 per ring dimension, used {dateline_vcs}"
     );
+}
+
+/// Rings of two nodes too: there every step is forward (routes break the tie forward), so the
+/// step 1 -> 0 is the wrap-around link and must change the VC; on larger meshes the mesh hops
+/// between two external hops otherwise close a cycle through both nodes (found by the flit level).
+#[test]
+fn dateline_is_acyclic_on_rings_of_two_and_three_nodes() {
+    for m in [1, 2, 4] {
+        for rails in [4, 6] {
+            let spec = SystemSpec {
+                grid: None,
+                ..system(m, 1, rails, [0, 0])
+            };
+            let r = realized(&preset(spec, Preset::Torus));
+            let (_, vcs) = check_routes(&r, Scheme::Dateline);
+            assert!(vcs <= 4, "m = {m}, R = {rails}: used {vcs} VCs");
+        }
+    }
 }
 
 #[test]

@@ -14,9 +14,11 @@ from railx._core import RailxError, flit_simulate, flit_sweep
 from railx.config import Config, ConfigError
 from railx.systems import System, resolve_system
 
-__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "simulate", "sweep", "injection_bandwidth"]
+__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "simulate", "sweep", "injection_bandwidth"]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
+InjectionQueuesName = Literal["per-message", "single"]
+INJECTION_QUEUES: tuple[str, ...] = ("per-message", "single")
 TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 
 
@@ -26,16 +28,22 @@ class FlitSettings:
     None means the system's ports per chip (one flit/cycle each), as in the paper's Fig. 14.
     `vcs_per_class` physical VCs (each with `buffer_flits`) stand behind every VC the routing
     function names; a packet is allocated any free one of its class (1: the routing's VCs taken
-    literally)."""
+    literally). `head_delay_cycles`: idle cycles between packets leaving one input VC (routing and
+    VC allocation of the next done only once it is at the head; 2 models BookSim2's
+    non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its packets before injection: "per-message"
+    (a queue per message, up to 64: messages leave side by side) or "single" (one FIFO, as
+    BookSim2's source queue)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
     router_delay_cycles: int = 1
+    head_delay_cycles: int = 0
     vcs_per_class: int = 1
     alloc_iterations: int = 1
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
+    injection_queues: InjectionQueuesName = "per-message"
     warmup_cycles: int = 5000
     measure_cycles: int = 10000
     max_cycles: int = 10_000_000

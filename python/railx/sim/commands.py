@@ -13,7 +13,7 @@ from rich.table import Table
 
 from railx.config import ConfigError
 from railx.network import realize
-from railx.sim import TRAFFIC, FlitSettings, simulate, sweep
+from railx.sim import INJECTION_QUEUES, TRAFFIC, FlitSettings, simulate, sweep
 from railx.systems import resolve_system
 
 console = Console()
@@ -70,6 +70,8 @@ def register(app: typer.Typer) -> None:
         hotspot_fraction: Annotated[float, typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots.")] = 0.2,
         size_flits: Annotated[Optional[int], typer.Option("--size-flits", min=1, help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).")] = None,
         injection: Annotated[Optional[float], typer.Option("--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).")] = None,
+        head_delay: Annotated[int, typer.Option("--head-delay", min=0, help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).")] = 0,
+        injection_queues: Annotated[str, typer.Option("--injection-queues", help="How a chip queues what it sends: per-message (a queue per message, up to 64, leaving side by side) or single (one FIFO, as BookSim2's source queue).")] = "per-message",
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
         buffer_flits: Annotated[int, typer.Option("--buffer-flits", min=1, help="Input buffer per virtual channel, in flits.")] = 16,
         vcs_per_class: Annotated[int, typer.Option("--vcs-per-class", min=1, help="Physical virtual channels (each with its own buffer) behind every VC the routing function names; a packet takes any free one of its class. 1 = the routing's VCs as they are.")] = 1,
@@ -86,6 +88,8 @@ def register(app: typer.Typer) -> None:
         Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
         link utilisation; with --sweep, one row per load and the saturation load.
         """
+        if injection_queues not in INJECTION_QUEUES:
+            raise ConfigError(f"injection_queues = {injection_queues!r}: unknown queueing; use {' or '.join(INJECTION_QUEUES)}")
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         settings = FlitSettings(
@@ -95,6 +99,8 @@ def register(app: typer.Typer) -> None:
             short_latency_cycles=short_latency,
             long_latency_cycles=long_latency,
             injection_flits_per_cycle=injection,
+            injection_queues=injection_queues,  # type: ignore[arg-type]
+            head_delay_cycles=head_delay,
             warmup_cycles=warmup,
             measure_cycles=cycles,
             threads=threads,

@@ -170,3 +170,15 @@ pub trait Routing: Sync {
         self.links().external[link as usize]
     }
 }
+
+/// Whether one step from ring position `a` to its neighbour `b` in a ring of `size` crosses the
+/// wrap-around link. A step is forward when `b` is `a + 1` round the ring, which is every step of
+/// a ring of two (routes break that tie forward), so there 1 -> 0 is the wrap-around link too.
+pub(crate) fn ring_wraps(size: u32, a: u32, b: u32) -> bool {
+    let forward = (b + size - a) % size == 1;
+    if forward {
+        b < a
+    } else {
+        b > a
+    }
+}

@@ -15,7 +15,7 @@
 
 use super::analysis::route;
 use super::logical::LogicalRoutes;
-use super::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
+use super::{ring_wraps, Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use crate::closed_form::region_closed_form;
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
@@ -379,7 +379,7 @@ impl RailxRouting {
                 let rd = self.logical.dims.get(dim);
                 let wraps = rd.is_some_and(|rd| {
                     let (a, b) = (self.logical.digit(rd, v), self.logical.digit(rd, w));
-                    rd.dim.kind == DimKind::Ring && a.abs_diff(b) > 1
+                    rd.dim.kind == DimKind::Ring && ring_wraps(rd.dim.size, a, b)
                 });
                 if wraps {
                     self.vc_base[dim] + 1

@@ -107,7 +107,7 @@ impl Routing for TorusRouting {
             (true, false) => 2 * dim as u8,
             (false, _) => state.hops,
         };
-        let wraps = here.abs_diff(next_coord) > 1;
+        let wraps = super::ring_wraps(k, here, next_coord);
         let next_vc = match self.dateline {
             true if wraps => 2 * dim as u8 + 1,
             true => vc,

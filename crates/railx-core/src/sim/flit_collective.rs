@@ -11,13 +11,19 @@
 //!   plus the router delay, at its rate), as links are provisioned in practice, so a lone stream
 //!   runs at its link's full rate and flow control only bites under contention.
 //! - **Injection**: a chip may inject as fast as all its outgoing links together carry (the
-//!   flow level has no injection limit; collectives use several links of a chip at once).
+//!   flow level has no injection limit; collectives use several links of a chip at once), and
+//!   the messages it has to send leave side by side (a queue per message), as the flow level
+//!   shares a chip's links among them.
+//! - **VCs**: up to `VCS_PER_CLASS` physical VCs behind each VC the routing function names
+//!   (within the simulator's 64 per port), so that messages sharing a link's input buffer rarely
+//!   block one another's way out: max-min sharing, which the flow level assumes, needs that.
 
 use crate::collectives::{build, counts, Group};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::routing::Routing;
-use crate::sim::flit::{simulate, FlitConfig, FlitReport, Traffic};
+use crate::sim::flit::config::MAX_VCS;
+use crate::sim::flit::{simulate, FlitConfig, FlitReport, InjectionQueues, Traffic};
 use crate::sim::flow::collective::CollectiveSpec;
 
 /// Default bytes per flit: a 300 ns hop is then 117 cycles of 2.56 ns at 100 GB/s and a 10 ns
@@ -31,6 +37,11 @@ pub const MAX_CHIPS: u32 = 1296;
 /// Most flits a flit-level collective may move in all (about a minute on one core): beyond,
 /// the flow level gives the same answer at a fraction of the cost.
 pub const MAX_FLITS: f64 = 1e8;
+
+/// Physical VCs behind each routing VC class at flit level (module docs): with 8, the all-reduce
+/// schedules on 2x2 to 4x4 tori of meshes come within 7% of the flow level; with 1 (the routing
+/// function's VCs only) head-of-line blocking adds up to 20% (docs/collectives.md).
+pub const VCS_PER_CLASS: u32 = 8;
 
 /// Most cycles a run may take before it is reported incomplete.
 const MAX_CYCLES: u64 = 1 << 34;
@@ -46,8 +57,9 @@ pub struct FlitCollectiveRun {
     pub time_s: f64,
 }
 
-/// The simulator settings that map `net` onto cycles of `flit_bytes` (module docs).
-pub fn flit_config(net: &Network, flit_bytes: u32) -> Result<FlitConfig> {
+/// The simulator settings that map `net` onto cycles of `flit_bytes`, for a routing function
+/// with `routing_vcs` VCs (module docs).
+pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<FlitConfig> {
     crate::error::require_positive("flit_bytes", flit_bytes, "e.g. 256")?;
     let slowest_bps = net
         .bandwidth_bps
@@ -97,6 +109,8 @@ pub fn flit_config(net: &Network, flit_bytes: u32) -> Result<FlitConfig> {
         buffer_flits: round_trip_flits.div_ceil(packet).max(4) * packet,
         injection_flits_per_cycle: injection,
         max_cycles: MAX_CYCLES,
+        vcs_per_class: (MAX_VCS as u32 / routing_vcs.max(1) as u32).clamp(1, VCS_PER_CLASS),
+        injection_queues: InjectionQueues::PerMessage,
         ..defaults
     })
 }
@@ -110,7 +124,7 @@ pub fn simulate_collective_flit(
     spec: &CollectiveSpec,
     flit_bytes: u32,
 ) -> Result<FlitCollectiveRun> {
-    let config = flit_config(net, flit_bytes)?;
+    let config = flit_config(net, flit_bytes, routing.vcs())?;
     if net.chips() > MAX_CHIPS {
         return Err(RailxError::invalid(
             "chips",

@@ -13,6 +13,18 @@ pub const MAX_SOURCE_QUEUE_BYTES: u64 = 8 << 30;
 /// Bytes one queued source packet takes.
 pub const SOURCE_ENTRY_BYTES: u64 = 32;
 
+/// How a chip queues the messages it has to send (the injection queues of its router).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InjectionQueues {
+    /// One FIFO: messages leave one after another, as from BookSim2's source queue.
+    Single,
+    /// A queue per message, up to `MAX_VCS` at once (more wait behind the least busy queue): the
+    /// messages a chip has to send leave side by side, packets interleaved round-robin, as from
+    /// a NIC with many send queues (and as the flow level shares a chip's links among them).
+    PerMessage,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlitConfig {
@@ -22,6 +34,11 @@ pub struct FlitConfig {
     pub buffer_flits: u32,
     /// Cycles from a head flit's arrival until the router may forward it (routing and allocation).
     pub router_delay_cycles: u32,
+    /// Cycles a packet waits at the head of its input VC (routing and VC allocation for it)
+    /// after the packet ahead of it has left: 0 = done while that packet streams out (pipelined);
+    /// 2 = a non-speculative three-stage router such as BookSim2's default (route, VC
+    /// allocation, then switch allocation), which leaves two idle cycles between packets.
+    pub head_delay_cycles: u32,
     /// Physical virtual channels behind each VC the routing function names (its VC class): the VC
     /// allocator gives a packet any free one of its class, each with its own `buffer_flits`
     /// buffer. 1 = the routing function's VCs taken literally. Deadlock freedom is unchanged (a
@@ -37,6 +54,8 @@ pub struct FlitConfig {
     pub long_latency_cycles: u32,
     /// Flits per cycle a chip can inject (and eject); the offered load may not exceed it.
     pub injection_flits_per_cycle: f64,
+    /// How a chip queues what it sends: one FIFO, or one queue per message.
+    pub injection_queues: InjectionQueues,
     /// Cycles before measurement starts (Table 5: 5000).
     pub warmup_cycles: u64,
     /// Measured cycles (Table 5: 10000).
@@ -59,11 +78,13 @@ impl Default for FlitConfig {
             packet_flits: 4,
             buffer_flits: 16,
             router_delay_cycles: 1,
+            head_delay_cycles: 0,
             vcs_per_class: 1,
             alloc_iterations: 1,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
             injection_flits_per_cycle: 1.0,
+            injection_queues: InjectionQueues::PerMessage,
             warmup_cycles: 5000,
             measure_cycles: 10000,
             max_cycles: 10_000_000,
@@ -108,6 +129,7 @@ impl FlitConfig {
         }
         for (field, value) in [
             ("router_delay_cycles", self.router_delay_cycles),
+            ("head_delay_cycles", self.head_delay_cycles),
             ("short_latency_cycles", self.short_latency_cycles),
             ("long_latency_cycles", self.long_latency_cycles),
         ] {

@@ -1,6 +1,11 @@
 //! One router: input-buffered virtual channels, credits for the VCs downstream of each output,
 //! a separable input-first switch and VC allocator with round-robin arbitration, and, for a
-//! chip, its source queue, injection port and ejection port.
+//! chip, its source queues, injection port and ejection port.
+//!
+//! A chip's source queues feed the injection port's queues one to one: one queue in all
+//! (`InjectionQueues::Single`, BookSim2's source queue: messages leave one after another) or
+//! one per message (`PerMessage`, up to `MAX_VCS`: messages leave side by side, their packets
+//! interleaved by the input's round-robin).
 //!
 //! Virtual cut-through: a packet is allocated an output only when the downstream VC has credits
 //! for all of its flits. A packet occupies its output link for `flits x ticks_per_flit` (the
@@ -9,6 +14,7 @@
 //! is serialized, and may be forwarded `router_delay` cycles later. The credits of a VC return
 //! upstream `latency` cycles after the packet's tail has left it.
 
+use super::config::{InjectionQueues, MAX_VCS};
 use super::engine::{Outgoing, Shared, Workload};
 use super::fabric::{NO_LINK, TICKS};
 use super::rng::Stream;
@@ -119,7 +125,7 @@ pub(crate) struct Router {
     vcs_per_class: u32,
     in_start: u32,
     out_start: u32,
-    /// Packets per (input port, VC); the injection port uses VC 0.
+    /// Packets per (input port, VC); the injection port's "VCs" are its injection queues.
     queues: Vec<VecDeque<Packet>>,
     occupancy: Vec<u32>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
@@ -132,7 +138,8 @@ pub(crate) struct Router {
     /// Free flits of each downstream (output port, VC) buffer.
     credits: Vec<u32>,
     pub sent_flits: Vec<u64>,
-    source: VecDeque<SourceMsg>,
+    /// Source queues, one per injection queue (none for a router without a chip).
+    sources: Vec<VecDeque<SourceMsg>>,
     cursor: u32,
     finite_sent: u32,
     ready: BinaryHeap<Reverse<(u64, u32)>>,
@@ -151,7 +158,17 @@ impl Router {
         let n_in = f.in_start[id as usize + 1] - in_start;
         let n_out = f.out_start[id as usize + 1] - out_start;
         let vcs = sh.vcs;
-        let queues = (n_in * vcs) as usize;
+        let has_host = n_out > 0 && f.out_link[(out_start + n_out - 1) as usize] == NO_LINK;
+        let injection_queues = match (has_host, sh.config.injection_queues) {
+            (false, _) => 0,
+            (true, InjectionQueues::Single) => 1,
+            (true, InjectionQueues::PerMessage) => MAX_VCS as u32,
+        };
+        let queues = if has_host {
+            ((n_in - 1) * vcs + injection_queues) as usize
+        } else {
+            (n_in * vcs) as usize
+        };
         // Each chip starts its round of the all-to-all at a random offset: in lockstep, every
         // chip of a node would send to the same node at once.
         let peers = sh
@@ -182,15 +199,29 @@ impl Router {
             out_rr: vec![0; n_out as usize],
             credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
             sent_flits: vec![0; n_out as usize],
-            source: VecDeque::new(),
+            sources: vec![VecDeque::new(); injection_queues as usize],
             cursor,
             finite_sent: 0,
             ready: BinaryHeap::new(),
             head_ready: vec![u64::MAX; queues],
             rng,
             buffered: 0,
-            has_host: n_out > 0 && f.out_link[(out_start + n_out - 1) as usize] == NO_LINK,
+            has_host,
         }
+    }
+
+    /// Queues of input port `input`: its VCs, or the injection port's injection queues.
+    fn port_queues(&self, input: u32) -> u32 {
+        if self.has_host && input == self.n_in - 1 {
+            self.sources.len() as u32
+        } else {
+            self.vcs
+        }
+    }
+
+    /// Messages waiting in the source queues.
+    fn source_messages(&self) -> usize {
+        self.sources.iter().map(VecDeque::len).sum()
     }
 
     /// Schedules DAG message `msg` for injection at `cycle`.
@@ -201,7 +232,7 @@ impl Router {
     /// Whether the router has nothing to do this cycle apart from drawing traffic.
     fn idle(&self, cycle: u64) -> bool {
         self.buffered == 0
-            && self.source.is_empty()
+            && self.sources.iter().all(VecDeque::is_empty)
             && self.ready.peek().is_none_or(|r| r.0 .0 > cycle)
     }
 
@@ -221,7 +252,9 @@ impl Router {
             return Ok(false);
         }
         self.release_ready(cycle, sh, counters);
-        self.refill_injection(cycle, sh);
+        for queue in 0..self.sources.len() {
+            self.refill_injection(cycle, sh, queue, cycle);
+        }
         if self.buffered == 0 {
             return Ok(false);
         }
@@ -300,11 +333,13 @@ impl Router {
                 }
             }
             Workload::Finite { flits_per_pair } => {
+                // One message in flight per injection queue, the next drawn when one leaves.
                 let peers = dest.chips.len() as u32 - 1;
-                if self.source.is_empty() && self.finite_sent < peers {
+                while self.source_messages() < self.sources.len() && self.finite_sent < peers {
                     self.finite_sent += 1;
                     let dst = dest.next(self.endpoint, &mut self.cursor, &mut self.rng);
-                    self.push_source(dst, flits_per_pair as u64, NO_MSG, cycle, sh, counters);
+                    let flits = flits_per_pair as u64;
+                    self.push_source(dst, flits, NO_MSG, cycle, sh, counters);
                 }
             }
             Workload::Dag => {}
@@ -324,7 +359,8 @@ impl Router {
         if sh.measuring(cycle) {
             counters.offered += flits;
         }
-        self.source.push_back(SourceMsg {
+        let queue = self.source_queue();
+        self.sources[queue].push_back(SourceMsg {
             dst,
             flits_left: flits,
             msg,
@@ -332,7 +368,15 @@ impl Router {
         });
     }
 
-    /// Moves the DAG messages due by `cycle` into the source queue.
+    /// The source queue a new message joins: the least busy (an empty one while there is one;
+    /// the first on ties, for determinism).
+    fn source_queue(&self) -> usize {
+        (0..self.sources.len())
+            .min_by_key(|&q| self.sources[q].len())
+            .unwrap_or(0)
+    }
+
+    /// Moves the DAG messages due by `cycle` into the source queues.
     fn release_ready(&mut self, cycle: u64, sh: &Shared, counters: &mut Counters) {
         while let Some(&Reverse((at, msg))) = self.ready.peek() {
             if at > cycle {
@@ -345,17 +389,15 @@ impl Router {
         }
     }
 
-    /// Puts the next packet of the source queue into the injection port when it is empty.
-    fn refill_injection(&mut self, cycle: u64, sh: &Shared) {
-        if !self.has_host {
-            return;
-        }
+    /// Puts the next packet of source queue `queue` into its injection queue when that is empty,
+    /// to leave no earlier than `earliest`.
+    fn refill_injection(&mut self, cycle: u64, sh: &Shared, queue: usize, earliest: u64) {
         let port = self.n_in - 1;
-        let q = (port * self.vcs) as usize;
+        let q = (port * self.vcs) as usize + queue;
         if !self.queues[q].is_empty() {
             return;
         }
-        let Some(head) = self.source.front_mut() else {
+        let Some(head) = self.sources[queue].front_mut() else {
             return;
         };
         let flits = head.flits_left.min(sh.config.packet_flits as u64);
@@ -365,15 +407,24 @@ impl Router {
             flits: flits as u32,
             msg: head.msg,
             created: head.created,
-            head_ready: (head.created + sh.config.router_delay_cycles as u64).max(cycle),
+            head_ready: (head.created + sh.config.router_delay_cycles as u64).max(earliest),
             tail_in: cycle * TICKS,
             state: RouteState::start(),
         };
         if head.flits_left == 0 {
-            self.source.pop_front();
+            self.sources[queue].pop_front();
         }
         self.push(q, packet);
-        self.in_mask[port as usize] |= 1;
+        self.in_mask[port as usize] |= 1 << queue;
+    }
+
+    /// When a packet that reached the head of input `input`'s queue (ready by itself at
+    /// `ready`) may leave: `head_delay_cycles` after the packet ahead of it has left.
+    fn after_head_delay(&self, input: u32, ready: u64, sh: &Shared) -> u64 {
+        match sh.config.head_delay_cycles as u64 {
+            0 => ready,
+            delay => ready.max(self.in_free[input as usize].div_ceil(TICKS) + delay),
+        }
     }
 
     fn push(&mut self, q: usize, packet: Packet) {
@@ -563,15 +614,8 @@ impl Router {
             .expect("a granted VC has a head packet");
         let cand = self.cands[q][r.cand as usize];
         self.cands[q].clear();
-        match self.queues[q].front() {
-            Some(next) => self.head_ready[q] = next.head_ready,
-            None => {
-                self.head_ready[q] = u64::MAX;
-                self.in_mask[r.input as usize] &= !(1 << r.vc);
-            }
-        }
         self.buffered -= 1;
-        self.in_rr[r.input as usize] = (r.vc + 1) % self.vcs;
+        self.in_rr[r.input as usize] = (r.vc + 1) % self.port_queues(r.input);
         self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
         let (gi, go) = (
             (self.in_start + r.input) as usize,
@@ -585,10 +629,18 @@ impl Router {
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.out_free[r.out as usize] = end;
         self.in_free[r.input as usize] = start + flits * f.in_ticks_per_flit[gi];
+        match self.queues[q].front() {
+            Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
+            None => {
+                self.head_ready[q] = u64::MAX;
+                self.in_mask[r.input as usize] &= !(1 << r.vc);
+            }
+        }
         let in_link = f.in_link[gi];
         if in_link == NO_LINK {
             counters.injected += flits;
-            self.refill_injection(cycle, sh);
+            let earliest = self.after_head_delay(r.input, cycle, sh);
+            self.refill_injection(cycle, sh, r.vc as usize, earliest);
         } else {
             self.occupancy[q] -= packet.flits;
             let up = sh.link_src[in_link as usize];
@@ -636,10 +688,11 @@ impl Router {
     /// and injection port).
     pub fn held_flits(&self) -> (u64, u64) {
         let mut network = 0u64;
-        let mut source: u64 = self.source.iter().map(|m| m.flits_left).sum();
+        let mut source: u64 = self.sources.iter().flatten().map(|m| m.flits_left).sum();
+        let injection_from = ((self.n_in - 1) * self.vcs) as usize;
         for (q, queue) in self.queues.iter().enumerate() {
             let flits: u64 = queue.iter().map(|p| p.flits as u64).sum();
-            if self.has_host && q / self.vcs as usize == self.n_in as usize - 1 {
+            if self.has_host && q >= injection_from {
                 source += flits;
             } else {
                 network += flits;
