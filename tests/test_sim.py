@@ -73,7 +73,7 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
         (("--plot", "x.png"), "plot: --plot draws a sweep"),
         (("--traffic", "permutation", "--permutation", "zigzag"), "permutation = zigzag: unknown permutation"),
         (("--vcs-per-class", "11"), "vcs_per_class = 11: routing = dateline names 6 virtual channels"),
-        (("--injection-queues", "lifo"), "injection_queues = 'lifo': unknown queueing; use per-message or single"),
+        (("--injection-queues", "lifo"), "injection_queues = 'lifo': unknown queueing; use single or per-message"),
         (("--head-delay", "2000000"), "head_delay_cycles = 2000000: delays above 1,000,000 cycles"),
     ],
 )
@@ -110,7 +110,7 @@ def test_vcs_per_class_multiplies_the_physical_vcs_and_keeps_low_load_results(to
 
 def test_injection_queues_and_head_delay_keep_low_load_results(torus: Path) -> None:
     reports = []
-    for args in ((), ("--injection-queues", "single"), ("--head-delay", "2")):
+    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2")):
         result = run_railx("sim", torus, "--load", "0.2", *QUICK, *args, "--json")
         assert result.rc == 0, result.stderr
         reports.append(json.loads(result.stdout))

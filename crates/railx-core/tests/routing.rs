@@ -424,3 +424,63 @@ fn peer_routing_is_chosen_by_name_and_refused_where_it_does_not_apply() {
         "{err}"
     );
 }
+
+/// Fewest and most links over every choice from (chip, state) to `dst`, each hop checked to
+/// leave its chip on a VC the function has.
+fn length_range(
+    routing: &dyn Routing,
+    at: u32,
+    dst: u32,
+    state: RouteState,
+    memo: &mut std::collections::HashMap<(u32, RouteState), (usize, usize)>,
+) -> (usize, usize) {
+    if at == dst {
+        return (0, 0);
+    }
+    if let Some(&known) = memo.get(&(at, state)) {
+        return known;
+    }
+    let mut hops = Vec::new();
+    routing.next_hops(at, dst, &state, &mut hops);
+    assert!(!hops.is_empty(), "stuck at {at} bound for {dst}");
+    let mut range = (usize::MAX, 0);
+    for hop in hops {
+        assert_eq!(routing.link_source(hop.link), at);
+        assert!(hop.vc < routing.vcs());
+        let (lo, hi) = length_range(routing, routing.link_target(hop.link), dst, hop.state, memo);
+        range = (range.0.min(lo + 1), range.1.max(hi + 1));
+    }
+    memo.insert((at, state), range);
+    range
+}
+
+/// `balanced` takes `minimal`'s inter-node route and exit links but may cross each mesh YX:
+/// every choice is exactly as long as the minimal route, YX is really offered, and the channel
+/// dependency graph stays acyclic within two VCs per hop class.
+#[test]
+fn balanced_routes_are_as_short_as_minimal_and_acyclic() {
+    for m in [2, 3, 4] {
+        let r = realized(&preset(system(m, 2, 2 * 5, [5, 5]), Preset::Hyperx));
+        let region = &r.system.regions[0];
+        let minimal = RailxRouting::new(&r.network, region, Scheme::Minimal).unwrap();
+        let balanced = RailxRouting::new(&r.network, region, Scheme::Balanced).unwrap();
+        assert_eq!(balanced.vcs(), 2 * minimal.vcs());
+        for &dst in balanced.chips() {
+            let mut memo = std::collections::HashMap::new();
+            for &src in balanced.chips() {
+                let shortest = route(&minimal, src, dst).unwrap().len();
+                let range = length_range(&balanced, src, dst, RouteState::start(), &mut memo);
+                assert_eq!(range, (shortest, shortest), "m = {m}: {src} -> {dst}");
+            }
+        }
+        // From a corner chip to the opposite corner of its node: an XY and a YX first hop.
+        let mut hops = Vec::new();
+        let far = m * m - 1;
+        balanced.next_hops(0, far, &RouteState::start(), &mut hops);
+        assert_eq!(hops.len(), 2);
+        assert_ne!(hops[0].link, hops[1].link);
+        assert_eq!((hops[0].vc, hops[1].vc), (0, 1));
+        let report = exhaustive(&balanced).unwrap();
+        assert!(report.acyclic, "{:?}", report.cycle);
+    }
+}

@@ -130,7 +130,7 @@ def register(app: typer.Typer) -> None:
         algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
         size: Annotated[Optional[int], typer.Option("--size", help="Bytes per rank (all-to-all: bytes each rank sends in total).")] = None,
         fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).")] = "analytic",
-        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow or flit: routing function: minimal, dateline or adaptive (use dateline at flit level on tori: deadlock-free).")] = "minimal",
+        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow or flit: routing function: minimal, dateline, adaptive or balanced (use dateline at flit level on tori: deadlock-free).")] = "minimal",
         reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
         flit_bytes: Annotated[int, typer.Option("--flit-bytes", help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.")] = DEFAULT_FLIT_BYTES,
         chunks: Annotated[int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")] = 1,

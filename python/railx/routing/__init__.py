@@ -13,7 +13,7 @@ from railx.network import Network
 
 __all__ = ["RoutingName", "parse_chip", "route", "check_deadlock", "route_stats", "link_load"]
 
-RoutingName = Literal["minimal", "dateline", "adaptive"]
+RoutingName = Literal["minimal", "dateline", "adaptive", "balanced"]
 
 
 def parse_chip(network: Network, text: str) -> int:

@@ -17,8 +17,8 @@ from railx.systems import System, resolve_system
 __all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "simulate", "sweep", "injection_bandwidth"]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
-InjectionQueuesName = Literal["per-message", "single"]
-INJECTION_QUEUES: tuple[str, ...] = ("per-message", "single")
+InjectionQueuesName = Literal["single", "per-message"]
+INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
 TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 
 
@@ -30,9 +30,10 @@ class FlitSettings:
     function names; a packet is allocated any free one of its class (1: the routing's VCs taken
     literally). `head_delay_cycles`: idle cycles between packets leaving one input VC (routing and
     VC allocation of the next done only once it is at the head; 2 models BookSim2's
-    non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its packets before injection: "per-message"
-    (a queue per message, up to 64: messages leave side by side) or "single" (one FIFO, as
-    BookSim2's source queue)."""
+    non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its
+    packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
+    keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
+    side by side)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
@@ -43,7 +44,7 @@ class FlitSettings:
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
-    injection_queues: InjectionQueuesName = "per-message"
+    injection_queues: InjectionQueuesName = "single"
     warmup_cycles: int = 5000
     measure_cycles: int = 10000
     max_cycles: int = 10_000_000

@@ -95,6 +95,19 @@ pub struct RouteState {
     /// Where the packet is bound before its destination (`NO_VIA` when nowhere): Valiant's
     /// intermediate switch or group, or the chip that a climb through a switched tree lands on.
     pub via: u32,
+    /// The axis order of the RailX mesh crossing under way (`Unchosen` between crossings).
+    pub mesh: MeshOrder,
+}
+
+/// The order in which a crossing of a RailX node's mesh corrects its axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MeshOrder {
+    /// Not chosen yet: the next mesh hop starts a crossing (taken XY by every scheme but
+    /// `balanced`, which may also take it YX).
+    #[default]
+    Unchosen,
+    Xy,
+    Yx,
 }
 
 /// Marks "no waypoint" in a routing state.
@@ -112,6 +125,7 @@ impl RouteState {
             vc: 0,
             dim: NO_DIM,
             via: NO_VIA,
+            mesh: MeshOrder::Unchosen,
         }
     }
 }

@@ -12,10 +12,14 @@
 //! - `adaptive`: any minimal next node, plus up to `a` misrouted hops to any other neighbour;
 //!   the VC is again the hop count. A misroute may undo a dimension already corrected, costing
 //!   that hop and one more, so routes take at most diameter + 2a hops: diameter + 2a + 1 VCs.
+//! - `balanced`: `minimal`'s routes, but each mesh crossing may go XY or YX (O1TURN, Seo et al.
+//!   2005), chosen at its first hop (by the simulators: the freer way), to spread the load of the
+//!   mesh links near the exit chips. Each hop class gets two VCs, XY's and YX's: within one,
+//!   every crossing turns the same way (acyclic), and classes only rise, so 2 (diameter + 1) VCs.
 
 use super::analysis::route;
 use super::logical::LogicalRoutes;
-use super::{ring_wraps, Hop, LinkEnds, RouteState, Routing, NO_LINK};
+use super::{ring_wraps, Hop, LinkEnds, MeshOrder, RouteState, Routing, NO_LINK};
 use crate::closed_form::region_closed_form;
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
@@ -54,20 +58,23 @@ pub enum Scheme {
     Minimal,
     Dateline,
     Adaptive { misroutes: u8 },
+    Balanced,
 }
 
 impl Scheme {
-    /// Parses a routing option: `minimal`, `dateline` or `adaptive` (with `misroutes` free hops).
+    /// Parses a routing option: `minimal`, `dateline`, `adaptive` (with `misroutes` free hops)
+    /// or `balanced`.
     pub fn parse(name: &str, misroutes: u8) -> Result<Scheme> {
         match name {
             "minimal" => Ok(Scheme::Minimal),
             "dateline" => Ok(Scheme::Dateline),
             "adaptive" => Ok(Scheme::Adaptive { misroutes }),
+            "balanced" => Ok(Scheme::Balanced),
             other => Err(RailxError::invalid(
                 "routing",
                 other,
                 "unknown routing function for a RailX network",
-                "use minimal, dateline or adaptive",
+                "use minimal, dateline, adaptive or balanced",
             )),
         }
     }
@@ -77,6 +84,7 @@ impl Scheme {
             Scheme::Minimal => "minimal",
             Scheme::Dateline => "dateline",
             Scheme::Adaptive { .. } => "adaptive",
+            Scheme::Balanced => "balanced",
         }
     }
 }
@@ -157,6 +165,7 @@ impl RailxRouting {
         let mut vc_base = Vec::new();
         let vcs = match scheme {
             Scheme::Minimal => diameter + 1,
+            Scheme::Balanced => 2 * (diameter + 1),
             // A misroute can also undo a correction already made: two more hops each.
             Scheme::Adaptive { misroutes } => diameter + 2 * misroutes as u32 + 1,
             Scheme::Dateline => {
@@ -322,20 +331,38 @@ impl RailxRouting {
         self.local_of_node[(chip / self.per_node) as usize]
     }
 
-    /// The mesh link of the XY step from chip `from` toward chip `to` of the same node.
-    fn xy_step(&self, from: u32, to: u32) -> u32 {
+    /// The mesh link of the step from chip `from` toward chip `to` of the same node, X first
+    /// (XY, and a crossing not yet begun) or Y first (YX).
+    fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> u32 {
         let (a, b) = (from % self.per_node, to % self.per_node);
         let (ax, ay, bx, by) = (a % self.m, a / self.m, b % self.m, b / self.m);
-        let dir = if bx > ax {
-            EAST
-        } else if bx < ax {
-            WEST
-        } else if by > ay {
-            NORTH
-        } else {
-            SOUTH
+        let along_x = (bx != ax).then_some(if bx > ax { EAST } else { WEST });
+        let along_y = (by != ay).then_some(if by > ay { NORTH } else { SOUTH });
+        let dir = match order {
+            MeshOrder::Yx => along_y.or(along_x),
+            _ => along_x.or(along_y),
         };
-        self.mesh[from as usize][dir]
+        self.mesh[from as usize][dir.expect("a mesh step joins two different chips")]
+    }
+
+    /// The mesh hop(s) from `chip` toward `target` on VC `vc`, the packet carrying `next` after
+    /// it. Under `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and
+    /// YX on `vc + 1`; the order then holds for the rest of the crossing.
+    fn push_mesh_hops(&self, chip: u32, target: u32, vc: u8, next: RouteState, out: &mut Vec<Hop>) {
+        let orders: &[(MeshOrder, u8)] =
+            if self.scheme == Scheme::Balanced && next.mesh == MeshOrder::Unchosen {
+                &[(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)]
+            } else {
+                &[(next.mesh, 0)]
+            };
+        for &(mesh, parity) in orders {
+            let vc = vc + parity;
+            out.push(Hop {
+                link: self.mesh_step(chip, target, mesh),
+                vc,
+                state: RouteState { vc, mesh, ..next },
+            });
+        }
     }
 
     /// The link from node v to neighbour w whose chip is nearest (in mesh hops) to `chip`.
@@ -359,6 +386,8 @@ impl RailxRouting {
         match self.scheme {
             Scheme::Dateline if state.dim as usize == dim => state.vc,
             Scheme::Dateline => self.vc_base[dim],
+            // Even: the XY VC of the hop class (a crossing's first hop may move to YX's).
+            Scheme::Balanced => 2 * state.hops,
             _ => state.hops,
         }
     }
@@ -387,6 +416,7 @@ impl RailxRouting {
                     vc
                 }
             }
+            Scheme::Balanced => 2 * (state.hops + 1),
             _ => state.hops + 1,
         };
         RouteState {
@@ -396,6 +426,7 @@ impl RailxRouting {
             vc: next_vc,
             dim: dim as u8,
             via: super::NO_VIA,
+            mesh: MeshOrder::Unchosen,
         }
     }
 
@@ -433,15 +464,11 @@ impl RailxRouting {
                 state: self.after_hop(state, dim, vc, v, w, misroute),
             });
         } else {
-            out.push(Hop {
-                link: self.xy_step(chip, exit_chip),
-                vc,
-                state: RouteState {
-                    exit: link,
-                    vc,
-                    ..*state
-                },
-            });
+            let next = RouteState {
+                exit: link,
+                ..*state
+            };
+            self.push_mesh_hops(chip, exit_chip, vc, next, out);
         }
     }
 
@@ -500,11 +527,7 @@ impl Routing for RailxRouting {
                 exit: NO_LINK,
                 ..*state
             };
-            out.push(Hop {
-                link: self.xy_step(chip, dst),
-                vc: state.vc,
-                state: hold,
-            });
+            self.push_mesh_hops(chip, dst, state.vc, hold, out);
             return;
         }
         if state.exit != NO_LINK {
@@ -521,16 +544,12 @@ impl Routing for RailxRouting {
                     state: self.after_hop(state, dim, state.vc, v, w, misroute),
                 });
             } else {
-                out.push(Hop {
-                    link: self.xy_step(chip, exit_chip),
-                    vc: state.vc,
-                    state: *state,
-                });
+                self.push_mesh_hops(chip, exit_chip, state.vc, *state, out);
             }
             return;
         }
         match self.scheme {
-            Scheme::Minimal | Scheme::Dateline => {
+            Scheme::Minimal | Scheme::Dateline | Scheme::Balanced => {
                 let (w, dim) = self.logical.next_node(v, d);
                 self.leave_toward(chip, v, w, dim, false, state, out);
             }

@@ -120,6 +120,7 @@ impl Routing for TorusRouting {
             vc: next_vc,
             dim: dim as u8,
             via: super::NO_VIA,
+            mesh: super::MeshOrder::Unchosen,
         };
         out.extend(
             self.adjacency

@@ -84,7 +84,7 @@ impl Default for FlitConfig {
             short_latency_cycles: 1,
             long_latency_cycles: 10,
             injection_flits_per_cycle: 1.0,
-            injection_queues: InjectionQueues::PerMessage,
+            injection_queues: InjectionQueues::Single,
             warmup_cycles: 5000,
             measure_cycles: 10000,
             max_cycles: 10_000_000,
