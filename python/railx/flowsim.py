@@ -148,13 +148,15 @@ def symmetric_traffic(network: Network, kind: SymmetricTraffic, nbytes: int) -> 
 @dataclass(frozen=True)
 class CollectiveFlow:
     """A collective at flow level: completion time, the flows simulated for `messages` messages,
-    rate recomputations, and whether the run was aggregated over the node translations."""
+    rate recomputations, whether the run was aggregated over a group of node translations, and
+    `orbit`, the messages each flow stands for (the group's order; 1 when not aggregated)."""
 
     completion_s: float
     flows: int
     messages: int
     events: int
     aggregated: bool
+    orbit: int
 
 
 def collective(
@@ -167,9 +169,10 @@ def collective(
     routing: RoutingName = "minimal",
 ) -> CollectiveFlow:
     """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of the
-    network's system: aggregated (exact) where the network and the schedule are invariant under
-    translations of the node grid (a torus), the full message DAG otherwise, up to
-    `railx_core::sim::flow::collective::MAX_FULL_MESSAGES` messages (RailxError beyond).
+    network's system: aggregated (exact) over the largest group of node-grid translations under
+    which the network and the schedule are invariant (every translation on a torus; whole rows of
+    nodes for a ring over all chips), the full message DAG otherwise; at most
+    `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
     `reduce_s_per_byte`: delay before forwarding data just reduced, per byte."""
     if size_bytes < 1:
         raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. 1048576")

@@ -1,18 +1,22 @@
-//! Collective schedules at flow level: the representative form (node 0's messages, dependencies
+//! Collective schedules at flow level: the representative form (the messages of a fundamental
+//! domain of the largest group of node translations the schedule is invariant under, dependencies
 //! by orbit) expands to the full schedule's DAG and simulates to the same time; the choice
 //! between aggregated and full runs; contention-free schedules take exactly the alpha-beta time.
 
 mod common;
 
 use common::{preset, system};
-use railx_core::collectives::symmetric::{check_invariant, representatives};
+use railx_core::collectives::group::{DimKind, GroupDim};
+use railx_core::collectives::symmetric::{
+    candidates, check_invariant, largest_invariant, representatives,
+};
 use railx_core::collectives::{build, Algo, Group, Op};
 use railx_core::plan::{realize, Realized};
-use railx_core::plant::Plant;
+use railx_core::plant::{Axis, Plant};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec, MAX_FULL_MESSAGES};
-use railx_core::sim::flow::{simulate, simulate_symmetric};
+use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec, MAX_FLOWS};
+use railx_core::sim::flow::{simulate, simulate_symmetric, Translations};
 use railx_core::spec::Preset;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -34,13 +38,19 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// Per message: (src, dst, bytes, delay, the set of orbit signatures of its dependencies). A
-/// message's orbit signature hashes what every translate shares — local chips, the node offset
-/// from source to destination, bytes, delay and its dependencies' signatures — so two DAGs
-/// agree on this multiset exactly when they have the same messages and each waits for the same
-/// orbits (whichever member of an orbit it names). Sets, not multisets: a direct stage's sender
-/// also waits for its own last send, whose orbit depends on its line position, but is always
-/// one of the orbits it receives from in that stage (so the times agree, as checked).
-fn signature(dag: &MessageDag, plant: &Plant) -> Vec<(u32, u32, u64, u64, Vec<u64>)> {
+/// message's orbit signature hashes what every translate by an element of `h` shares — the
+/// fundamental-domain chip its source is a translate of, the local chip of its destination, the
+/// node offset from source to destination, bytes, delay and its dependencies' signatures — so
+/// two DAGs agree on this multiset exactly when they have the same messages and each waits for
+/// the same orbits (whichever member of an orbit it names). Sets, not multisets: a direct
+/// stage's sender also waits for its own last send, whose orbit depends on its line position,
+/// but is always one of the orbits it receives from in that stage (so the times agree, as
+/// checked).
+fn signature(
+    dag: &MessageDag,
+    plant: &Plant,
+    h: &Translations,
+) -> Vec<(u32, u32, u64, u64, Vec<u64>)> {
     let per = plant.chips_per_node();
     let node = |c: u32| (c / per % plant.p, c / per / plant.p);
     let mut orbit = Vec::with_capacity(dag.len() as usize);
@@ -52,17 +62,17 @@ fn signature(dag: &MessageDag, plant: &Plant) -> Vec<(u32, u32, u64, u64, Vec<u6
         let mut deps: Vec<u64> = dag.after(i).iter().map(|&j| orbit[j as usize]).collect();
         deps.sort_unstable();
         deps.dedup();
-        let mut h = DefaultHasher::new();
+        let mut hash = DefaultHasher::new();
         (
-            s % per,
+            h.member(s).0,
             d % per,
             offset,
             dag.bytes(i),
             dag.delay_s(i).to_bits(),
             &deps,
         )
-            .hash(&mut h);
-        orbit.push(h.finish());
+            .hash(&mut hash);
+        orbit.push(hash.finish());
         out.push((s, d, dag.bytes(i), dag.delay_s(i).to_bits(), deps));
     }
     out.sort_unstable();
@@ -72,25 +82,27 @@ fn signature(dag: &MessageDag, plant: &Plant) -> Vec<(u32, u32, u64, u64, Vec<u6
 /// Sizes that every unit count here divides, so all members of an orbit carry equal bytes.
 const EVEN_SIZE: u64 = (1 << 12) * 9 * 5 * 7;
 
-/// The (op, algo) pairs whose schedule is invariant on `group`, checked against the full
-/// schedule: same messages and dependency orbits, same simulated time.
-fn check_representatives(r: &Realized, chunks: u32) -> Vec<(Op, Algo)> {
+/// The (op, algo) pairs whose schedule is invariant on `group`, with the order of the largest
+/// group of translations they are invariant under, each checked against the full schedule:
+/// same messages and dependency orbits, same simulated time.
+fn check_representatives(r: &Realized, chunks: u32) -> Vec<(Op, Algo, u64)> {
     let plant = &r.system.plant;
     let group = whole(r);
     let routing = minimal(r);
     let mut invariant = Vec::new();
     for op in Op::ALL {
         for algo in Algo::ALL {
-            if check_invariant(op, algo, &group, plant).is_err() {
+            let Some(h) = largest_invariant(op, algo, &group, plant) else {
                 continue;
-            }
-            invariant.push((op, algo));
+            };
+            invariant.push((op, algo, h.order()));
             let reduce_s_per_byte = 1e-12;
             let sym = representatives(
                 op,
                 algo,
                 &group,
                 plant,
+                &h,
                 (EVEN_SIZE, chunks),
                 reduce_s_per_byte,
             )
@@ -99,26 +111,22 @@ fn check_representatives(r: &Realized, chunks: u32) -> Vec<(Op, Algo)> {
                 .unwrap()
                 .to_dag(reduce_s_per_byte)
                 .unwrap();
+            let what = format!("{} {} over {:?}", algo.name(), op.name(), h.generators());
+            assert_eq!(sym.represented(), full.len() as u64, "{what}");
             assert_eq!(
-                sym.represented(plant),
+                sym.representatives.len() as u64 * h.order(),
                 full.len() as u64,
-                "{} {}",
-                algo.name(),
-                op.name()
+                "{what}"
             );
             assert!(
-                signature(&sym.expand(plant).unwrap(), plant) == signature(&full, plant),
-                "{} {}: the expanded representatives differ from the schedule",
-                algo.name(),
-                op.name()
+                signature(&sym.expand().unwrap(), plant, &h) == signature(&full, plant, &h),
+                "{what}: the expanded representatives differ from the schedule"
             );
             let agg = simulate_symmetric(&r.network, &routing, &sym, 0).unwrap();
             let all = simulate(&r.network, &routing, &full, 0).unwrap();
             assert!(
                 close(agg.completion_s, all.completion_s),
-                "{} {}: {} vs {}",
-                algo.name(),
-                op.name(),
+                "{what}: {} vs {}",
                 agg.completion_s,
                 all.completion_s
             );
@@ -132,29 +140,109 @@ fn representatives_expand_to_the_schedule_and_simulate_the_same() {
     for (m, grid, chunks) in [(2, [3, 3], 1), (2, [4, 2], 2), (1, [3, 4], 1)] {
         let r = torus(m, grid);
         let invariant = check_representatives(&r, chunks);
+        let nodes = (grid[0] * grid[1]) as u64;
         for op in [Op::AllReduce, Op::ReduceScatter, Op::AllGather] {
             for algo in [Algo::TwoDRing, Algo::Hierarchical, Algo::MultiRail] {
                 assert!(
-                    invariant.contains(&(op, algo)),
+                    invariant.contains(&(op, algo, nodes)),
                     "{} {} {grid:?}",
                     algo.name(),
                     op.name()
                 );
             }
+            // A ring over all chips in rank order steps from the end of one row of nodes to
+            // the start of the next: not invariant under the X translation, but under whole
+            // rows (a rotation of the rank order).
+            for algo in [Algo::Ring, Algo::BidirRing] {
+                assert!(
+                    invariant.contains(&(op, algo, grid[1] as u64)),
+                    "{} {} {grid:?}",
+                    algo.name(),
+                    op.name()
+                );
+                let plant = &r.system.plant;
+                let every = Translations::whole(plant);
+                assert!(check_invariant(op, algo, &whole(&r), plant, &every).is_err());
+            }
         }
         for algo in [Algo::Direct, Algo::MultiRail, Algo::TwoStep] {
             assert!(
-                invariant.contains(&(Op::AllToAll, algo)),
+                invariant.contains(&(Op::AllToAll, algo, nodes)),
                 "{} {grid:?}",
                 algo.name()
             );
         }
-        // A ring over all chips in rank order steps from the end of one row of nodes to the
-        // start of the next: not invariant under the X translation.
-        assert!(!invariant
-            .iter()
-            .any(|&(_, a)| a == Algo::Ring || a == Algo::BidirRing));
     }
+}
+
+#[test]
+fn the_ring_aggregates_over_whole_rows_at_several_sizes_and_chunks() {
+    for (m, grid) in [(2, [2, 2]), (2, [3, 3]), (1, [2, 5])] {
+        let r = torus(m, grid);
+        let routing = minimal(&r);
+        let group = whole(&r);
+        for algo in [Algo::Ring, Algo::BidirRing] {
+            for (size_bytes, chunks) in [(20_160, 1), (EVEN_SIZE, 1), (3 * EVEN_SIZE, 3)] {
+                let spec = CollectiveSpec {
+                    op: Op::AllReduce,
+                    algo,
+                    size_bytes,
+                    chunks,
+                    reduce_s_per_byte: 1e-12,
+                };
+                let run = simulate_collective(&r.network, &routing, &group, &spec).unwrap();
+                assert!(run.aggregated);
+                assert_eq!(run.orbit, grid[1] as u64);
+                assert_eq!(run.generators, vec![(0, 1)]);
+                assert_eq!(run.report.flows * grid[1] as u64, run.report.messages);
+                let full = build(Op::AllReduce, algo, &group, size_bytes, chunks)
+                    .unwrap()
+                    .to_dag(1e-12)
+                    .unwrap();
+                let all = simulate(&r.network, &routing, &full, 0).unwrap();
+                assert_eq!(all.messages, run.report.messages);
+                assert!(
+                    close(run.report.completion_s, all.completion_s),
+                    "{} {grid:?} {size_bytes} B x{chunks}: {} vs {}",
+                    algo.name(),
+                    run.report.completion_s,
+                    all.completion_s
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_schedule_invariant_under_no_candidate_group_runs_in_full() {
+    // Rank order = chip id, but a 2D ring over lines of 18 chips (one and a half rows of nodes
+    // of 4 chips on a 3 x 3 grid): neither every translation nor whole rows map its lines onto
+    // lines.
+    let r = torus(2, [3, 3]);
+    let plant = &r.system.plant;
+    let dims = vec![
+        GroupDim::new(18, DimKind::Ring, Axis::X),
+        GroupDim::new(2, DimKind::Ring, Axis::Y),
+    ];
+    let group = Group::new((0..36).collect(), dims, 36).unwrap();
+    for h in candidates(plant) {
+        let e = check_invariant(Op::AllReduce, Algo::TwoDRing, &group, plant, &h)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not commute"), "{e}");
+    }
+    assert!(largest_invariant(Op::AllReduce, Algo::TwoDRing, &group, plant).is_none());
+    let spec = CollectiveSpec {
+        op: Op::AllReduce,
+        algo: Algo::TwoDRing,
+        size_bytes: EVEN_SIZE,
+        chunks: 1,
+        reduce_s_per_byte: 0.0,
+    };
+    let run = simulate_collective(&r.network, &minimal(&r), &group, &spec).unwrap();
+    assert!(!run.aggregated);
+    assert_eq!((run.orbit, run.generators.len()), (1, 0));
+    assert_eq!(run.report.flows, run.report.messages);
 }
 
 #[test]
@@ -173,8 +261,8 @@ fn the_flow_run_aggregates_where_exact_and_runs_the_full_dag_otherwise() {
     assert!(h.aggregated);
     assert_eq!(h.report.flows * 9, h.report.messages);
     let ring = simulate_collective(&r.network, &routing, &group, &spec(Algo::BidirRing)).unwrap();
-    assert!(!ring.aggregated);
-    assert_eq!(ring.report.flows, ring.report.messages);
+    assert!(ring.aggregated);
+    assert_eq!(ring.report.flows * 3, ring.report.messages);
     // Bad inputs: one line each.
     let bad = |s: CollectiveSpec| {
         let e = simulate_collective(&r.network, &routing, &group, &s)
@@ -195,17 +283,18 @@ fn the_flow_run_aggregates_where_exact_and_runs_the_full_dag_otherwise() {
     assert!(e.starts_with("reduce_s_per_byte = -1"), "{e}");
     let e = bad(spec(Algo::Direct));
     assert!(e.starts_with("algo = direct"), "{e}");
-    // Too large to run unaggregated: the 1D ring on 256 chips in 20 chunks (5.2M messages).
+    // Too many flows even aggregated over whole rows: the 1D ring on 256 chips in 160 chunks
+    // (41.8M messages, 5.2M orbits of 8).
     let big = torus(2, [8, 8]);
     let e = bad_on(
         &big,
         CollectiveSpec {
-            chunks: 20,
+            chunks: 160,
             ..spec(Algo::BidirRing)
         },
     );
     assert!(
-        e.contains(&MAX_FULL_MESSAGES.to_string()) && e.contains("analytic"),
+        e.contains(&MAX_FLOWS.to_string()) && e.contains("8 node translations"),
         "{e}"
     );
 }

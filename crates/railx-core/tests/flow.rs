@@ -14,7 +14,7 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flow::fairness::WaterFill;
 use railx_core::sim::flow::paths::PathSet;
-use railx_core::sim::flow::{simulate, simulate_symmetric, traffic, SymmetricDag};
+use railx_core::sim::flow::{simulate, simulate_symmetric, traffic, SymmetricDag, Translations};
 use railx_core::spec::Preset;
 
 fn torus(m: u32, grid: [u32; 2]) -> Realized {
@@ -113,7 +113,7 @@ fn all_to_all_is_no_faster_than_its_busiest_link() {
 /// every link has its orbit's utilisation.
 fn check_aggregation(r: &Realized, routing: &RailxRouting, sym: &SymmetricDag) {
     let agg = simulate_symmetric(&r.network, routing, sym, 16).unwrap();
-    let full_dag = sym.expand(&r.system.plant).unwrap();
+    let full_dag = sym.expand().unwrap();
     let full = simulate(&r.network, routing, &full_dag, 16).unwrap();
     assert!(
         close(agg.completion_s, full.completion_s),
@@ -121,7 +121,7 @@ fn check_aggregation(r: &Realized, routing: &RailxRouting, sym: &SymmetricDag) {
         agg.completion_s,
         full.completion_s
     );
-    let order = r.system.plant.nodes() as usize;
+    let order = sym.group.order() as usize;
     for (i, &t) in agg.arrival_s.iter().enumerate() {
         for g in 0..order {
             assert!(
@@ -146,9 +146,28 @@ fn aggregated_equals_unaggregated_for_the_benchmark_traffic() {
         check_aggregation(&r, &routing, &traffic::all_to_all(plant, 1 << 12).unwrap());
         let group = Group::railx_region(plant, &r.system.regions[0]).unwrap();
         let size = (1 << 20, 1);
-        let all_reduce =
-            representatives(Op::AllReduce, Algo::Hierarchical, &group, plant, size, 0.0);
+        let every = Translations::whole(plant);
+        let all_reduce = representatives(
+            Op::AllReduce,
+            Algo::Hierarchical,
+            &group,
+            plant,
+            &every,
+            size,
+            0.0,
+        );
         check_aggregation(&r, &routing, &all_reduce.unwrap());
+        let rows = Translations::whole_rows(plant);
+        let ring = representatives(
+            Op::AllReduce,
+            Algo::BidirRing,
+            &group,
+            plant,
+            &rows,
+            size,
+            0.0,
+        );
+        check_aggregation(&r, &routing, &ring.unwrap());
     }
 }
 
@@ -166,11 +185,13 @@ fn aggregated_equals_unaggregated_with_multipath_routing() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
-    /// Random representative DAGs (sizes, delays, dependencies) on a 36-chip torus: the
+    /// Random representative DAGs (sizes, delays, dependencies) on a 36-chip torus, over every
+    /// translation and over the subgroups of whole rows, whole columns and the diagonal: the
     /// aggregated run equals the run of the expanded DAG.
     #[test]
     fn aggregated_equals_unaggregated_on_random_dags(
-        msgs in prop::collection::vec((0u32..4, 0u32..36, 1u64..100_000, 0u32..3, prop::collection::vec(any::<u32>(), 0..3)), 1..12)
+        msgs in prop::collection::vec((0u32..4, 0u32..36, 1u64..100_000, 0u32..3, prop::collection::vec(any::<u32>(), 0..3)), 1..12),
+        generators in prop::sample::select(vec![vec![(1, 0), (0, 1)], vec![(0, 1)], vec![(1, 0)], vec![(1, 1)]]),
     ) {
         let r = torus(2, [3, 3]);
         let routing = minimal(&r);
@@ -180,7 +201,8 @@ proptest! {
             let after: Vec<u32> = if i == 0 { vec![] } else { deps.iter().map(|d| d % i as u32).collect() };
             dag.push(*src, dst, *bytes, *delay as f64 * 1e-7, &after).unwrap();
         }
-        check_aggregation(&r, &routing, &SymmetricDag::new(dag));
+        let group = Translations::generated(&r.system.plant, &generators).unwrap();
+        check_aggregation(&r, &routing, &SymmetricDag::new(dag, group));
     }
 
     /// Max-min certificate on random instances: no resource over capacity, and every flow has
@@ -251,4 +273,11 @@ fn bad_inputs_get_one_line_errors() {
     let sym = traffic::all_to_all(&hyperx.system.plant, 8).unwrap();
     let e = one_line(simulate_symmetric(&hyperx.network, &hx_routing, &sym, 0).unwrap_err());
     assert!(e.contains("not invariant under translations"), "{e}");
+    // Translations of another grid, or outside the grid.
+    let other = torus(2, [4, 3]);
+    let sym = traffic::all_to_all(&other.system.plant, 8).unwrap();
+    let e = one_line(simulate_symmetric(&r.network, &routing, &sym, 0).unwrap_err());
+    assert!(e.contains("another node grid"), "{e}");
+    let e = one_line(Translations::generated(plant, &[(0, 3)]).unwrap_err());
+    assert!(e.starts_with("generators = (0, 3)"), "{e}");
 }

@@ -9,7 +9,9 @@ use pyo3::types::PyDict;
 use railx_core::collectives::{Algo, Group, Op};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec};
-use railx_core::sim::flow::{simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag};
+use railx_core::sim::flow::{
+    simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag, Translations,
+};
 use railx_core::RailxError as CoreError;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -110,7 +112,8 @@ fn flow_simulate<'py>(
         .detach(|| {
             let dag = dag_of(src, dst, bytes, delay_s, dep_start, deps)?;
             if symmetric {
-                simulate_symmetric(net, &r, &SymmetricDag::new(dag), bins)
+                let group = Translations::whole(net.railx_plant()?);
+                simulate_symmetric(net, &r, &SymmetricDag::new(dag, group), bins)
             } else {
                 simulate(net, &r, &dag, bins)
             }
@@ -144,8 +147,8 @@ fn flow_symmetric_traffic<'py>(
 }
 
 /// Runs a collective over every chip of the network's system at flow level: aggregated over the
-/// node translations where exact, the full schedule otherwise. Returns completion_s, flows,
-/// messages, events and aggregated.
+/// largest group of node translations under which it is invariant, the full schedule otherwise.
+/// Returns completion_s, flows, messages, events, aggregated and orbit (messages per flow).
 #[pyfunction]
 #[pyo3(signature = (network, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing="minimal", misroutes=1))]
 #[allow(clippy::too_many_arguments)]
@@ -188,5 +191,6 @@ fn flow_collective<'py>(
     d.set_item("messages", run.report.messages)?;
     d.set_item("events", run.report.events)?;
     d.set_item("aggregated", run.aggregated)?;
+    d.set_item("orbit", run.orbit)?;
     Ok(d)
 }

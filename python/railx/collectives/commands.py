@@ -54,7 +54,8 @@ def collective_report(
     """Time, algorithm and bus bandwidth of `op` by `algo` on a RailX system (preset or TOML file),
     with the message and byte counts of its schedule. `fidelity`: `analytic` (alpha-beta model)
     or `flow` (the schedule on the flow-level simulator, routed by `routing`, with a reduction
-    delay of `reduce_s_per_byte`; the result also has `flows`, `events` and `aggregated`) or
+    delay of `reduce_s_per_byte`; the result also has `flows`, `events`, `aggregated` and `orbit`,
+    the messages each flow stands for) or
     `flit` (the schedule's message DAG on the flit-level simulator with flits of `flit_bytes`,
     up to 1,296 chips and 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
     if fidelity not in FIDELITIES:
@@ -89,7 +90,7 @@ def collective_report(
         from railx.flowsim import collective
 
         run = collective(_network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing)  # type: ignore[arg-type]
-        report.update(time_s=run.completion_s, flows=run.flows, events=run.events, aggregated=run.aggregated,
+        report.update(time_s=run.completion_s, flows=run.flows, events=run.events, aggregated=run.aggregated, orbit=run.orbit,
                       routing=routing, reduce_s_per_byte=reduce_s_per_byte)
     if fidelity == "flit":
         from railx._core import flit_collective

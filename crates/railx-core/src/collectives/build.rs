@@ -2,17 +2,18 @@
 //! chunk. The ring and direct primitives (ring.rs, direct.rs) emit a stage's messages from the
 //! per-rank state kept here.
 //!
-//! A schedule holds every rank's messages, or (`Senders::NodeZero`, symmetric.rs) only those of
-//! node 0's ranks on a whole translation-invariant RailX system: one representative per orbit
-//! of the node translations. The primitives then keep state per *slot* (a rank, or a node-0 rank
-//! standing for all its translates) and credit a delivery to the slot of its receiver, so a
-//! dependency names the orbit it waits for.
+//! A schedule holds every rank's messages, or (`Senders::Domain`, symmetric.rs) only those of
+//! the ranks in the fundamental domain of a group of node translations under which the whole
+//! RailX system's schedule is invariant: one representative per orbit. The primitives then keep
+//! state per *slot* (a rank, or a domain rank standing for all its translates) and credit a
+//! delivery to the slot of its receiver, so a dependency names the orbit it waits for.
 
 use crate::collectives::group::Group;
 use crate::collectives::plan::{LineAlgo, Phase, Plan};
 use crate::collectives::schedule::Schedule;
 use crate::collectives::{direct, ring, Algo, Op};
 use crate::sim::dag::MessageId;
+use crate::sim::flow::Translations;
 
 /// What each rank holds between stages of one part.
 pub(crate) struct RankState {
@@ -28,29 +29,37 @@ pub(crate) struct RankState {
 }
 
 /// Which ranks' messages a schedule holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Senders {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Senders<'a> {
     /// Every rank's.
     All,
-    /// Those of ranks `0..per_node` (node 0 of a whole RailX system, where rank = chip id): one
-    /// representative per orbit of the node translations.
-    NodeZero { per_node: u32 },
+    /// Those of the chips in the group's fundamental domain (on a whole RailX system, where
+    /// rank = chip id): one representative per orbit of the group.
+    Domain(&'a Translations),
 }
 
-impl Senders {
-    /// The ranks whose messages are emitted, `0..count`; also the number of state slots.
+impl Senders<'_> {
+    /// The number of ranks whose messages are emitted, one per state slot.
     pub fn count(self, ranks: u32) -> u32 {
         match self {
             Senders::All => ranks,
-            Senders::NodeZero { per_node } => per_node,
+            Senders::Domain(group) => group.domain_chips(),
         }
     }
 
-    /// The state slot of `rank`: itself, or the node-0 rank it is a translate of.
+    /// The rank whose messages slot `slot` emits.
+    pub fn rank(self, slot: usize) -> u32 {
+        match self {
+            Senders::All => slot as u32,
+            Senders::Domain(group) => group.domain_chip(slot as u32),
+        }
+    }
+
+    /// The state slot of `rank`: itself, or the domain rank it is a translate of.
     pub fn slot(self, rank: u32) -> usize {
         match self {
             Senders::All => rank as usize,
-            Senders::NodeZero { per_node } => (rank % per_node) as usize,
+            Senders::Domain(group) => group.member(rank).0 as usize,
         }
     }
 }
@@ -79,7 +88,7 @@ pub(crate) struct StageRef<'a> {
     pub line: &'a crate::collectives::plan::Line,
     pub phase: Phase,
     pub index: u16,
-    pub senders: Senders,
+    pub senders: Senders<'a>,
 }
 
 /// The schedule of `op` for `plan` on `group`, `chunks` chunks, holding the messages of `senders`.
@@ -89,7 +98,7 @@ pub(crate) fn expand(
     plan: &Plan,
     group: &Group,
     size: (u64, u32),
-    senders: Senders,
+    senders: Senders<'_>,
 ) -> Schedule {
     let (size_bytes, chunks) = size;
     let ranks = group.ranks();
@@ -108,9 +117,9 @@ pub(crate) fn expand(
             // Start from the shards a reduce-scatter along the same lines would leave.
             for &l in plan.parts[part].iter() {
                 let line = &plan.lines[l];
-                for (r, ranges) in state.ranges.iter_mut().enumerate() {
+                for (s, ranges) in state.ranges.iter_mut().enumerate() {
                     let top = *ranges.last().expect("a range per rank");
-                    let pos = line.pos(r as u32) as u64;
+                    let pos = line.pos(senders.rank(s)) as u64;
                     ranges.push(RankState::piece(top, line.size() as u64, pos, 1, 0));
                 }
             }

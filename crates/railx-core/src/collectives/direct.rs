@@ -74,8 +74,9 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
     if size > 1 {
         let mut delivered: Vec<Vec<MessageId>> = vec![Vec::new(); slots];
         let mut last_sent = vec![MessageId::MAX; slots];
-        for r in 0..slots as u32 {
-            let ranges = &state.ranges[r as usize];
+        for (s, last) in last_sent.iter_mut().enumerate() {
+            let r = stage.senders.rank(s);
+            let ranges = &state.ranges[s];
             let pos = line.pos(r) as u64;
             for j in (0..size).filter(|&j| j != pos) {
                 // Reduce-scatter: piece j of the rank's range to its owner; all-gather: the
@@ -90,13 +91,13 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
                     src: r,
                     dst,
                     reduce,
-                    forwards_reduced: state.reduced[r as usize],
+                    forwards_reduced: state.reduced[s],
                     stage: stage.index,
                     runs: &run,
-                    after: &state.prev[r as usize],
+                    after: &state.prev[s],
                 });
                 delivered[stage.senders.slot(dst)].push(id);
-                last_sent[r as usize] = id;
+                *last = id;
             }
         }
         // The rank's next stage also follows its own sends (and so what they waited for).
@@ -105,7 +106,7 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
         }
         state.prev = delivered;
     }
-    advance(line, stage.phase, state);
+    advance(stage, state);
 }
 
 /// One all-to-all stage on the stage's line. Before it, a rank holds the blocks whose source
@@ -127,7 +128,8 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
         let mut last_sent = vec![MessageId::MAX; slots];
         let mut units = Vec::new();
         let mut runs = Vec::new();
-        for r in 0..slots as u32 {
+        for (s, last) in last_sent.iter_mut().enumerate() {
+            let r = stage.senders.rank(s);
             let pos = line.pos(r);
             let src_base = zero_dims(group, r, &done);
             for j in (0..size).filter(|&j| j != pos) {
@@ -154,10 +156,10 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
                     forwards_reduced: false,
                     stage: stage.index,
                     runs: &runs,
-                    after: &state.prev[r as usize],
+                    after: &state.prev[s],
                 });
                 delivered[stage.senders.slot(peer)].push(id);
-                last_sent[r as usize] = id;
+                *last = id;
             }
         }
         for (r, &id) in last_sent.iter().enumerate() {

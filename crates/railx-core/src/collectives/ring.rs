@@ -50,8 +50,9 @@ pub(crate) fn reduce_or_gather(
         let l = size as i64;
         for t in 0..l - 1 {
             let mut next = vec![[none; 2]; slots];
-            for r in 0..slots as u32 {
-                let ranges = &state.ranges[r as usize];
+            for s in 0..slots {
+                let r = stage.senders.rank(s);
+                let ranges = &state.ranges[s];
                 // Reduce-scatter cuts the rank's range; all-gather completes the range below it.
                 let parent = if reduce {
                     ranges[ranges.len() - 1]
@@ -76,16 +77,12 @@ pub(crate) fn reduce_or_gather(
                     let dst = line.rank_at(r, (pos + d).rem_euclid(l) as u32);
                     // The piece that arrived last step, and the rank's own previous send (which
                     // waited for what the previous stage delivered to it).
-                    let waits = [arrived[r as usize][h], sent[r as usize][h]];
-                    let after: &[MessageId] = if t == 0 {
-                        &state.prev[r as usize]
-                    } else {
-                        &waits
-                    };
+                    let waits = [arrived[s][h], sent[s][h]];
+                    let after: &[MessageId] = if t == 0 { &state.prev[s] } else { &waits };
                     let forwards_reduced = if reduce {
-                        t > 0 || state.reduced[r as usize]
+                        t > 0 || state.reduced[s]
                     } else {
-                        t == 0 && state.reduced[r as usize]
+                        t == 0 && state.reduced[s]
                     };
                     let id = sched.push(Send {
                         src: r,
@@ -98,7 +95,7 @@ pub(crate) fn reduce_or_gather(
                     });
                     let to = stage.senders.slot(dst);
                     next[to][h] = id;
-                    sent[r as usize][h] = id;
+                    sent[s][h] = id;
                     // The next stage needs the whole reduced piece (the last step) or every
                     // gathered piece (every step).
                     if !reduce || t == l - 2 {
@@ -110,21 +107,23 @@ pub(crate) fn reduce_or_gather(
         }
         // A rank's next stage also follows its own last sends (its earlier steps and the
         // deliveries they waited for).
-        for (r, last) in sent.iter().enumerate() {
-            delivered[r].extend(last.iter().filter(|&&id| id != none));
+        for (s, last) in sent.iter().enumerate() {
+            delivered[s].extend(last.iter().filter(|&&id| id != none));
         }
         state.prev = delivered;
     }
-    advance(line, stage.phase, state);
+    advance(stage, state);
 }
 
 /// Moves every rank's range after a reduce-scatter (to its piece) or all-gather (back up).
-pub(crate) fn advance(line: &Line, phase: Phase, state: &mut RankState) {
-    for (r, ranges) in state.ranges.iter_mut().enumerate() {
+pub(crate) fn advance(stage: &StageRef<'_>, state: &mut RankState) {
+    let line = stage.line;
+    let phase = stage.phase;
+    for (s, ranges) in state.ranges.iter_mut().enumerate() {
         match phase {
             Phase::ReduceScatter => {
                 let top = *ranges.last().expect("a range per rank");
-                let pos = line.pos(r as u32) as u64;
+                let pos = line.pos(stage.senders.rank(s)) as u64;
                 ranges.push(RankState::piece(top, line.size() as u64, pos, 1, 0));
             }
             Phase::AllGather => {

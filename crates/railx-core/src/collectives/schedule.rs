@@ -156,7 +156,7 @@ impl Schedule {
                 });
             }
         }
-        // Ranks holding a shard: every rank, or node 0's in representative form.
+        // Ranks holding a shard: every rank, or the fundamental domain's in representative form.
         let holders = self.shards.len().checked_div(self.shard_runs).unwrap_or(0);
         let mut shards = Vec::with_capacity(self.shards.len() * chunks as usize);
         for rank in 0..holders {

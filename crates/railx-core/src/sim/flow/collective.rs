@@ -1,18 +1,20 @@
-//! A collective schedule at flow level: aggregated (one flow per orbit of messages, exact) when
-//! the schedule is invariant under the node translations of a torus-like RailX network and the
-//! group is the whole system; otherwise the full message DAG, up to `MAX_FULL_MESSAGES`.
+//! A collective schedule at flow level: aggregated (one flow per orbit of messages, exact) over
+//! the largest group of node translations (every translation, else whole rows; see
+//! `collectives::symmetric::candidates`) under which the schedule and the network are invariant,
+//! when the collective group is the whole system; otherwise the full message DAG. Either way at
+//! most `MAX_FLOWS` flows.
 
-use super::symmetry::NodeTranslations;
+use super::symmetry::{LinkOrbits, Translations};
 use super::{simulate, simulate_symmetric, FlowReport};
-use crate::collectives::symmetric::{check_invariant, representatives};
+use crate::collectives::symmetric::{largest_invariant, representatives};
 use crate::collectives::{build, counts, Algo, Group, Op};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::routing::Routing;
 
-/// Most messages of a schedule simulated without aggregation (about 0.5 KB of memory each,
-/// schedule and simulator state together).
-pub const MAX_FULL_MESSAGES: u64 = 5_000_000;
+/// Most flows a schedule is simulated with: its messages, or its representatives when
+/// aggregated (about 0.5 KB of memory each, schedule and simulator state together).
+pub const MAX_FLOWS: u64 = 5_000_000;
 
 /// What to run: the collective, its size and pipelining, and the local reduction delay.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,24 +32,28 @@ pub struct CollectiveSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveRun {
     pub report: FlowReport,
-    /// True when it ran as representatives of orbits of the node translations.
+    /// True when it ran as representatives of orbits of a group of node translations.
     pub aggregated: bool,
+    /// Messages each flow stands for: the group's order when aggregated, else 1.
+    pub orbit: u64,
+    /// The generators of that group (empty when not aggregated).
+    pub generators: Vec<(u32, u32)>,
 }
 
-/// Whether the run can be aggregated: the routing covers the whole system, the network is
-/// invariant under its node translations and so is the schedule.
-fn aggregatable(
+/// The group to aggregate over: the largest under which the schedule and the network are
+/// invariant, when the routing covers the whole system and the group is not trivial.
+fn aggregation_group(
     net: &Network,
     routing: &dyn Routing,
     group: &Group,
     spec: &CollectiveSpec,
-) -> bool {
-    let Ok(plant) = net.railx_plant() else {
-        return false;
-    };
-    routing.chips().len() == net.chips() as usize
-        && check_invariant(spec.op, spec.algo, group, plant).is_ok()
-        && NodeTranslations::of(net).is_ok()
+) -> Option<Translations> {
+    let plant = net.railx_plant().ok()?;
+    if routing.chips().len() != net.chips() as usize {
+        return None;
+    }
+    let h = largest_invariant(spec.op, spec.algo, group, plant)?;
+    (h.order() > 1 && LinkOrbits::of(net, &h).is_ok()).then_some(h)
 }
 
 /// Runs the collective `spec` over `group` on `net` routed by `routing` (module docs).
@@ -67,13 +73,32 @@ pub fn simulate_collective(
     }
     let size = (spec.size_bytes, spec.chunks);
     let c = counts(spec.op, spec.algo, group, size.0, size.1)?;
-    if aggregatable(net, routing, group, spec) {
+    let h = aggregation_group(net, routing, group, spec);
+    let orbit = h.as_ref().map_or(1, Translations::order);
+    let flows = c.messages / orbit;
+    if flows > MAX_FLOWS {
+        let aggregated = match &h {
+            Some(h) => format!("aggregated over {} node translations", h.order()),
+            None => "not aggregatable here".to_string(),
+        };
+        return Err(RailxError::invalid(
+            "schedule",
+            format!("{} messages", c.messages),
+            format!(
+                "this {} schedule ({aggregated}) needs {flows} flows, more than the {MAX_FLOWS} a flow-level run is limited to",
+                spec.algo.name()
+            ),
+            "use the analytic fidelity, a smaller system, or a torus-invariant algorithm (hierarchical, 2d-ring) on a torus",
+        ));
+    }
+    if let Some(h) = h {
         let plant = net.railx_plant()?;
         let sym = representatives(
             spec.op,
             spec.algo,
             group,
             plant,
+            &h,
             size,
             spec.reduce_s_per_byte,
         )?;
@@ -81,23 +106,16 @@ pub fn simulate_collective(
         return Ok(CollectiveRun {
             report,
             aggregated: true,
+            orbit,
+            generators: h.generators().to_vec(),
         });
-    }
-    if c.messages > MAX_FULL_MESSAGES {
-        return Err(RailxError::invalid(
-            "schedule",
-            format!("{} messages", c.messages),
-            format!(
-                "this {} schedule cannot be aggregated here and the full DAG is limited to {MAX_FULL_MESSAGES} messages",
-                spec.algo.name()
-            ),
-            "use the analytic fidelity, a smaller system, or a torus-invariant algorithm (hierarchical, 2d-ring) on a torus",
-        ));
     }
     let dag = build(spec.op, spec.algo, group, size.0, size.1)?.to_dag(spec.reduce_s_per_byte)?;
     let report = simulate(net, routing, &dag, 0)?;
     Ok(CollectiveRun {
         report,
         aggregated: false,
+        orbit: 1,
+        generators: Vec::new(),
     })
 }

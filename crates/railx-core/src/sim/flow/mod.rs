@@ -5,14 +5,15 @@
 //! Two entry points:
 //! - `simulate`: any message DAG on any network and routing function, one flow per message
 //!   (resources = links);
-//! - `simulate_symmetric`: a DAG invariant under the translations of a RailX node grid, given
-//!   as one representative per orbit (`SymmetricDag`); one flow per orbit of messages and one
-//!   resource per orbit of links, exact by the argument in `symmetry`. This is how a
-//!   65,536-chip all-to-all (4.3e9 messages, 1.05e6 orbits) runs in seconds.
+//! - `simulate_symmetric`: a DAG invariant under a group of translations of a RailX node grid
+//!   (all of them, or a subgroup such as the whole-row translations), given as one
+//!   representative per orbit (`SymmetricDag`); one flow per orbit of messages and one resource
+//!   per orbit of links, exact by the argument in `symmetry`. This is how a 65,536-chip
+//!   all-to-all (4.3e9 messages, 1.05e6 orbits) runs in seconds.
 //!
 //! Modules: `paths` (routes as resource incidences, multipath), `fairness` (max-min
-//! water-filling), `engine` (the event loop), `timeline` (utilisation record), `symmetry` (the
-//! translation group, link orbits, symmetric DAGs), `traffic` (symmetric workloads), `collective`
+//! water-filling), `engine` (the event loop), `timeline` (utilisation record), `symmetry`
+//! (translation groups, link orbits, symmetric DAGs), `traffic` (symmetric workloads), `collective`
 //! (a collective schedule, aggregated where exact).
 
 pub mod collective;
@@ -29,7 +30,7 @@ use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use paths::PathSet;
 use rustc_hash::FxHashMap;
-pub use symmetry::{NodeTranslations, SymmetricDag};
+pub use symmetry::{LinkOrbits, SymmetricDag, Translations};
 pub use timeline::Timeline;
 
 /// Representative routes checked for equivariance in every aggregated run.
@@ -154,10 +155,11 @@ pub fn simulate(
     ))
 }
 
-/// Runs a translation-invariant DAG on a RailX network, one flow per orbit of messages over one
-/// resource per orbit of links (exact; see `symmetry`). The routing function must cover the
-/// whole grid; the network's invariance is checked in full and the routing's equivariance on
-/// `EQUIVARIANCE_SAMPLES` representative routes.
+/// Runs a DAG invariant under the group `sym.group` of node translations on a RailX network, one
+/// flow per orbit of messages over one resource per orbit of links (exact; see `symmetry`). The
+/// routing function must cover the whole grid; the network's invariance under the group is
+/// checked in full and the routing's equivariance on `EQUIVARIANCE_SAMPLES` representative
+/// routes.
 pub fn simulate_symmetric(
     net: &Network,
     routing: &dyn Routing,
@@ -165,7 +167,6 @@ pub fn simulate_symmetric(
     bins: u32,
 ) -> Result<FlowReport> {
     check_bins(bins)?;
-    let plant = net.railx_plant()?;
     if routing.chips().len() != net.chips() as usize {
         return Err(RailxError::invalid(
             "job",
@@ -174,9 +175,9 @@ pub fn simulate_symmetric(
             "route the whole system (no job), or simulate the full message DAG",
         ));
     }
+    let group = LinkOrbits::of(net, &sym.group)?;
     let dag = &sym.representatives;
     check_routed(dag, routing, net.chips())?;
-    let group = NodeTranslations::of(net)?;
     let (pairs, path_of) = distinct_pairs(dag);
     group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
     let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
@@ -184,7 +185,7 @@ pub fn simulate_symmetric(
     let run = engine::run(dag, &path_of, &paths, &capacity, bins);
     Ok(report(
         dag,
-        sym.represented(plant),
+        sym.represented(),
         run,
         group.orbit_of_link().to_vec(),
         capacity,

@@ -5,7 +5,7 @@
 //!
 //! Collective schedules give their own representative form (`collectives::symmetric`).
 
-use super::symmetry::SymmetricDag;
+use super::symmetry::{SymmetricDag, Translations};
 use crate::error::{RailxError, Result};
 use crate::plant::Plant;
 use crate::sim::dag::MessageDag;
@@ -31,5 +31,5 @@ pub fn all_to_all(plant: &Plant, bytes_per_pair: u64) -> Result<SymmetricDag> {
             dag.push(src, dst, bytes_per_pair, 0.0, &[])?;
         }
     }
-    Ok(SymmetricDag::new(dag))
+    Ok(SymmetricDag::new(dag, Translations::whole(plant)))
 }
