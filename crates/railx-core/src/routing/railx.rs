@@ -336,26 +336,34 @@ impl RailxRouting {
     fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> u32 {
         let (a, b) = (from % self.per_node, to % self.per_node);
         let (ax, ay, bx, by) = (a % self.m, a / self.m, b % self.m, b / self.m);
-        let along_x = (bx != ax).then_some(if bx > ax { EAST } else { WEST });
-        let along_y = (by != ay).then_some(if by > ay { NORTH } else { SOUTH });
-        let dir = match order {
-            MeshOrder::Yx => along_y.or(along_x),
-            _ => along_x.or(along_y),
+        // Along X while X differs (XY) or once Y agrees (YX); else along Y.
+        let dir = if (order != MeshOrder::Yx && bx != ax) || ay == by {
+            if bx > ax {
+                EAST
+            } else {
+                WEST
+            }
+        } else if by > ay {
+            NORTH
+        } else {
+            SOUTH
         };
-        self.mesh[from as usize][dir.expect("a mesh step joins two different chips")]
+        self.mesh[from as usize][dir]
     }
 
     /// The mesh hop(s) from `chip` toward `target` on VC `vc`, the packet carrying `next` after
     /// it. Under `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and
     /// YX on `vc + 1`; the order then holds for the rest of the crossing.
     fn push_mesh_hops(&self, chip: u32, target: u32, vc: u8, next: RouteState, out: &mut Vec<Hop>) {
-        let orders: &[(MeshOrder, u8)] =
-            if self.scheme == Scheme::Balanced && next.mesh == MeshOrder::Unchosen {
-                &[(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)]
-            } else {
-                &[(next.mesh, 0)]
-            };
-        for &(mesh, parity) in orders {
+        if self.scheme != Scheme::Balanced || next.mesh != MeshOrder::Unchosen {
+            out.push(Hop {
+                link: self.mesh_step(chip, target, next.mesh),
+                vc,
+                state: RouteState { vc, ..next },
+            });
+            return;
+        }
+        for (mesh, parity) in [(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)] {
             let vc = vc + parity;
             out.push(Hop {
                 link: self.mesh_step(chip, target, mesh),
