@@ -13,19 +13,8 @@ import tempfile
 from pathlib import Path
 
 from railx.collectives.commands import collective_report
+from railx.collectives.params import fig15_torus_toml
 
-CONFIG = """
-[system]
-m = 4
-n = 1
-R = 8
-port_bw_GBps = 100
-k = 4
-alpha_out_ns = 300
-alpha_in_ns = 10
-[topology]
-preset = "torus"
-"""
 
 CASES = [("allreduce", a) for a in ("ring", "bidir-ring", "2d-ring", "hierarchical", "multi-rail")] + [
     ("alltoall", a) for a in ("direct", "multi-rail", "two-step")
@@ -43,7 +32,7 @@ def _fmt_size(size: int) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         system = str(Path(tmp) / "torus-m4-4x4.toml")
-        Path(system).write_text(CONFIG)
+        Path(system).write_text(fig15_torus_toml(4, 4))
         print("| op | algorithm | size | analytic us | flow us | flow / analytic | aggregated (orbit) |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for op, algo in CASES:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from railx.collectives import RailxParams, estimate
 from railx.collectives.commands import collective_report
+from railx.collectives.params import fig15_torus_toml
 from railx.config import Config
 from railx.flowsim import collective
 from railx.network import Network
@@ -47,24 +48,15 @@ def params(p: int) -> RailxParams:
     return RailxParams(m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9)
 
 
-def system_config(p: int) -> dict:
-    """The same system as `params(p)`: p x p nodes (R = 2p rails)."""
-    return {
-        "system": {"m": 4, "n": 1, "R": 2 * p, "port_bw_GBps": 100, "k": 4, "alpha_out_ns": 300, "alpha_in_ns": 10},
-        "topology": {"preset": "torus"},
-    }
-
-
 def network(p: int) -> Network:
-    """`system_config(p)` realized (minimal routing at flow level)."""
-    return Network(Config.from_dict(system_config(p)))
+    """The same system as `params(p)` realized (minimal routing at flow level)."""
+    return Network(Config.from_toml(fig15_torus_toml(4, p)))
 
 
 def flit_time_s(p: int, algo: str, size: int, workdir: Path) -> float:
     """The flit-level time of the schedule (dateline routing on rings; one node has none)."""
     path = workdir / f"fig15-p{p}.toml"
-    system = system_config(p)["system"]
-    path.write_text("[system]\n" + "".join(f"{k} = {v}\n" for k, v in system.items()) + '[topology]\npreset = "torus"\n')
+    path.write_text(fig15_torus_toml(4, p))
     routing = "dateline" if p > 1 else "minimal"
     return collective_report(str(path), "allreduce", algo, size, fidelity="flit", routing=routing)["time_s"]
 

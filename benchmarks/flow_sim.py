@@ -27,28 +27,17 @@ CASES = {
     "65536-alltoall": (128, "all-to-all", 1 << 20),
 }
 
-CONFIG = """
-[system]
-m = 4
-n = 1
-R = {radix}
-port_bw_GBps = 100
-k = 4
-alpha_out_ns = 300
-alpha_in_ns = 10
-[topology]
-preset = "torus"
-"""
 
 
 def run_case(name: str) -> None:
     import railx
+    from railx.collectives.params import fig15_torus_toml
     from railx.config import Config
     from railx.flowsim import collective, simulate_symmetric, symmetric_traffic
 
     radix, kind, nbytes = CASES[name]
     start = time.perf_counter()
-    network = railx.realize(Config.from_toml(CONFIG.format(radix=radix)))
+    network = railx.realize(Config.from_toml(fig15_torus_toml(4, radix // 2)))
     realize_s = time.perf_counter() - start
     start = time.perf_counter()
     if kind == "hierarchical":

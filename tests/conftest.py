@@ -59,3 +59,12 @@ def run_railx_process(*args: str | os.PathLike[str], console_script: bool = Fals
 @pytest.fixture(scope="session")
 def examples() -> Path:
     return EXAMPLES
+
+
+def fig15_torus(tmp_path: Path, m: int, p: int) -> str:
+    """A TOML file of a p x p torus of m x m meshes with the paper's Fig. 15 link parameters."""
+    from railx.collectives.params import fig15_torus_toml
+
+    path = tmp_path / f"fig15-torus-m{m}-p{p}.toml"
+    path.write_text(fig15_torus_toml(m, p))
+    return str(path)

@@ -11,24 +11,9 @@ from railx._core import RailxError
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
 
+from conftest import fig15_torus
+
 SIZE_BYTES = 8 << 20  # 8 MB: the latency terms are under 3% of the time on these systems
-
-
-def _system(tmp_path: Path, m: int, rails: int) -> str:
-    path = tmp_path / f"torus-m{m}-R{rails}.toml"
-    path.write_text(f"""
-[system]
-m = {m}
-n = 1
-R = {rails}
-port_bw_GBps = 100
-k = 4
-alpha_out_ns = 300
-alpha_in_ns = 10
-[topology]
-preset = "torus"
-""")
-    return str(path)
 
 
 @pytest.mark.parametrize("m,rails", [(2, 4), (2, 6), (4, 4)])  # 2x2, 3x3 and 2x2 nodes
@@ -37,7 +22,7 @@ preset = "torus"
     ("allreduce", "multi-rail"), ("reducescatter", "hierarchical"), ("allgather", "2d-ring"),
 ])
 def test_flit_within_10_percent_of_flow_for_large_messages(tmp_path: Path, m: int, rails: int, op: str, algo: str) -> None:
-    system = _system(tmp_path, m, rails)
+    system = fig15_torus(tmp_path, m, rails // 2)
     flow = collective_report(system, op, algo, SIZE_BYTES, fidelity="flow", routing="dateline")
     flit = collective_report(system, op, algo, SIZE_BYTES, fidelity="flit", routing="dateline")
     # Packetisation and router delay only add time; flow control never beats max-min sharing here.
@@ -47,14 +32,14 @@ def test_flit_within_10_percent_of_flow_for_large_messages(tmp_path: Path, m: in
 def test_flit_all_to_all_is_bounded_by_router_saturation_not_max_min_sharing(tmp_path: Path) -> None:
     # Every chip sending to every other at once is uniform traffic: input-queued routers saturate
     # below the channel-load bound that max-min sharing reaches (docs/collectives.md).
-    system = _system(tmp_path, 2, 4)
+    system = fig15_torus(tmp_path, 2, 2)
     flow = collective_report(system, "alltoall", "direct", SIZE_BYTES, fidelity="flow", routing="dateline")
     flit = collective_report(system, "alltoall", "direct", SIZE_BYTES, fidelity="flit", routing="dateline")
     assert 1.1 * flow["time_s"] < flit["time_s"] < 2.0 * flow["time_s"]
 
 
 def test_flit_report_maps_cycles_to_seconds(tmp_path: Path) -> None:
-    r = collective_report(_system(tmp_path, 2, 4), "allreduce", "ring", 1 << 20, fidelity="flit", routing="dateline")
+    r = collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", routing="dateline")
     assert r["fidelity"] == "flit" and r["flit_bytes"] == 256
     assert r["cycle_s"] == pytest.approx(256 / 100e9)  # flit over the external port bandwidth
     assert r["time_s"] == pytest.approx(r["cycles"] * r["cycle_s"])
@@ -67,8 +52,8 @@ def test_flit_refuses_large_systems_and_schedules(tmp_path: Path) -> None:
     with pytest.raises(RailxError, match="chips = .*at most 1296 chips.*--fidelity flow"):
         collective_report("railx7mesh", "allreduce", "ring", 1 << 20, fidelity="flit")
     with pytest.raises(RailxError, match="size = 1073741824.*limited to 1e8.*--fidelity flow"):
-        collective_report(_system(tmp_path, 2, 4), "allreduce", "ring", 1 << 30, fidelity="flit")
+        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 30, fidelity="flit")
     with pytest.raises(ConfigError, match="flit_bytes = 0"):
-        collective_report(_system(tmp_path, 2, 4), "allreduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
+        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
     with pytest.raises(ConfigError, match="fidelity = 'packet'"):
-        collective_report(_system(tmp_path, 2, 4), "allreduce", "ring", 1 << 20, fidelity="packet")
+        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="packet")

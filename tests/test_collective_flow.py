@@ -13,24 +13,7 @@ import pytest
 
 from railx.collectives.commands import collective_report
 
-TORUS = """
-[system]
-m = {m}
-n = 1
-R = {radix}
-port_bw_GBps = 100
-k = 4
-alpha_out_ns = 300
-alpha_in_ns = 10
-[topology]
-preset = "torus"
-"""
-
-
-def torus(tmp_path: Path, m: int, p: int) -> str:
-    path = tmp_path / f"torus-m{m}-p{p}.toml"
-    path.write_text(TORUS.format(m=m, radix=2 * p))
-    return str(path)
+from conftest import fig15_torus
 
 
 @pytest.mark.parametrize("algo", ["hierarchical", "2d-ring", "multi-rail"])
@@ -40,7 +23,7 @@ def test_flow_equals_analytic_where_nothing_contends(tmp_path: Path, algo: str, 
     link (the X and Y stages of the two halves use different links), so a step takes exactly
     alpha_out + piece / port_bw at both fidelities, and the parts (X-first, Y-first) have equal
     stage times, so the analytic max-per-stage equals the flow's max-per-part."""
-    system = torus(tmp_path, 1, 4)
+    system = fig15_torus(tmp_path, 1, 4)
     analytic = collective_report(system, "allreduce", algo, size)
     flow = collective_report(system, "allreduce", algo, size, fidelity="flow")
     assert flow["aggregated"]
@@ -48,7 +31,7 @@ def test_flow_equals_analytic_where_nothing_contends(tmp_path: Path, algo: str, 
 
 
 def test_flow_report_keys_and_aggregation(tmp_path: Path) -> None:
-    system = torus(tmp_path, 2, 3)
+    system = fig15_torus(tmp_path, 2, 3)
     hier = collective_report(system, "allreduce", "hierarchical", 1 << 20, fidelity="flow")
     assert {"time_s", "algbw_Bps", "busbw_Bps", "fidelity", "algo", "flows", "events", "aggregated", "orbit"} <= set(hier)
     assert hier["aggregated"] and hier["orbit"] == 9 and hier["flows"] * 9 == hier["messages"]
@@ -66,13 +49,13 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_flow_and_errors(tmp_path: Path) -> None:
-    system = torus(tmp_path, 2, 3)
+    system = fig15_torus(tmp_path, 2, 3)
     out = run_cli(system, "--algo", "2d-ring", "--size", "65536", "--fidelity", "flow", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["fidelity"] == "flow" and report["aggregated"] is True and report["events"] > 0
     # 1,024 chips: a 1D ring in 20 chunks is 83.8M messages, 10.5M flows over orbits of 8 rows
-    big = torus(tmp_path, 4, 8)
+    big = fig15_torus(tmp_path, 4, 8)
     for args, message in [
         ((big, "--algo", "bidir-ring", "--size", "8", "--chunks", "20", "--fidelity", "flow"), "error: schedule = 83804160 messages"),
         ((system, "--size", "8", "--fidelity", "flow", "--routing", "zigzag"), "error: routing = zigzag"),

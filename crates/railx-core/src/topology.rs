@@ -120,6 +120,41 @@ pub struct System {
     pub regions: Vec<Region>,
 }
 
+impl System {
+    /// The region of the job named `job`, or the only region when `job` is `None`; a one-line
+    /// error naming the jobs otherwise.
+    pub fn region(&self, job: Option<&str>) -> Result<&Region> {
+        let names = || {
+            self.regions
+                .iter()
+                .filter_map(|r| r.name.as_deref())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match job {
+            Some(name) => self
+                .regions
+                .iter()
+                .find(|r| r.name.as_deref() == Some(name))
+                .ok_or_else(|| {
+                    RailxError::invalid(
+                        "job",
+                        name,
+                        "no job of that name in the configuration",
+                        format!("use one of {}", names()),
+                    )
+                }),
+            None if self.regions.len() == 1 => Ok(&self.regions[0]),
+            None => Err(RailxError::invalid(
+                "job",
+                "not given",
+                "the configuration has several jobs, each a region of its own",
+                format!("name one of {}", names()),
+            )),
+        }
+    }
+}
+
 /// Validates a configuration and expands presets. Every rule broken gives a one-line error naming
 /// the field (e.g. `jobs[1].topology.x[0].rails`), the rule and a valid alternative.
 pub fn resolve(spec: &ConfigSpec) -> Result<System> {

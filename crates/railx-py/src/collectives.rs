@@ -1,11 +1,12 @@
 //! Collective schedules over a RailX configuration's chips: counts (any scale), the message DAG
 //! as NumPy arrays (for the simulators), and the symbolic correctness check.
 
-use crate::{err, parse_config};
+use crate::{err, parse_config, RealizedNetwork};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::collectives::check::check;
 use railx_core::collectives::{build, counts, Algo, Group, Op};
+use railx_core::sim::flow::collective::CollectiveSpec;
 use railx_core::topology::resolve;
 use railx_core::RailxError as CoreError;
 
@@ -15,39 +16,43 @@ const MAX_MESSAGES: u64 = 50_000_000;
 /// The group of every chip of the configuration's region (the system, or the job named `job`).
 fn region_group(config_json: &str, job: Option<&str>) -> PyResult<Group> {
     let system = resolve(&parse_config(config_json)?).map_err(err)?;
-    let region = match job {
-        None if system.regions.len() == 1 => &system.regions[0],
-        None => {
-            return Err(err(CoreError::invalid(
-                "job",
-                "none",
-                "the configuration has several jobs",
-                "name the job the group runs on",
-            )));
-        }
-        Some(name) => system
-            .regions
-            .iter()
-            .find(|r| r.name.as_deref() == Some(name))
-            .ok_or_else(|| {
-                let names: Vec<&str> = system
-                    .regions
-                    .iter()
-                    .filter_map(|r| r.name.as_deref())
-                    .collect();
-                err(CoreError::invalid(
-                    "job",
-                    name,
-                    "no job of that name",
-                    format!("use one of: {}", names.join(", ")),
-                ))
-            })?,
-    };
+    let region = system.region(job).map_err(err)?;
     Group::railx_region(&system.plant, region).map_err(err)
 }
 
 fn parse(op: &str, algo: &str) -> PyResult<(Op, Algo)> {
     Ok((Op::parse(op).map_err(err)?, Algo::parse(algo).map_err(err)?))
+}
+
+/// A collective over every chip of `network`'s system, which must have no jobs: what to run and
+/// the group, for the flow- and flit-level bindings.
+pub(crate) fn whole_system(
+    network: &RealizedNetwork,
+    op: &str,
+    algo: &str,
+    size_bytes: u64,
+    chunks: u32,
+    reduce_s_per_byte: f64,
+) -> PyResult<(CollectiveSpec, Group)> {
+    let (op, algo) = parse(op, algo)?;
+    let spec = CollectiveSpec {
+        op,
+        algo,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+    };
+    let system = &network.inner.system;
+    let [region] = &system.regions[..] else {
+        return Err(err(CoreError::invalid(
+            "jobs",
+            system.regions.len(),
+            "a collective runs over the whole system",
+            "use a configuration without jobs",
+        )));
+    };
+    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    Ok((spec, group))
 }
 
 /// Messages, units and bytes of a schedule, from its plan (no message is generated).

@@ -6,9 +6,8 @@ use super::{err, RealizedNetwork};
 use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use railx_core::collectives::{Algo, Group, Op};
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec};
+use railx_core::sim::flow::collective::simulate_collective;
 use railx_core::sim::flow::{
     simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag, Translations,
 };
@@ -163,23 +162,8 @@ fn flow_collective<'py>(
     routing: &str,
     misroutes: u8,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = CollectiveSpec {
-        op: Op::parse(op).map_err(err)?,
-        algo: Algo::parse(algo).map_err(err)?,
-        size_bytes,
-        chunks,
-        reduce_s_per_byte,
-    };
-    let system = &network.inner.system;
-    let [region] = &system.regions[..] else {
-        return Err(err(CoreError::invalid(
-            "jobs",
-            system.regions.len(),
-            "a collective runs over the whole system",
-            "use a configuration without jobs",
-        )));
-    };
-    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    let (spec, group) =
+        crate::collectives::whole_system(network, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
     let r = network.routing(routing, misroutes, None)?;
     let net = &network.inner.network;
     let run = py

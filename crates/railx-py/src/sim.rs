@@ -15,9 +15,7 @@ use railx_core::spec::ConfigSpec;
 use railx_core::{RailxError as CoreError, Result};
 
 use crate::{err, to_json, RealizedNetwork};
-use railx_core::collectives::{Algo, Group, Op};
 use railx_core::sim::flit_collective::simulate_collective_flit;
-use railx_core::sim::flow::collective::CollectiveSpec;
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
     serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
@@ -126,23 +124,8 @@ fn flit_collective<'py>(
     routing: &str,
     flit_bytes: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = CollectiveSpec {
-        op: Op::parse(op).map_err(err)?,
-        algo: Algo::parse(algo).map_err(err)?,
-        size_bytes,
-        chunks,
-        reduce_s_per_byte,
-    };
-    let system = &network.inner.system;
-    let [region] = &system.regions[..] else {
-        return Err(err(CoreError::invalid(
-            "jobs",
-            system.regions.len(),
-            "a collective runs over the whole system",
-            "use a configuration without jobs",
-        )));
-    };
-    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    let (spec, group) =
+        crate::collectives::whole_system(network, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
     let r = network.routing(routing, 1, None)?;
     let net = &network.inner.network;
     let run = py

@@ -9,9 +9,27 @@ from typing import Any, Literal
 
 from railx.config import Config, ConfigError
 
-__all__ = ["LogicalDim", "RailxParams"]
+__all__ = ["LogicalDim", "RailxParams", "fig15_torus_toml"]
 
 DimKindName = Literal["ring", "all-to-all"]
+
+
+def fig15_torus_toml(m: int, p: int) -> str:
+    """The RailX configuration (TOML text) of the paper's Fig. 15 link parameters: a p x p torus
+    (R = 2p rails) of m x m meshes, n = 1, external ports 100 GB/s and 300 ns per hop, mesh links
+    4x that bandwidth and 10 ns."""
+    return f"""[system]
+m = {m}
+n = 1
+R = {2 * p}
+port_bw_GBps = 100
+k = 4
+alpha_out_ns = 300
+alpha_in_ns = 10
+
+[topology]
+preset = "torus"
+"""
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,8 @@ def _system(system: System | str) -> System:
 
 
 def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
+    if settings.injection_queues not in INJECTION_QUEUES:
+        raise ConfigError(f"injection_queues = {settings.injection_queues!r}: unknown queueing; use {' or '.join(INJECTION_QUEUES)}")
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)

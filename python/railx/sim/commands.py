@@ -13,7 +13,7 @@ from rich.table import Table
 
 from railx.config import ConfigError
 from railx.network import realize
-from railx.sim import INJECTION_QUEUES, TRAFFIC, FlitSettings, simulate, sweep
+from railx.sim import FlitSettings, simulate, sweep
 from railx.systems import resolve_system
 
 console = Console()
@@ -88,8 +88,6 @@ def register(app: typer.Typer) -> None:
         Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
         link utilisation; with --sweep, one row per load and the saturation load.
         """
-        if injection_queues not in INJECTION_QUEUES:
-            raise ConfigError(f"injection_queues = {injection_queues!r}: unknown queueing; use {' or '.join(INJECTION_QUEUES)}")
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         settings = FlitSettings(
@@ -110,8 +108,6 @@ def register(app: typer.Typer) -> None:
             hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
         except ValueError:
             raise ConfigError(f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17") from None
-        if traffic not in TRAFFIC:
-            raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
         sys_ = resolve_system(system)
         common = dict(settings=settings, routing=routing, job=job, permutation=permutation, hotspot_chips=hot, hotspot_fraction=hotspot_fraction)
         if sweep_loads is not None:

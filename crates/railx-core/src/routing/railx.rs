@@ -222,36 +222,7 @@ impl RailxRouting {
         job: Option<&str>,
         scheme: Scheme,
     ) -> Result<RailxRouting> {
-        let regions = &realized.system.regions;
-        let names = || {
-            regions
-                .iter()
-                .filter_map(|r| r.name.clone())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let region = match job {
-            Some(name) => regions
-                .iter()
-                .find(|r| r.name.as_deref() == Some(name))
-                .ok_or_else(|| {
-                    RailxError::invalid(
-                        "job",
-                        name,
-                        "no job of that name in the configuration",
-                        format!("use one of {}", names()),
-                    )
-                })?,
-            None if regions.len() == 1 => &regions[0],
-            None => {
-                return Err(RailxError::invalid(
-                    "job",
-                    "not given",
-                    "the configuration has several jobs, each routed on its own",
-                    format!("name one of {}", names()),
-                ))
-            }
-        };
+        let region = realized.system.region(job)?;
         RailxRouting::new(&realized.network, region, scheme)
     }
 
