@@ -75,6 +75,8 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
         (("--vcs-per-class", "11"), "vcs_per_class = 11: routing = dateline names 6 virtual channels"),
         (("--injection-queues", "lifo"), "injection_queues = 'lifo': unknown queueing; use single or per-message"),
         (("--head-delay", "2000000"), "head_delay_cycles = 2000000: delays above 1,000,000 cycles"),
+        (("--speedup", "17"), "switch_speedup = 17: must be in 1..=16"),
+        (("--speedup", "2", "--output-buffer", "3"), "output_buffer_flits = 3: with switch_speedup > 1"),
     ],
 )
 def test_bad_input_gets_one_line(torus: Path, args: tuple[str, ...], message: str) -> None:
@@ -108,17 +110,18 @@ def test_vcs_per_class_multiplies_the_physical_vcs_and_keeps_low_load_results(to
     assert four["accepted"] == pytest.approx(one["accepted"], rel=0.01)
 
 
-def test_injection_queues_and_head_delay_keep_low_load_results(torus: Path) -> None:
+def test_injection_queues_head_delay_and_speedup_keep_low_load_results(torus: Path) -> None:
     reports = []
-    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2")):
+    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2"), ("--speedup", "2")):
         result = run_railx("sim", torus, "--load", "0.2", *QUICK, *args, "--json")
         assert result.rc == 0, result.stderr
         reports.append(json.loads(result.stdout))
     base = reports[0]
     for other in reports[1:]:
         assert other["accepted"] == pytest.approx(base["accepted"], rel=0.01)
-    # Idle cycles between packets only add latency.
+    # Idle cycles between packets only add latency; output queues do not slow a packet down.
     assert reports[2]["latency"]["mean"] >= base["latency"]["mean"]
+    assert reports[3]["latency"]["mean"] <= base["latency"]["mean"]
 
 
 @pytest.mark.parametrize("command", ["sim", "route", "cost"])

@@ -124,12 +124,21 @@ fn zero_load_latency_is_the_sum_of_router_and_link_delays_on_a_torus() {
     let (net, routing) = torus(4);
     let config = FlitConfig::default();
     check_zero_load(&net, &*routing, &config);
-    // Physical VCs per class change nothing in an empty network.
+    // Physical VCs per class, and a crossbar speedup with output queues, change nothing in an
+    // empty network: a packet crosses the switch as its link starts to send it.
     check_zero_load(
         &net,
         &*routing,
         &FlitConfig {
             vcs_per_class: 4,
+            ..config.clone()
+        },
+    );
+    check_zero_load(
+        &net,
+        &*routing,
+        &FlitConfig {
+            switch_speedup: 2,
             ..config.clone()
         },
     );
@@ -259,8 +268,10 @@ impl Routing for MeshXy {
 }
 
 /// The saturation throughput of uniform traffic (the peak accepted over a load sweep up to
-/// 1.2x the bound, the torus collapsing beyond its peak) is at most the DOR channel-load bound
-/// and at least `efficiency` of it.
+/// 1.2x the bound, the torus collapsing beyond its peak) is at least `efficiency` of the DOR
+/// channel-load bound and at most 3% above it: past saturation, chips whose packets avoid the
+/// bottleneck channels drain their source queues faster, so the mean accepted may pass the
+/// bound of equal rates slightly (the mesh, by 1%).
 fn check_saturation_at_bound(
     net: &Network,
     routing: &dyn Routing,
@@ -275,37 +286,57 @@ fn check_saturation_at_bound(
     let report = sweep(net, routing, config, &Pattern::Uniform, &loads).unwrap();
     let ratio = report.peak_accepted / bound;
     assert!(
-        ratio <= 1.0 + 0.01 && ratio >= efficiency,
+        ratio <= 1.03 && ratio >= efficiency,
         "peak accepted {} vs bound {bound} ({ratio:.3})",
         report.peak_accepted
     );
 }
 
-#[test]
-fn uniform_saturation_on_a_torus_is_within_18_percent_of_the_dor_channel_load_bound() {
-    // With 8 VCs per dateline class the peak is 85% of the bound; with the routing's 2 VCs
-    // literally, head-of-line blocking holds it near 60% (as BookSim2's 0.13 of 0.222 on 36 x 36).
-    let (net, routing) = torus(8);
-    let config = FlitConfig {
+/// A combined input-output queued router: crossbar speedup 2 into 64-flit output queues, deep
+/// VCs, 8 allocator rounds.
+fn cioq(vcs_per_class: u32) -> FlitConfig {
+    FlitConfig {
         long_latency_cycles: 1,
-        vcs_per_class: 8,
-        alloc_iterations: 3,
+        vcs_per_class,
+        buffer_flits: 64,
+        alloc_iterations: 8,
+        switch_speedup: 2,
+        output_buffer_flits: 64,
         injection_flits_per_cycle: 4.0,
         ..quick()
-    };
-    check_saturation_at_bound(&net, &*routing, &config, 0.82);
+    }
 }
 
 #[test]
-fn uniform_saturation_on_a_mesh_is_within_10_percent_of_the_dor_channel_load_bound() {
+fn uniform_saturation_on_a_torus_is_within_3_percent_of_the_dor_channel_load_bound() {
+    // A router with crossbar speedup 2 (output queues) reaches 0.977 of the bound (the mesh 1.009).
+    let (net, routing) = torus(8);
+    check_saturation_at_bound(&net, &*routing, &cioq(8), 0.97);
+}
+
+#[test]
+fn uniform_saturation_on_a_mesh_is_within_3_percent_of_the_dor_channel_load_bound() {
     let (net, routing) = mesh(8);
-    let config = FlitConfig {
-        vcs_per_class: 4,
+    check_saturation_at_bound(&net, &routing, &cioq(4), 0.97);
+}
+
+#[test]
+fn an_input_queued_router_saturates_below_the_dor_channel_load_bound() {
+    // Without speedup an input waits while its packet's output is busy and the separable
+    // allocator's matching leaves outputs idle: with 8 VCs per dateline class the torus peaks at
+    // 84% of the bound (about 60% with the routing's 2 VCs, as BookSim2's 0.13 of 0.222 on
+    // 36 x 36), the mesh with 4 per class at 90%.
+    let input_queued = |vcs_per_class| FlitConfig {
+        long_latency_cycles: 1,
+        vcs_per_class,
         alloc_iterations: 3,
         injection_flits_per_cycle: 4.0,
         ..quick()
     };
-    check_saturation_at_bound(&net, &routing, &config, 0.88);
+    let (net, routing) = torus(8);
+    check_saturation_at_bound(&net, &*routing, &input_queued(8), 0.82);
+    let (net, routing) = mesh(8);
+    check_saturation_at_bound(&net, &routing, &input_queued(4), 0.88);
 }
 
 #[test]
@@ -340,10 +371,12 @@ fn more_vcs_per_class_never_lower_saturation_throughput_on_a_torus() {
 #[test]
 fn flits_are_conserved_and_buffers_never_overflow_under_overload() {
     let (net, routing) = torus(8);
-    for vcs_per_class in [1, 3] {
+    for (vcs_per_class, switch_speedup) in [(1, 1), (3, 1), (2, 3)] {
         let config = FlitConfig {
             injection_flits_per_cycle: 4.0,
             vcs_per_class,
+            switch_speedup,
+            output_buffer_flits: 12,
             ..quick()
         };
         let report = run(&net, &*routing, &config, &uniform(2.0));
@@ -371,13 +404,17 @@ fn results_are_identical_for_any_thread_count() {
     let (net, dor) = torus(8);
     let cases: [(&Network, &dyn Routing, f64); 2] =
         [(&r.network, &adaptive, 1.5), (&net, &*dor, 0.6)];
-    for ((net, routing, load), vcs_per_class) in cases.into_iter().flat_map(|c| [(c, 1), (c, 3)]) {
+    let variants = [(1, 1), (3, 1), (3, 2)];
+    for ((net, routing, load), (vcs_per_class, switch_speedup)) in
+        cases.into_iter().flat_map(|c| variants.map(|v| (c, v)))
+    {
         let base = FlitConfig {
             injection_flits_per_cycle: 4.0,
             warmup_cycles: 300,
             measure_cycles: 700,
             seed: 11,
             vcs_per_class,
+            switch_speedup,
             ..FlitConfig::default()
         };
         let reports: Vec<FlitReport> = [1, 2, 4]
@@ -501,6 +538,21 @@ fn bad_input_gets_one_line_errors() {
     let e = err(&many, &uniform(0.1));
     assert!(
         e.starts_with("vcs_per_class = 11: ") && e.contains("use vcs_per_class <= 10"),
+        "{e}"
+    );
+    let fast = FlitConfig {
+        switch_speedup: 0,
+        ..FlitConfig::default()
+    };
+    assert!(err(&fast, &uniform(0.1)).starts_with("switch_speedup = 0: must be in 1..=16"));
+    let shallow = FlitConfig {
+        switch_speedup: 2,
+        output_buffer_flits: 3,
+        ..FlitConfig::default()
+    };
+    let e = err(&shallow, &uniform(0.1));
+    assert!(
+        e.starts_with("output_buffer_flits = 3: ") && e.contains("use output_buffer_flits >= 4"),
         "{e}"
     );
     let long = FlitConfig {

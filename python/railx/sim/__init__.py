@@ -33,7 +33,9 @@ class FlitSettings:
     non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its
     packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
     keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
-    side by side)."""
+    side by side). `switch_speedup` s > 1 makes the crossbar s times faster than the links, a
+    packet crossing into its output's queue of `output_buffer_flits` while the link still sends
+    (a combined input-output queued router; 1: input-queued, as Table 5 and BookSim2)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
@@ -41,6 +43,8 @@ class FlitSettings:
     head_delay_cycles: int = 0
     vcs_per_class: int = 1
     alloc_iterations: int = 1
+    switch_speedup: int = 1
+    output_buffer_flits: int = 16
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 /// Largest number of virtual channels per link the simulator models (a bit mask per port).
 pub const MAX_VCS: u8 = 64;
 
+/// Largest crossbar speedup modelled.
+pub const MAX_SWITCH_SPEEDUP: u32 = 16;
+
 /// Memory the source queues of a run may grow to in the worst case (a saturated network keeps
 /// every generated packet queued at its source).
 pub const MAX_SOURCE_QUEUE_BYTES: u64 = 8 << 30;
@@ -48,6 +51,15 @@ pub struct FlitConfig {
     /// Rounds of the separable allocator per cycle: inputs that lost arbitration try their other
     /// VCs against the outputs still free (1 = a single round, as BookSim2's default).
     pub alloc_iterations: u32,
+    /// Crossbar speedup: an input port reads, and an output port takes, packets this many times
+    /// faster than their links carry them, so a packet crosses into its output's queue while the
+    /// link still sends the ones before it — a combined input-output queued router, which
+    /// relieves the head-of-line blocking and matching losses of a purely input-queued one.
+    /// 1 = input-queued (Table 5; BookSim2's default): no output queue.
+    pub switch_speedup: u32,
+    /// Output queue of each port in flits, used with `switch_speedup` > 1 (packets queued there
+    /// already hold the credits of their downstream VC).
+    pub output_buffer_flits: u32,
     /// Latency of intra-node (short-reach) links (Table 5: 1 cycle).
     pub short_latency_cycles: u32,
     /// Latency of every other link: optical, copper, switch (Table 5: 10 cycles).
@@ -81,6 +93,8 @@ impl Default for FlitConfig {
             head_delay_cycles: 0,
             vcs_per_class: 1,
             alloc_iterations: 1,
+            switch_speedup: 1,
+            output_buffer_flits: 16,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
             injection_flits_per_cycle: 1.0,
@@ -117,6 +131,25 @@ impl FlitConfig {
                     self.packet_flits
                 ),
                 format!("use buffer_flits >= {}", self.packet_flits),
+            ));
+        }
+        if !(1..=MAX_SWITCH_SPEEDUP).contains(&self.switch_speedup) {
+            return Err(RailxError::invalid(
+                "switch_speedup",
+                self.switch_speedup,
+                format!("must be in 1..={MAX_SWITCH_SPEEDUP} (1: an input-queued router)"),
+                "e.g. 2",
+            ));
+        }
+        if self.switch_speedup > 1 && self.output_buffer_flits < self.packet_flits {
+            return Err(RailxError::invalid(
+                "output_buffer_flits",
+                self.output_buffer_flits,
+                format!(
+                    "with switch_speedup > 1 a packet of {} flits crosses into its output's queue whole",
+                    self.packet_flits
+                ),
+                format!("use output_buffer_flits >= {}", self.packet_flits),
             ));
         }
         if self.packet_flits > u16::MAX as u32 {
@@ -176,6 +209,15 @@ impl FlitConfig {
             ));
         }
         Ok(())
+    }
+
+    /// Flits an output may have queued for its link, beyond the one cycle an input-queued
+    /// router's output looks ahead, when it takes a further packet of at most `packet_flits`.
+    pub fn output_queue_flits(&self) -> u32 {
+        match self.switch_speedup {
+            1 => 0,
+            _ => self.output_buffer_flits - self.packet_flits,
+        }
     }
 
     /// Cycles of a run at a constant rate.

@@ -129,7 +129,8 @@ impl Fabric {
 
     /// Cycles ahead of now that any event can be scheduled (sizes the timing wheels).
     pub fn horizon_cycles(&self, config: &FlitConfig) -> u64 {
-        let serialize = (config.buffer_flits as u64 * self.slowest_ticks_per_flit).div_ceil(TICKS);
+        let queued = config.buffer_flits as u64 + config.output_queue_flits() as u64;
+        let serialize = (queued * self.slowest_ticks_per_flit).div_ceil(TICKS);
         2 * serialize + 2 * self.longest_latency as u64 + config.router_delay_cycles as u64 + 4
     }
 }

@@ -13,6 +13,12 @@
 //! still streaming in). Its head reaches the next router `latency` cycles after the head flit
 //! is serialized, and may be forwarded `router_delay` cycles later. The credits of a VC return
 //! upstream `latency` cycles after the packet's tail has left it.
+//!
+//! With a crossbar speedup s > 1 a packet crosses the switch s times faster than its links
+//! (input ports read, output ports take, at s x their link's rate) into its output's queue of
+//! `output_buffer_flits`, and the link sends it when the packets queued before it have left;
+//! its input buffer, and so the upstream credits, are freed when it has crossed. With s = 1 the
+//! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{InjectionQueues, MAX_VCS};
 use super::engine::{Outgoing, Shared, Workload};
@@ -133,7 +139,11 @@ pub(crate) struct Router {
     in_mask: Vec<u64>,
     in_free: Vec<u64>,
     in_rr: Vec<u32>,
+    /// Tick at which each output's link has sent every packet granted to it.
     out_free: Vec<u64>,
+    /// Tick at which each output's crossbar port has taken every packet granted to it (equal to
+    /// `out_free` without speedup).
+    xbar_free: Vec<u64>,
     out_rr: Vec<u32>,
     /// Free flits of each downstream (output port, VC) buffer.
     credits: Vec<u32>,
@@ -196,6 +206,7 @@ impl Router {
             in_free: vec![0; n_in as usize],
             in_rr: vec![0; n_in as usize],
             out_free: vec![0; n_out as usize],
+            xbar_free: vec![0; n_out as usize],
             out_rr: vec![0; n_out as usize],
             credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
             sent_flits: vec![0; n_out as usize],
@@ -492,13 +503,29 @@ impl Router {
         first..first + self.vcs_per_class as usize
     }
 
-    /// The hop the head of queue `q` would take now and the physical VC downstream: a free
+    /// Whether output `out` can take a packet this cycle: its crossbar port is free and its
+    /// link's queue has room for a whole packet.
+    fn output_open(&self, out: u32, next_tick: u64, sh: &Shared) -> bool {
+        let link_free = self.out_free[out as usize];
+        let link_open = match sh.config.output_queue_flits() as u64 {
+            // Input-queued: the link must be done by the end of this cycle.
+            0 => link_free < next_tick,
+            // The queue holds at most `queue` flits besides this packet from now on.
+            queue => {
+                let tpf = sh.fabric.out_ticks_per_flit[(self.out_start + out) as usize];
+                link_free <= next_tick - TICKS + queue * tpf
+            }
+        };
+        link_open && self.xbar_free[out as usize] < next_tick
+    }
+
+    /// The hop the head of queue `q` would take now and the physical VC downstream: an open
     /// output whose VC class has a VC with room for the whole packet, the VC with most free
     /// credits winning (the first hop listed, then the lowest VC, on ties).
-    fn choose(&self, q: usize, flits: u32, next_tick: u64) -> Option<(u32, u8)> {
+    fn choose(&self, q: usize, flits: u32, next_tick: u64, sh: &Shared) -> Option<(u32, u8)> {
         let mut best: Option<(u32, u8, u32)> = None;
         for (k, cand) in self.cands[q].iter().enumerate() {
-            if self.out_free[cand.out as usize] >= next_tick {
+            if !self.output_open(cand.out, next_tick, sh) {
                 continue;
             }
             if cand.out == self.n_out - 1 && self.has_host {
@@ -553,7 +580,7 @@ impl Router {
                     if self.cands[q].is_empty() {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
-                    if let Some((cand, out_vc)) = self.choose(q, flits, next_tick) {
+                    if let Some((cand, out_vc)) = self.choose(q, flits, next_tick, sh) {
                         let out = self.cands[q][cand as usize].out;
                         scratch.requests.push(Request {
                             input,
@@ -586,10 +613,10 @@ impl Router {
                     continue;
                 }
                 scratch.winner[r.out as usize] = u32::MAX;
-                self.grant(r, cycle, sh, out, wheel, counters);
+                self.grant(r, cycle, sh, out, wheel, counters)?;
                 moved = true;
                 spare |= self.in_free[r.input as usize] < next_tick
-                    || self.out_free[r.out as usize] < next_tick;
+                    || self.output_open(r.out, next_tick, sh);
             }
             if !(spare || lost && round + 1 < sh.config.alloc_iterations) {
                 break;
@@ -606,7 +633,7 @@ impl Router {
         out: &mut Vec<Outgoing>,
         wheel: &mut Wheel,
         counters: &mut Counters,
-    ) {
+    ) -> Result<()> {
         let f = sh.fabric;
         let q = (r.input * self.vcs + r.vc) as usize;
         let packet = self.queues[q]
@@ -623,12 +650,38 @@ impl Router {
         );
         let flits = packet.flits as u64;
         let out_tpf = f.out_ticks_per_flit[go];
-        let start = (cycle * TICKS)
-            .max(self.out_free[r.out as usize])
+        let in_link = f.in_link[gi];
+        // The crossing: no faster than the slower of the two crossbar ports, and not done before
+        // the packet's own tail has arrived. The injection port reads at the chip's injection
+        // rate: speedup does not raise what a chip can inject.
+        let speedup = sh.config.switch_speedup as u64;
+        let xbar_tpf = (out_tpf / speedup).max(1);
+        let read_tpf = match in_link {
+            NO_LINK => f.in_ticks_per_flit[gi],
+            _ => (f.in_ticks_per_flit[gi] / speedup).max(1),
+        };
+        let cross = (cycle * TICKS)
+            .max(self.xbar_free[r.out as usize])
             .max(self.in_free[r.input as usize]);
+        let crossed = (cross + flits * xbar_tpf).max(packet.tail_in + xbar_tpf);
+        self.xbar_free[r.out as usize] = crossed;
+        self.in_free[r.input as usize] = cross + flits * read_tpf;
+        let queued = self.out_free[r.out as usize]
+            .saturating_sub(cross)
+            .div_ceil(out_tpf)
+            + flits;
+        if speedup > 1 && queued > sh.config.output_buffer_flits as u64 {
+            return Err(RailxError::verification(
+                format!("router {} output {}", self.id, r.out),
+                format!(
+                    "output queue holds {queued} flits, over its capacity of {} (simulator invariant)",
+                    sh.config.output_buffer_flits
+                ),
+            ));
+        }
+        let start = cross.max(self.out_free[r.out as usize]);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.out_free[r.out as usize] = end;
-        self.in_free[r.input as usize] = start + flits * f.in_ticks_per_flit[gi];
         match self.queues[q].front() {
             Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
             None => {
@@ -636,7 +689,6 @@ impl Router {
                 self.in_mask[r.input as usize] &= !(1 << r.vc);
             }
         }
-        let in_link = f.in_link[gi];
         if in_link == NO_LINK {
             counters.injected += flits;
             let earliest = self.after_head_delay(r.input, cycle, sh);
@@ -646,7 +698,7 @@ impl Router {
             let up = sh.link_src[in_link as usize];
             out.push(Outgoing {
                 router: up,
-                time: end.div_ceil(TICKS) + f.in_latency[gi] as u64,
+                time: crossed.div_ceil(TICKS) + f.in_latency[gi] as u64,
                 event: Event::Credit {
                     port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
                     vc: r.vc as u8,
@@ -654,14 +706,15 @@ impl Router {
                 },
             });
         }
-        if sh.measuring(cycle) {
+        // Counted when the link starts to send it (later than the crossing with output queues).
+        if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
         }
         let link = f.out_link[go];
         if link == NO_LINK {
             let at = end.div_ceil(TICKS);
             wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
-            return;
+            return Ok(());
         }
         counters.flit_hops += flits;
         self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
@@ -682,6 +735,7 @@ impl Router {
                 },
             },
         });
+        Ok(())
     }
 
     /// Flits held in this router's input buffers, and flits still at the source (source queue
