@@ -8,9 +8,12 @@
 each with 1 and 2 threads: wall seconds, simulated router-cycles/s and flit-hops/s, and the
 speed-up over BookSim2's measured ~195,000 router-cycles/s (5,462 cycles in ~36 s) and its
 flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
-3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node, with the
-   pipelined router (head delay 0) and with one idle cycle between the packets of a VC (head
-   delay 1; BookSim2's non-speculative router leaves about two).
+3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node (and its
+   zero-load latency of about 81 cycles), with the pipelined router (packet switch allocation,
+   head delay 0), with one idle cycle between the packets of a VC (head delay 1; BookSim2's
+   non-speculative router leaves about two), and with flit switch allocation and a 2-cycle
+   router (BookSim2's allocation granularity and, as near as whole cycles go, its zero-load
+   latency), over seeds 0-2 (the peak varies by a few percent with the seed).
 The torus runs are configured as BookSim2 was, including its single source FIFO per node.
 
 Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick]` (--quick: 3,000 cycles,
@@ -61,15 +64,21 @@ def main() -> None:
             f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
         )
-    loads = [0.10, 0.12, 0.13, 0.14, 0.145, 0.15, 0.16] if not quick else [0.12, 0.14]
-    for head_delay in (0, 1):
-        settings = FlitSettings(**torus, head_delay_cycles=head_delay, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2)  # type: ignore[arg-type]
-        result = sweep(TORUS, loads, "uniform", settings=settings)
-        print(f"\ntorus 36x36 uniform saturation sweep, head delay {head_delay} (BookSim2: accepted 0.130 at 0.13, 0.074 at 0.16):")
-        for p in result["points"]:
-            print(f"  offered {p['offered']:.4f}  accepted {p['accepted']:.4f}  latency mean {p['latency']['mean']:.1f}")
-        peak = result["peak_accepted"]
-        print(f"peak accepted {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}% vs BookSim2's {BOOKSIM_SATURATION}); saturation load {result['saturation_load']}")
+    loads = [0.13, 0.1325, 0.135, 0.1375, 0.14, 0.1425, 0.145, 0.16] if not quick else [0.12, 0.14]
+    routers = {
+        "pipelined router, packet allocation": {},
+        "1 idle cycle per packet per VC": {"head_delay_cycles": 1},
+        "flit allocation, 2-cycle router": {"switch_allocation": "flit", "router_delay_cycles": 2},
+    }
+    for name, router in routers.items():
+        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**torus, **router, warmup_cycles=1000, measure_cycles=3000))  # type: ignore[arg-type]
+        print(f"\ntorus 36x36 uniform saturation sweep, {name} (zero-load latency {zero['latency']['mean']:.1f}; BookSim2: ~81, accepted 0.130 at 0.13, 0.074 at 0.16):")
+        for seed in (0, 1, 2) if not quick else (0,):
+            settings = FlitSettings(**torus, **router, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2, seed=seed)  # type: ignore[arg-type]
+            result = sweep(TORUS, loads, "uniform", settings=settings)
+            accepted = "  ".join(f"{p['offered']:.3f}:{p['accepted']:.4f}" for p in result["points"])
+            peak = result["peak_accepted"]
+            print(f"  seed {seed}  {accepted}  peak {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}%)")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
-    simulate, sweep, FlitConfig, FlitReport, InjectionQueues, Pattern, Traffic, TrafficSpec,
+    simulate, sweep, FlitConfig, FlitReport, InjectionQueues, Pattern, SwitchAllocation, Traffic,
+    TrafficSpec,
 };
 use railx_core::spec::Preset;
 
@@ -139,6 +140,15 @@ fn zero_load_latency_is_the_sum_of_router_and_link_delays_on_a_torus() {
         &*routing,
         &FlitConfig {
             switch_speedup: 2,
+            ..config.clone()
+        },
+    );
+    // Flits allocated one by one follow their head back to back in an empty network.
+    check_zero_load(
+        &net,
+        &*routing,
+        &FlitConfig {
+            switch_allocation: SwitchAllocation::Flit,
             ..config.clone()
         },
     );
@@ -371,12 +381,20 @@ fn more_vcs_per_class_never_lower_saturation_throughput_on_a_torus() {
 #[test]
 fn flits_are_conserved_and_buffers_never_overflow_under_overload() {
     let (net, routing) = torus(8);
-    for (vcs_per_class, switch_speedup) in [(1, 1), (3, 1), (2, 3)] {
+    let variants = [
+        (1, 1, SwitchAllocation::Packet),
+        (3, 1, SwitchAllocation::Packet),
+        (2, 3, SwitchAllocation::Packet),
+        (1, 1, SwitchAllocation::Flit),
+        (3, 1, SwitchAllocation::Flit),
+    ];
+    for (vcs_per_class, switch_speedup, switch_allocation) in variants {
         let config = FlitConfig {
             injection_flits_per_cycle: 4.0,
             vcs_per_class,
             switch_speedup,
             output_buffer_flits: 12,
+            switch_allocation,
             ..quick()
         };
         let report = run(&net, &*routing, &config, &uniform(2.0));
@@ -404,8 +422,13 @@ fn results_are_identical_for_any_thread_count() {
     let (net, dor) = torus(8);
     let cases: [(&Network, &dyn Routing, f64); 2] =
         [(&r.network, &adaptive, 1.5), (&net, &*dor, 0.6)];
-    let variants = [(1, 1), (3, 1), (3, 2)];
-    for ((net, routing, load), (vcs_per_class, switch_speedup)) in
+    let variants = [
+        (1, 1, SwitchAllocation::Packet),
+        (3, 1, SwitchAllocation::Packet),
+        (3, 2, SwitchAllocation::Packet),
+        (3, 1, SwitchAllocation::Flit),
+    ];
+    for ((net, routing, load), (vcs_per_class, switch_speedup, switch_allocation)) in
         cases.into_iter().flat_map(|c| variants.map(|v| (c, v)))
     {
         let base = FlitConfig {
@@ -415,6 +438,7 @@ fn results_are_identical_for_any_thread_count() {
             seed: 11,
             vcs_per_class,
             switch_speedup,
+            switch_allocation,
             ..FlitConfig::default()
         };
         let reports: Vec<FlitReport> = [1, 2, 4]
@@ -441,12 +465,19 @@ fn results_are_identical_for_any_thread_count() {
 
 #[test]
 fn a_torus_without_datelines_deadlocks_and_the_watchdog_reports_the_cycle() {
+    for switch_allocation in [SwitchAllocation::Packet, SwitchAllocation::Flit] {
+        torus_without_datelines_deadlocks(switch_allocation);
+    }
+}
+
+fn torus_without_datelines_deadlocks(switch_allocation: SwitchAllocation) {
     let (net, routing) = torus(8);
     let single = SingleVc(&*routing);
     let config = FlitConfig {
         watchdog_cycles: 300,
         injection_flits_per_cycle: 4.0,
         long_latency_cycles: 1,
+        switch_allocation,
         ..quick()
     };
     let report = run(&net, &single, &config, &uniform(2.0));
@@ -545,6 +576,14 @@ fn bad_input_gets_one_line_errors() {
         ..FlitConfig::default()
     };
     assert!(err(&fast, &uniform(0.1)).starts_with("switch_speedup = 0: must be in 1..=16"));
+    let queued_flits = FlitConfig {
+        switch_speedup: 2,
+        switch_allocation: SwitchAllocation::Flit,
+        ..FlitConfig::default()
+    };
+    assert!(err(&queued_flits, &uniform(0.1)).starts_with(
+        "switch_speedup = 2: output queues are modelled with packet switch allocation only"
+    ));
     let shallow = FlitConfig {
         switch_speedup: 2,
         output_buffer_flits: 3,

@@ -14,11 +14,13 @@ from railx._core import RailxError, flit_simulate, flit_sweep
 from railx.config import Config, ConfigError
 from railx.systems import System, resolve_system
 
-__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "simulate", "sweep", "injection_bandwidth"]
+__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "SWITCH_ALLOCATION", "simulate", "sweep", "injection_bandwidth"]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
 INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
+SwitchAllocationName = Literal["packet", "flit"]
+SWITCH_ALLOCATION: tuple[str, ...] = ("packet", "flit")
 TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 
 
@@ -33,7 +35,9 @@ class FlitSettings:
     non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its
     packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
     keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
-    side by side). `switch_speedup` s > 1 makes the crossbar s times faster than the links, a
+    side by side). `switch_allocation` is what the switch allocator grants: "packet" (a whole
+    packet holds its input and output) or "flit" (each flit on its own, BookSim2's router: flits
+    of different VCs interleave on a port). `switch_speedup` s > 1 makes the crossbar s times faster than the links, a
     packet crossing into its output's queue of `output_buffer_flits` while the link still sends
     (a combined input-output queued router; 1: input-queued, as Table 5 and BookSim2)."""
 
@@ -43,6 +47,7 @@ class FlitSettings:
     head_delay_cycles: int = 0
     vcs_per_class: int = 1
     alloc_iterations: int = 1
+    switch_allocation: SwitchAllocationName = "packet"
     switch_speedup: int = 1
     output_buffer_flits: int = 16
     short_latency_cycles: int = 1
@@ -78,8 +83,12 @@ def _system(system: System | str) -> System:
 
 
 def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
-    if settings.injection_queues not in INJECTION_QUEUES:
-        raise ConfigError(f"injection_queues = {settings.injection_queues!r}: unknown queueing; use {' or '.join(INJECTION_QUEUES)}")
+    for name, value, allowed, what in (
+        ("injection_queues", settings.injection_queues, INJECTION_QUEUES, "queueing"),
+        ("switch_allocation", settings.switch_allocation, SWITCH_ALLOCATION, "switch allocation"),
+    ):
+        if value not in allowed:
+            raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)

@@ -28,6 +28,19 @@ pub enum InjectionQueues {
     PerMessage,
 }
 
+/// What the switch allocator grants an input: a whole packet, or one flit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwitchAllocation {
+    /// A granted packet holds its input and output until its last flit has crossed.
+    Packet,
+    /// Every flit is allocated on its own, each cycle (BookSim2's input-queued router): flits of
+    /// packets on different VCs interleave on a port, and a packet holds only its downstream VC
+    /// (from its head flit until its tail has left) — each flit travels, and returns its credit,
+    /// on its own.
+    Flit,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlitConfig {
@@ -51,6 +64,8 @@ pub struct FlitConfig {
     /// Rounds of the separable allocator per cycle: inputs that lost arbitration try their other
     /// VCs against the outputs still free (1 = a single round, as BookSim2's default).
     pub alloc_iterations: u32,
+    /// What the switch allocator grants: whole packets (the default) or single flits.
+    pub switch_allocation: SwitchAllocation,
     /// Crossbar speedup: an input port reads, and an output port takes, packets this many times
     /// faster than their links carry them, so a packet crosses into its output's queue while the
     /// link still sends the ones before it — a combined input-output queued router, which
@@ -93,6 +108,7 @@ impl Default for FlitConfig {
             head_delay_cycles: 0,
             vcs_per_class: 1,
             alloc_iterations: 1,
+            switch_allocation: SwitchAllocation::Packet,
             switch_speedup: 1,
             output_buffer_flits: 16,
             short_latency_cycles: 1,
@@ -139,6 +155,14 @@ impl FlitConfig {
                 self.switch_speedup,
                 format!("must be in 1..={MAX_SWITCH_SPEEDUP} (1: an input-queued router)"),
                 "e.g. 2",
+            ));
+        }
+        if self.switch_speedup > 1 && self.switch_allocation == SwitchAllocation::Flit {
+            return Err(RailxError::invalid(
+                "switch_speedup",
+                self.switch_speedup,
+                "output queues are modelled with packet switch allocation only",
+                "use switch_speedup = 1 with switch_allocation = flit",
             ));
         }
         if self.switch_speedup > 1 && self.output_buffer_flits < self.packet_flits {

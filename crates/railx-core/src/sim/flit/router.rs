@@ -14,13 +14,19 @@
 //! is serialized, and may be forwarded `router_delay` cycles later. The credits of a VC return
 //! upstream `latency` cycles after the packet's tail has left it.
 //!
+//! With flit switch allocation (`SwitchAllocation::Flit`, BookSim2's router) the allocator
+//! grants one flit at a time instead: a packet takes a downstream VC with room for all of it
+//! when its head flit is granted and holds it until its tail has left, while the flits of
+//! packets on different VCs interleave on the ports; each flit arrives downstream (`Event::Flit`
+//! after the head's `Arrive`) and returns its credit on its own.
+//!
 //! With a crossbar speedup s > 1 a packet crosses the switch s times faster than its links
 //! (input ports read, output ports take, at s x their link's rate) into its output's queue of
 //! `output_buffer_flits`, and the link sends it when the packets queued before it have left;
 //! its input buffer, and so the upstream credits, are freed when it has crossed. With s = 1 the
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
-use super::config::{InjectionQueues, MAX_VCS};
+use super::config::{InjectionQueues, SwitchAllocation, MAX_VCS};
 use super::engine::{Outgoing, Shared, Workload};
 use super::fabric::{NO_LINK, TICKS};
 use super::rng::Stream;
@@ -39,7 +45,9 @@ pub(crate) fn wheel_flits(wheel: &Wheel) -> u64 {
         .iter()
         .flatten()
         .map(|(_, e)| match e {
-            Event::Arrive { packet, .. } | Event::Eject { packet } => packet.flits as u64,
+            Event::Arrive { packet, .. } => packet.arrived as u64,
+            Event::Flit { .. } => 1,
+            Event::Eject { packet } => packet.flits as u64,
             _ => 0,
         })
         .sum()
@@ -52,6 +60,8 @@ pub const NO_MSG: u32 = u32::MAX;
 pub(crate) struct Packet {
     pub dst: u32,
     pub flits: u32,
+    /// Flits of it present at this router (all of them with packet switch allocation).
+    pub arrived: u32,
     pub msg: u32,
     /// Cycle its message was generated (latency counts from here, source queueing included).
     pub created: u64,
@@ -68,6 +78,11 @@ pub(crate) enum Event {
         port: u32,
         vc: u8,
         packet: Packet,
+    },
+    /// A further flit of the packet last arrived on (`port`, `vc`) (flit switch allocation).
+    Flit {
+        port: u32,
+        vc: u8,
     },
     Credit {
         port: u32,
@@ -136,6 +151,12 @@ pub(crate) struct Router {
     occupancy: Vec<u32>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
     cands: Vec<Vec<Cand>>,
+    /// Flit switch allocation: the hop (index into `cands`) and downstream VC each queue's head
+    /// packet holds once its head flit has left, and how many of its flits have left.
+    head_hop: Vec<Option<(u32, u8)>>,
+    head_sent: Vec<u32>,
+    /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC).
+    out_held: Vec<u64>,
     in_mask: Vec<u64>,
     in_free: Vec<u64>,
     in_rr: Vec<u32>,
@@ -202,6 +223,9 @@ impl Router {
             queues: vec![VecDeque::new(); queues],
             occupancy: vec![0; queues],
             cands: vec![Vec::new(); queues],
+            head_hop: vec![None; queues],
+            head_sent: vec![0; queues],
+            out_held: vec![0; n_out as usize],
             in_mask: vec![0; n_in as usize],
             in_free: vec![0; n_in as usize],
             in_rr: vec![0; n_in as usize],
@@ -283,20 +307,16 @@ impl Router {
     ) -> Result<()> {
         match event {
             Event::Arrive { port, vc, packet } => {
-                let q = (port * self.vcs + vc as u32) as usize;
-                self.occupancy[q] += packet.flits;
-                if self.occupancy[q] > sh.config.buffer_flits {
-                    return Err(RailxError::verification(
-                        format!("router {} input {port} vc {vc}", self.id),
-                        format!(
-                            "buffer holds {} flits, over its capacity of {} (simulator invariant)",
-                            self.occupancy[q], sh.config.buffer_flits
-                        ),
-                    ));
-                }
-                counters.max_occupancy = counters.max_occupancy.max(self.occupancy[q]);
+                let q = self.fill(port, vc, packet.arrived, sh, counters)?;
                 self.push(q, packet);
                 self.in_mask[port as usize] |= 1 << vc;
+            }
+            Event::Flit { port, vc } => {
+                let q = self.fill(port, vc, 1, sh, counters)?;
+                self.queues[q]
+                    .back_mut()
+                    .expect("a flit follows its head into the VC")
+                    .arrived += 1;
             }
             Event::Credit { port, vc, flits } => {
                 let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
@@ -321,6 +341,31 @@ impl Router {
             }
         }
         Ok(())
+    }
+
+    /// Counts `flits` arriving into input `port`'s VC `vc`, checking its capacity; returns the
+    /// queue.
+    fn fill(
+        &mut self,
+        port: u32,
+        vc: u8,
+        flits: u32,
+        sh: &Shared,
+        counters: &mut Counters,
+    ) -> Result<usize> {
+        let q = (port * self.vcs + vc as u32) as usize;
+        self.occupancy[q] += flits;
+        if self.occupancy[q] > sh.config.buffer_flits {
+            return Err(RailxError::verification(
+                format!("router {} input {port} vc {vc}", self.id),
+                format!(
+                    "buffer holds {} flits, over its capacity of {} (simulator invariant)",
+                    self.occupancy[q], sh.config.buffer_flits
+                ),
+            ));
+        }
+        counters.max_occupancy = counters.max_occupancy.max(self.occupancy[q]);
+        Ok(q)
     }
 
     /// Draws this cycle's new packets (rate traffic) or the next finite all-to-all message.
@@ -416,6 +461,7 @@ impl Router {
         let packet = Packet {
             dst: head.dst,
             flits: flits as u32,
+            arrived: flits as u32,
             msg: head.msg,
             created: head.created,
             head_ready: (head.created + sh.config.router_delay_cycles as u64).max(earliest),
@@ -503,6 +549,13 @@ impl Router {
         first..first + self.vcs_per_class as usize
     }
 
+    /// Whether downstream VC `vc` of output `out` can take a packet of `flits`: room for all of
+    /// it (virtual cut-through), and not held by another packet's flits.
+    fn vc_takes(&self, out: u32, vc: usize, flits: u32) -> bool {
+        self.credits[(out * self.vcs) as usize + vc] >= flits
+            && self.out_held[out as usize] >> vc & 1 == 0
+    }
+
     /// Whether output `out` can take a packet this cycle: its crossbar port is free and its
     /// link's queue has room for a whole packet.
     fn output_open(&self, out: u32, next_tick: u64, sh: &Shared) -> bool {
@@ -536,7 +589,9 @@ impl Router {
             let base = (cand.out * self.vcs) as usize;
             for slot in range {
                 let free = self.credits[slot];
-                if free >= flits && best.is_none_or(|(_, _, f)| free > f) {
+                if self.vc_takes(cand.out, slot - base, flits)
+                    && best.is_none_or(|(_, _, f)| free > f)
+                {
                     best = Some((k as u32, (slot - base) as u8, free));
                 }
             }
@@ -573,14 +628,21 @@ impl Router {
                     let vc = (rotated.trailing_zeros() + start) & 63;
                     rotated &= rotated - 1;
                     let q = (input * self.vcs + vc) as usize;
-                    if self.head_ready[q] > cycle {
+                    let head = &self.queues[q][0];
+                    if self.head_ready[q] > cycle || self.head_sent[q] >= head.arrived {
                         continue;
                     }
-                    let flits = self.queues[q][0].flits;
+                    let flits = head.flits;
                     if self.cands[q].is_empty() {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
-                    if let Some((cand, out_vc)) = self.choose(q, flits, next_tick, sh) {
+                    let hop = match self.head_hop[q] {
+                        Some((cand, out_vc)) => self
+                            .output_open(self.cands[q][cand as usize].out, next_tick, sh)
+                            .then_some((cand, out_vc)),
+                        None => self.choose(q, flits, next_tick, sh),
+                    };
+                    if let Some((cand, out_vc)) = hop {
                         let out = self.cands[q][cand as usize].out;
                         scratch.requests.push(Request {
                             input,
@@ -613,7 +675,10 @@ impl Router {
                     continue;
                 }
                 scratch.winner[r.out as usize] = u32::MAX;
-                self.grant(r, cycle, sh, out, wheel, counters)?;
+                match sh.config.switch_allocation {
+                    SwitchAllocation::Packet => self.grant(r, cycle, sh, out, wheel, counters)?,
+                    SwitchAllocation::Flit => self.grant_flit(r, cycle, sh, out, wheel, counters),
+                }
                 moved = true;
                 spare |= self.in_free[r.input as usize] < next_tick
                     || self.output_open(r.out, next_tick, sh);
@@ -625,6 +690,7 @@ impl Router {
         Ok(moved)
     }
 
+    /// Grants queue `r`'s head packet its output: the whole packet crosses and leaves.
     fn grant(
         &mut self,
         r: Request,
@@ -636,27 +702,21 @@ impl Router {
     ) -> Result<()> {
         let f = sh.fabric;
         let q = (r.input * self.vcs + r.vc) as usize;
-        let packet = self.queues[q]
-            .pop_front()
-            .expect("a granted VC has a head packet");
+        let packet = self.queues[q][0];
         let cand = self.cands[q][r.cand as usize];
-        self.cands[q].clear();
-        self.buffered -= 1;
-        self.in_rr[r.input as usize] = (r.vc + 1) % self.port_queues(r.input);
-        self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
+        self.advance_pointers(r);
         let (gi, go) = (
             (self.in_start + r.input) as usize,
             (self.out_start + r.out) as usize,
         );
         let flits = packet.flits as u64;
         let out_tpf = f.out_ticks_per_flit[go];
-        let in_link = f.in_link[gi];
         // The crossing: no faster than the slower of the two crossbar ports, and not done before
         // the packet's own tail has arrived. The injection port reads at the chip's injection
         // rate: speedup does not raise what a chip can inject.
         let speedup = sh.config.switch_speedup as u64;
         let xbar_tpf = (out_tpf / speedup).max(1);
-        let read_tpf = match in_link {
+        let read_tpf = match f.in_link[gi] {
             NO_LINK => f.in_ticks_per_flit[gi],
             _ => (f.in_ticks_per_flit[gi] / speedup).max(1),
         };
@@ -682,30 +742,8 @@ impl Router {
         let start = cross.max(self.out_free[r.out as usize]);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.out_free[r.out as usize] = end;
-        match self.queues[q].front() {
-            Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
-            None => {
-                self.head_ready[q] = u64::MAX;
-                self.in_mask[r.input as usize] &= !(1 << r.vc);
-            }
-        }
-        if in_link == NO_LINK {
-            counters.injected += flits;
-            let earliest = self.after_head_delay(r.input, cycle, sh);
-            self.refill_injection(cycle, sh, r.vc as usize, earliest);
-        } else {
-            self.occupancy[q] -= packet.flits;
-            let up = sh.link_src[in_link as usize];
-            out.push(Outgoing {
-                router: up,
-                time: crossed.div_ceil(TICKS) + f.in_latency[gi] as u64,
-                event: Event::Credit {
-                    port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
-                    vc: r.vc as u8,
-                    flits: packet.flits,
-                },
-            });
-        }
+        self.retire_head(q, r, cycle, sh);
+        self.release_input(r, packet.flits, crossed, sh, out, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
         if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
@@ -720,22 +758,174 @@ impl Router {
         self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
         let latency = f.out_latency[go] as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
-        let down = sh.link_dst[link as usize];
+        let tail_in = end + latency * TICKS;
+        out.push(self.arrival(r, head_arrival, tail_in, packet, cand, sh));
+        Ok(())
+    }
+
+    /// Grants queue `r`'s head packet its next flit: the head takes the downstream VC (room for
+    /// the whole packet, held until the tail has left), every flit crosses on its own.
+    fn grant_flit(
+        &mut self,
+        r: Request,
+        cycle: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        wheel: &mut Wheel,
+        counters: &mut Counters,
+    ) {
+        let f = sh.fabric;
+        let q = (r.input * self.vcs + r.vc) as usize;
+        let packet = self.queues[q][0];
+        let cand = self.cands[q][r.cand as usize];
+        self.advance_pointers(r);
+        let (gi, go) = (
+            (self.in_start + r.input) as usize,
+            (self.out_start + r.out) as usize,
+        );
+        let link = f.out_link[go];
+        let head = self.head_sent[q] == 0;
+        if head {
+            self.head_hop[q] = Some((r.cand, r.out_vc));
+            if link != NO_LINK {
+                self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+                self.out_held[r.out as usize] |= 1 << r.out_vc;
+            }
+        }
+        self.head_sent[q] += 1;
+        let tail = self.head_sent[q] == packet.flits;
+        let out_tpf = f.out_ticks_per_flit[go];
+        let start = (cycle * TICKS)
+            .max(self.out_free[r.out as usize])
+            .max(self.in_free[r.input as usize]);
+        let sent = start + out_tpf;
+        self.out_free[r.out as usize] = sent;
+        self.xbar_free[r.out as usize] = sent;
+        self.in_free[r.input as usize] = start + f.in_ticks_per_flit[gi];
+        if tail {
+            self.retire_head(q, r, cycle, sh);
+            if link != NO_LINK {
+                self.out_held[r.out as usize] &= !(1 << r.out_vc);
+            }
+        }
+        self.release_input(r, 1, sent, sh, out, counters);
+        if sh.measuring(cycle) {
+            self.sent_flits[r.out as usize] += 1;
+        }
+        if link == NO_LINK {
+            if tail {
+                let at = sent.div_ceil(TICKS);
+                wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
+            }
+            return;
+        }
+        counters.flit_hops += 1;
+        let arrival = sent.div_ceil(TICKS) + f.out_latency[go] as u64;
+        out.push(if head {
+            let first = Packet {
+                arrived: 1,
+                ..packet
+            };
+            self.arrival(r, arrival, u64::MAX, first, cand, sh)
+        } else {
+            let down = sh.link_dst[link as usize];
+            Outgoing {
+                router: down,
+                time: arrival,
+                event: Event::Flit {
+                    port: f.link_in_port[link as usize] - f.in_start[down as usize],
+                    vc: r.out_vc,
+                },
+            }
+        });
+    }
+
+    /// Moves the round-robin pointers past a grant.
+    fn advance_pointers(&mut self, r: Request) {
+        self.in_rr[r.input as usize] = (r.vc + 1) % self.port_queues(r.input);
+        self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
+    }
+
+    /// Removes the head packet of queue `q` (granted by `r`), all of it gone, and readies the
+    /// next: routed and allocated afresh, after the head delay; an injection queue is refilled.
+    fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
+        self.queues[q].pop_front();
+        self.cands[q].clear();
+        self.head_hop[q] = None;
+        self.head_sent[q] = 0;
+        self.buffered -= 1;
+        match self.queues[q].front() {
+            Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
+            None => {
+                self.head_ready[q] = u64::MAX;
+                self.in_mask[r.input as usize] &= !(1 << r.vc);
+            }
+        }
+        if sh.fabric.in_link[(self.in_start + r.input) as usize] == NO_LINK {
+            let earliest = self.after_head_delay(r.input, cycle, sh);
+            self.refill_injection(cycle, sh, r.vc as usize, earliest);
+        }
+    }
+
+    /// Accounts `flits` that have left input `r.input` by tick `left`: injected from the chip,
+    /// or freed in the input VC with their credits sent upstream.
+    fn release_input(
+        &mut self,
+        r: Request,
+        flits: u32,
+        left: u64,
+        sh: &Shared,
+        out: &mut Vec<Outgoing>,
+        counters: &mut Counters,
+    ) {
+        let f = sh.fabric;
+        let gi = (self.in_start + r.input) as usize;
+        let in_link = f.in_link[gi];
+        if in_link == NO_LINK {
+            counters.injected += flits as u64;
+            return;
+        }
+        self.occupancy[(r.input * self.vcs + r.vc) as usize] -= flits;
+        let up = sh.link_src[in_link as usize];
         out.push(Outgoing {
+            router: up,
+            time: left.div_ceil(TICKS) + f.in_latency[gi] as u64,
+            event: Event::Credit {
+                port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
+                vc: r.vc as u8,
+                flits,
+            },
+        });
+    }
+
+    /// The arrival of `packet`'s head at the far end of output `r.out`'s link at cycle `at`
+    /// (its tail by tick `tail_in`), on the hop `cand`.
+    fn arrival(
+        &self,
+        r: Request,
+        at: u64,
+        tail_in: u64,
+        packet: Packet,
+        cand: Cand,
+        sh: &Shared,
+    ) -> Outgoing {
+        let f = sh.fabric;
+        let link = f.out_link[(self.out_start + r.out) as usize];
+        let down = sh.link_dst[link as usize];
+        Outgoing {
             router: down,
-            time: head_arrival,
+            time: at,
             event: Event::Arrive {
                 port: f.link_in_port[link as usize] - f.in_start[down as usize],
                 vc: r.out_vc,
                 packet: Packet {
-                    head_ready: head_arrival + sh.config.router_delay_cycles as u64,
-                    tail_in: end + latency * TICKS,
+                    head_ready: at + sh.config.router_delay_cycles as u64,
+                    tail_in,
                     state: cand.state,
                     ..packet
                 },
             },
-        });
-        Ok(())
+        }
     }
 
     /// Flits held in this router's input buffers, and flits still at the source (source queue
@@ -745,7 +935,14 @@ impl Router {
         let mut source: u64 = self.sources.iter().flatten().map(|m| m.flits_left).sum();
         let injection_from = ((self.n_in - 1) * self.vcs) as usize;
         for (q, queue) in self.queues.iter().enumerate() {
-            let flits: u64 = queue.iter().map(|p| p.flits as u64).sum();
+            let mut flits: u64 = queue.iter().map(|p| p.arrived as u64).sum();
+            // Flits of a head packet that have left on a link are on their way (to the ejection
+            // port they count here until its tail leaves).
+            if let Some((cand, _)) = self.head_hop[q] {
+                if !(self.has_host && self.cands[q][cand as usize].out == self.n_out - 1) {
+                    flits -= self.head_sent[q] as u64;
+                }
+            }
             if self.has_host && q >= injection_from {
                 source += flits;
             } else {
@@ -771,9 +968,13 @@ impl Router {
             }
             for vc in 0..self.vcs {
                 let q = (input * self.vcs + vc) as usize;
+                // A packet that holds its downstream VC waits only for its own flits.
                 let Some(&head) = self.queues[q].front() else {
                     continue;
                 };
+                if self.head_hop[q].is_some() {
+                    continue;
+                }
                 if self.cands[q].is_empty() {
                     self.route(q, sh, hops)?;
                 }
@@ -781,8 +982,9 @@ impl Router {
                     let to_link = f.out_link[(self.out_start + cand.out) as usize];
                     let range = self.class_vcs(cand.out, cand.vc);
                     let base = (cand.out * self.vcs) as usize;
-                    // The packet waits for every VC of its class when none has room.
-                    if to_link != NO_LINK && range.clone().all(|v| self.credits[v] < head.flits) {
+                    // The packet waits for every VC of its class when none can take it.
+                    let blocked = |v: usize| !self.vc_takes(cand.out, v - base, head.flits);
+                    if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);
                         }
