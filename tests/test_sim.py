@@ -76,6 +76,8 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
         (("--injection-queues", "lifo"), "injection_queues = 'lifo': unknown queueing; use single or per-message"),
         (("--head-delay", "2000000"), "head_delay_cycles = 2000000: delays above 1,000,000 cycles"),
         (("--speedup", "17"), "switch_speedup = 17: must be in 1..=16"),
+        (("--flow-control", "store-and-forward"), "flow_control = 'store-and-forward': unknown flow control; use cut-through or wormhole"),
+        (("--flow-control", "wormhole"), "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation"),
         (("--switch-allocation", "word"), "switch_allocation = 'word': unknown switch allocation; use packet or flit"),
         (("--switch-allocation", "flit", "--speedup", "2"), "switch_speedup = 2: output queues are modelled with packet switch allocation only"),
         (("--speedup", "2", "--output-buffer", "3"), "output_buffer_flits = 3: with switch_speedup > 1"),
@@ -114,7 +116,7 @@ def test_vcs_per_class_multiplies_the_physical_vcs_and_keeps_low_load_results(to
 
 def test_router_options_keep_low_load_results(torus: Path) -> None:
     reports = []
-    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2"), ("--speedup", "2"), ("--switch-allocation", "flit")):
+    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2"), ("--speedup", "2"), ("--switch-allocation", "flit"), ("--switch-allocation", "flit", "--flow-control", "wormhole")):
         result = run_railx("sim", torus, "--load", "0.2", *QUICK, *args, "--json")
         assert result.rc == 0, result.stderr
         reports.append(json.loads(result.stdout))

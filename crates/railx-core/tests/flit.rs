@@ -16,8 +16,8 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
-    simulate, sweep, FlitConfig, FlitReport, InjectionQueues, Pattern, SwitchAllocation, Traffic,
-    TrafficSpec,
+    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, Pattern,
+    SwitchAllocation, Traffic, TrafficSpec,
 };
 use railx_core::spec::Preset;
 
@@ -37,6 +37,39 @@ fn quick() -> FlitConfig {
         measure_cycles: 3000,
         ..FlitConfig::default()
     }
+}
+
+/// The router models over `base`: packet allocation (1 and 3 VCs per class, crossbar speedup 3
+/// into 12-flit output queues), flit allocation (1 and 3 VCs per class), and wormhole with VC
+/// buffers smaller than a packet.
+fn routers(base: FlitConfig) -> Vec<FlitConfig> {
+    let flit = FlitConfig {
+        switch_allocation: SwitchAllocation::Flit,
+        ..base.clone()
+    };
+    vec![
+        base.clone(),
+        FlitConfig {
+            vcs_per_class: 3,
+            ..base.clone()
+        },
+        FlitConfig {
+            vcs_per_class: 2,
+            switch_speedup: 3,
+            output_buffer_flits: 12,
+            ..base
+        },
+        flit.clone(),
+        FlitConfig {
+            vcs_per_class: 3,
+            ..flit.clone()
+        },
+        FlitConfig {
+            flow_control: FlowControl::Wormhole,
+            buffer_flits: 2,
+            ..flit
+        },
+    ]
 }
 
 fn uniform(load: f64) -> Traffic {
@@ -143,15 +176,19 @@ fn zero_load_latency_is_the_sum_of_router_and_link_delays_on_a_torus() {
             ..config.clone()
         },
     );
-    // Flits allocated one by one follow their head back to back in an empty network.
-    check_zero_load(
-        &net,
-        &*routing,
-        &FlitConfig {
-            switch_allocation: SwitchAllocation::Flit,
-            ..config.clone()
-        },
-    );
+    // Flits allocated one by one follow their head back to back in an empty network, under
+    // cut-through or wormhole.
+    for flow_control in [FlowControl::CutThrough, FlowControl::Wormhole] {
+        check_zero_load(
+            &net,
+            &*routing,
+            &FlitConfig {
+                switch_allocation: SwitchAllocation::Flit,
+                flow_control,
+                ..config.clone()
+            },
+        );
+    }
     // With one flit/cycle everywhere the closed form is r + sum over hops (1 + latency + r) + L.
     let (s, d) = (0, 10);
     let path = route(&*routing, s, d).unwrap();
@@ -381,22 +418,11 @@ fn more_vcs_per_class_never_lower_saturation_throughput_on_a_torus() {
 #[test]
 fn flits_are_conserved_and_buffers_never_overflow_under_overload() {
     let (net, routing) = torus(8);
-    let variants = [
-        (1, 1, SwitchAllocation::Packet),
-        (3, 1, SwitchAllocation::Packet),
-        (2, 3, SwitchAllocation::Packet),
-        (1, 1, SwitchAllocation::Flit),
-        (3, 1, SwitchAllocation::Flit),
-    ];
-    for (vcs_per_class, switch_speedup, switch_allocation) in variants {
-        let config = FlitConfig {
-            injection_flits_per_cycle: 4.0,
-            vcs_per_class,
-            switch_speedup,
-            output_buffer_flits: 12,
-            switch_allocation,
-            ..quick()
-        };
+    let base = FlitConfig {
+        injection_flits_per_cycle: 4.0,
+        ..quick()
+    };
+    for config in routers(base) {
         let report = run(&net, &*routing, &config, &uniform(2.0));
         assert!(report.flits_in_flight > 0);
         assert_eq!(
@@ -406,7 +432,10 @@ fn flits_are_conserved_and_buffers_never_overflow_under_overload() {
         assert!(report.max_buffer_flits <= config.buffer_flits && report.max_buffer_flits > 0);
         assert!(report.accepted < report.offered);
         assert!(report.max_link_utilisation <= 1.0 + 1e-9);
-        assert_eq!(report.vcs as u32, routing.vcs() as u32 * vcs_per_class);
+        assert_eq!(
+            report.vcs as u32,
+            routing.vcs() as u32 * config.vcs_per_class
+        );
     }
 }
 
@@ -422,25 +451,17 @@ fn results_are_identical_for_any_thread_count() {
     let (net, dor) = torus(8);
     let cases: [(&Network, &dyn Routing, f64); 2] =
         [(&r.network, &adaptive, 1.5), (&net, &*dor, 0.6)];
-    let variants = [
-        (1, 1, SwitchAllocation::Packet),
-        (3, 1, SwitchAllocation::Packet),
-        (3, 2, SwitchAllocation::Packet),
-        (3, 1, SwitchAllocation::Flit),
-    ];
-    for ((net, routing, load), (vcs_per_class, switch_speedup, switch_allocation)) in
-        cases.into_iter().flat_map(|c| variants.map(|v| (c, v)))
+    let base = FlitConfig {
+        injection_flits_per_cycle: 4.0,
+        warmup_cycles: 300,
+        measure_cycles: 700,
+        seed: 11,
+        ..FlitConfig::default()
+    };
+    for ((net, routing, load), base) in cases
+        .into_iter()
+        .flat_map(|c| routers(base.clone()).into_iter().map(move |r| (c, r)))
     {
-        let base = FlitConfig {
-            injection_flits_per_cycle: 4.0,
-            warmup_cycles: 300,
-            measure_cycles: 700,
-            seed: 11,
-            vcs_per_class,
-            switch_speedup,
-            switch_allocation,
-            ..FlitConfig::default()
-        };
         let reports: Vec<FlitReport> = [1, 2, 4]
             .iter()
             .map(|&threads| {
@@ -465,21 +486,20 @@ fn results_are_identical_for_any_thread_count() {
 
 #[test]
 fn a_torus_without_datelines_deadlocks_and_the_watchdog_reports_the_cycle() {
-    for switch_allocation in [SwitchAllocation::Packet, SwitchAllocation::Flit] {
-        torus_without_datelines_deadlocks(switch_allocation);
-    }
-}
-
-fn torus_without_datelines_deadlocks(switch_allocation: SwitchAllocation) {
-    let (net, routing) = torus(8);
-    let single = SingleVc(&*routing);
-    let config = FlitConfig {
+    let base = FlitConfig {
         watchdog_cycles: 300,
         injection_flits_per_cycle: 4.0,
         long_latency_cycles: 1,
-        switch_allocation,
         ..quick()
     };
+    for config in routers(base) {
+        torus_without_datelines_deadlocks(config);
+    }
+}
+
+fn torus_without_datelines_deadlocks(config: FlitConfig) {
+    let (net, routing) = torus(8);
+    let single = SingleVc(&*routing);
     let report = run(&net, &single, &config, &uniform(2.0));
     assert!(!report.completed);
     let deadlock = report.deadlock.expect("the watchdog fires");
@@ -583,6 +603,13 @@ fn bad_input_gets_one_line_errors() {
     };
     assert!(err(&queued_flits, &uniform(0.1)).starts_with(
         "switch_speedup = 2: output queues are modelled with packet switch allocation only"
+    ));
+    let worm = FlitConfig {
+        flow_control: FlowControl::Wormhole,
+        ..FlitConfig::default()
+    };
+    assert!(err(&worm, &uniform(0.1)).starts_with(
+        "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation"
     ));
     let shallow = FlitConfig {
         switch_speedup: 2,

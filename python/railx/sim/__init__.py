@@ -14,12 +14,14 @@ from railx._core import RailxError, flit_simulate, flit_sweep
 from railx.config import Config, ConfigError
 from railx.systems import System, resolve_system
 
-__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "SWITCH_ALLOCATION", "simulate", "sweep", "injection_bandwidth"]
+__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "SWITCH_ALLOCATION", "FLOW_CONTROL", "simulate", "sweep", "injection_bandwidth"]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
 INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
 SwitchAllocationName = Literal["packet", "flit"]
+FlowControlName = Literal["cut-through", "wormhole"]
+FLOW_CONTROL: tuple[str, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[str, ...] = ("packet", "flit")
 TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 
@@ -37,9 +39,12 @@ class FlitSettings:
     keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
     side by side). `switch_allocation` is what the switch allocator grants: "packet" (a whole
     packet holds its input and output) or "flit" (each flit on its own, BookSim2's router: flits
-    of different VCs interleave on a port). `switch_speedup` s > 1 makes the crossbar s times faster than the links, a
-    packet crossing into its output's queue of `output_buffer_flits` while the link still sends
-    (a combined input-output queued router; 1: input-queued, as Table 5 and BookSim2)."""
+    of different VCs interleave on a port). `flow_control`: "cut-through" (a packet takes a VC with
+    room for all of it) or, with flit allocation, "wormhole" (a free VC with room for one flit,
+    as BookSim2's default). `switch_speedup` s > 1 makes the crossbar s times faster than the
+    links, a packet crossing into its output's queue of `output_buffer_flits` while the link
+    still sends (a combined input-output queued router; 1: input-queued, as Table 5 and
+    BookSim2)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
@@ -48,6 +53,7 @@ class FlitSettings:
     vcs_per_class: int = 1
     alloc_iterations: int = 1
     switch_allocation: SwitchAllocationName = "packet"
+    flow_control: FlowControlName = "cut-through"
     switch_speedup: int = 1
     output_buffer_flits: int = 16
     short_latency_cycles: int = 1
@@ -86,6 +92,7 @@ def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
     for name, value, allowed, what in (
         ("injection_queues", settings.injection_queues, INJECTION_QUEUES, "queueing"),
         ("switch_allocation", settings.switch_allocation, SWITCH_ALLOCATION, "switch allocation"),
+        ("flow_control", settings.flow_control, FLOW_CONTROL, "flow control"),
     ):
         if value not in allowed:
             raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")

@@ -73,6 +73,7 @@ def register(app: typer.Typer) -> None:
         head_delay: Annotated[int, typer.Option("--head-delay", min=0, help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).")] = 0,
         injection_queues: Annotated[str, typer.Option("--injection-queues", help="How a chip queues what it sends: single (one FIFO, as BookSim2's source queue) or per-message (a queue per message, up to 64, leaving side by side).")] = "single",
         switch_allocation: Annotated[str, typer.Option("--switch-allocation", help="What the switch allocator grants: packet (a whole packet holds its input and output) or flit (each flit on its own, as BookSim2's router).")] = "packet",
+        flow_control: Annotated[str, typer.Option("--flow-control", help="cut-through (a packet takes a VC with room for all of it) or, with --switch-allocation flit, wormhole (a free VC with room for one flit).")] = "cut-through",
         speedup: Annotated[int, typer.Option("--speedup", min=1, help="Crossbar speedup: packets cross the switch this many times faster than the links into output queues (1: an input-queued router, as the paper's Table 5).")] = 1,
         output_buffer: Annotated[int, typer.Option("--output-buffer", min=1, help="With --speedup above 1: output queue per port, in flits.")] = 16,
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
@@ -103,6 +104,7 @@ def register(app: typer.Typer) -> None:
             injection_queues=injection_queues,  # type: ignore[arg-type]
             head_delay_cycles=head_delay,
             switch_allocation=switch_allocation,  # type: ignore[arg-type]
+            flow_control=flow_control,  # type: ignore[arg-type]
             switch_speedup=speedup,
             output_buffer_flits=output_buffer,
             warmup_cycles=warmup,

@@ -41,6 +41,18 @@ pub enum SwitchAllocation {
     Flit,
 }
 
+/// When a packet may take a downstream VC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowControl {
+    /// Virtual cut-through: only when the VC has room for the whole packet.
+    CutThrough,
+    /// Wormhole (with flit switch allocation): when the VC is free and has room for one flit;
+    /// the packet's flits then advance as credits return, a blocked packet spanning routers
+    /// (BookSim2's default).
+    Wormhole,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlitConfig {
@@ -66,6 +78,8 @@ pub struct FlitConfig {
     pub alloc_iterations: u32,
     /// What the switch allocator grants: whole packets (the default) or single flits.
     pub switch_allocation: SwitchAllocation,
+    /// Virtual cut-through (the default) or, with flit switch allocation, wormhole.
+    pub flow_control: FlowControl,
     /// Crossbar speedup: an input port reads, and an output port takes, packets this many times
     /// faster than their links carry them, so a packet crosses into its output's queue while the
     /// link still sends the ones before it — a combined input-output queued router, which
@@ -109,6 +123,7 @@ impl Default for FlitConfig {
             vcs_per_class: 1,
             alloc_iterations: 1,
             switch_allocation: SwitchAllocation::Packet,
+            flow_control: FlowControl::CutThrough,
             switch_speedup: 1,
             output_buffer_flits: 16,
             short_latency_cycles: 1,
@@ -138,7 +153,17 @@ impl FlitConfig {
         ] {
             crate::error::require_positive(field, value, hint)?;
         }
-        if self.buffer_flits < self.packet_flits {
+        if self.flow_control == FlowControl::Wormhole
+            && self.switch_allocation != SwitchAllocation::Flit
+        {
+            return Err(RailxError::invalid(
+                "flow_control",
+                "wormhole",
+                "a packet's flits advance one by one only with flit switch allocation",
+                "use switch_allocation = flit with flow_control = wormhole",
+            ));
+        }
+        if self.buffer_flits < self.packet_flits && self.flow_control == FlowControl::CutThrough {
             return Err(RailxError::invalid(
                 "buffer_flits",
                 self.buffer_flits,
@@ -241,6 +266,14 @@ impl FlitConfig {
         match self.switch_speedup {
             1 => 0,
             _ => self.output_buffer_flits - self.packet_flits,
+        }
+    }
+
+    /// Free flits a downstream VC needs before a packet of `flits` may take it.
+    pub fn flits_to_take_vc(&self, flits: u32) -> u32 {
+        match self.flow_control {
+            FlowControl::CutThrough => flits,
+            FlowControl::Wormhole => 1,
         }
     }
 

@@ -21,7 +21,7 @@ pub mod stats;
 pub mod traffic;
 mod watchdog;
 
-pub use config::{FlitConfig, InjectionQueues, SwitchAllocation};
+pub use config::{FlitConfig, FlowControl, InjectionQueues, SwitchAllocation};
 pub use fabric::TICKS;
 pub use stats::{Deadlock, FlitReport, LatencyStats};
 pub use traffic::{Pattern, PermutationKind, Traffic, TrafficSpec};

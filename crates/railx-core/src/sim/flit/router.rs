@@ -26,7 +26,7 @@
 //! its input buffer, and so the upstream credits, are freed when it has crossed. With s = 1 the
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
-use super::config::{InjectionQueues, SwitchAllocation, MAX_VCS};
+use super::config::{FlowControl, InjectionQueues, SwitchAllocation, MAX_VCS};
 use super::engine::{Outgoing, Shared, Workload};
 use super::fabric::{NO_LINK, TICKS};
 use super::rng::Stream;
@@ -550,10 +550,17 @@ impl Router {
     }
 
     /// Whether downstream VC `vc` of output `out` can take a packet of `flits`: room for all of
-    /// it (virtual cut-through), and not held by another packet's flits.
-    fn vc_takes(&self, out: u32, vc: usize, flits: u32) -> bool {
-        self.credits[(out * self.vcs) as usize + vc] >= flits
+    /// it (virtual cut-through) or for a flit (wormhole), and not held by another packet's flits.
+    fn vc_takes(&self, out: u32, vc: usize, flits: u32, sh: &Shared) -> bool {
+        self.credits[(out * self.vcs) as usize + vc] >= sh.config.flits_to_take_vc(flits)
             && self.out_held[out as usize] >> vc & 1 == 0
+    }
+
+    /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
+    /// credit: always under cut-through (the packet's credits were taken with the VC).
+    fn flit_credit(&self, out: u32, vc: u8, sh: &Shared) -> bool {
+        sh.config.flow_control == FlowControl::CutThrough
+            || self.credits[(out * self.vcs + vc as u32) as usize] > 0
     }
 
     /// Whether output `out` can take a packet this cycle: its crossbar port is free and its
@@ -589,7 +596,7 @@ impl Router {
             let base = (cand.out * self.vcs) as usize;
             for slot in range {
                 let free = self.credits[slot];
-                if self.vc_takes(cand.out, slot - base, flits)
+                if self.vc_takes(cand.out, slot - base, flits, sh)
                     && best.is_none_or(|(_, _, f)| free > f)
                 {
                     best = Some((k as u32, (slot - base) as u8, free));
@@ -637,9 +644,12 @@ impl Router {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
                     let hop = match self.head_hop[q] {
-                        Some((cand, out_vc)) => self
-                            .output_open(self.cands[q][cand as usize].out, next_tick, sh)
-                            .then_some((cand, out_vc)),
+                        Some((cand, out_vc)) => {
+                            let out = self.cands[q][cand as usize].out;
+                            (self.output_open(out, next_tick, sh)
+                                && self.flit_credit(out, out_vc, sh))
+                            .then_some((cand, out_vc))
+                        }
                         None => self.choose(q, flits, next_tick, sh),
                     };
                     if let Some((cand, out_vc)) = hop {
@@ -788,9 +798,17 @@ impl Router {
         if head {
             self.head_hop[q] = Some((r.cand, r.out_vc));
             if link != NO_LINK {
-                self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
                 self.out_held[r.out as usize] |= 1 << r.out_vc;
             }
+        }
+        // Cut-through takes the packet's credits with its VC, wormhole one per flit.
+        let credits = match sh.config.flow_control {
+            FlowControl::CutThrough if head => packet.flits,
+            FlowControl::CutThrough => 0,
+            FlowControl::Wormhole => 1,
+        };
+        if link != NO_LINK {
+            self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= credits;
         }
         self.head_sent[q] += 1;
         let tail = self.head_sent[q] == packet.flits;
@@ -968,11 +986,17 @@ impl Router {
             }
             for vc in 0..self.vcs {
                 let q = (input * self.vcs + vc) as usize;
-                // A packet that holds its downstream VC waits only for its own flits.
+                // A packet that holds its downstream VC waits for its own flits, or (wormhole) for
+                // a credit of that VC.
                 let Some(&head) = self.queues[q].front() else {
                     continue;
                 };
-                if self.head_hop[q].is_some() {
+                if let Some((cand, out_vc)) = self.head_hop[q] {
+                    let out = self.cands[q][cand as usize].out;
+                    let to_link = f.out_link[(self.out_start + out) as usize];
+                    if to_link != NO_LINK && !self.flit_credit(out, out_vc, sh) {
+                        wait(from_link, vc as u8, to_link, out_vc);
+                    }
                     continue;
                 }
                 if self.cands[q].is_empty() {
@@ -983,7 +1007,7 @@ impl Router {
                     let range = self.class_vcs(cand.out, cand.vc);
                     let base = (cand.out * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
-                    let blocked = |v: usize| !self.vc_takes(cand.out, v - base, head.flits);
+                    let blocked = |v: usize| !self.vc_takes(cand.out, v - base, head.flits, sh);
                     if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);
