@@ -64,7 +64,7 @@ def main() -> None:
             f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
         )
-    loads = [0.13, 0.1325, 0.135, 0.1375, 0.14, 0.1425, 0.145, 0.16] if not quick else [0.12, 0.14]
+    loads = [0.12, 0.13, 0.1325, 0.135, 0.1375, 0.14, 0.1425, 0.145, 0.16] if not quick else [0.12, 0.14]
     routers = {
         "pipelined router, packet allocation": {},
         "1 idle cycle per packet per VC": {"head_delay_cycles": 1},

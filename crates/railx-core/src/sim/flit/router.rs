@@ -180,6 +180,10 @@ pub(crate) struct Router {
     buffered: u32,
     /// A chip: its last input is the injection port and its last output the ejection port.
     has_host: bool,
+    /// Flit switch allocation (else packet): the per-flit state above is used only then.
+    flit: bool,
+    /// Flits an output's queue may hold besides a packet it takes (`output_queue_flits`).
+    queue_flits: u64,
 }
 
 impl Router {
@@ -242,6 +246,8 @@ impl Router {
             rng,
             buffered: 0,
             has_host,
+            flit: sh.config.switch_allocation == SwitchAllocation::Flit,
+            queue_flits: sh.config.output_queue_flits() as u64,
         }
     }
 
@@ -345,6 +351,7 @@ impl Router {
 
     /// Counts `flits` arriving into input `port`'s VC `vc`, checking its capacity; returns the
     /// queue.
+    #[inline]
     fn fill(
         &mut self,
         port: u32,
@@ -551,13 +558,15 @@ impl Router {
 
     /// Whether downstream VC `vc` of output `out` can take a packet of `flits`: room for all of
     /// it (virtual cut-through) or for a flit (wormhole), and not held by another packet's flits.
+    #[inline]
     fn vc_takes(&self, out: u32, vc: usize, flits: u32, sh: &Shared) -> bool {
         self.credits[(out * self.vcs) as usize + vc] >= sh.config.flits_to_take_vc(flits)
-            && self.out_held[out as usize] >> vc & 1 == 0
+            && !(self.flit && self.out_held[out as usize] >> vc & 1 == 1)
     }
 
     /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
     /// credit: always under cut-through (the packet's credits were taken with the VC).
+    #[inline]
     fn flit_credit(&self, out: u32, vc: u8, sh: &Shared) -> bool {
         sh.config.flow_control == FlowControl::CutThrough
             || self.credits[(out * self.vcs + vc as u32) as usize] > 0
@@ -565,18 +574,20 @@ impl Router {
 
     /// Whether output `out` can take a packet this cycle: its crossbar port is free and its
     /// link's queue has room for a whole packet.
+    #[inline]
     fn output_open(&self, out: u32, next_tick: u64, sh: &Shared) -> bool {
         let link_free = self.out_free[out as usize];
-        let link_open = match sh.config.output_queue_flits() as u64 {
-            // Input-queued: the link must be done by the end of this cycle.
+        match self.queue_flits {
+            // Input-queued: the crossbar port is the link, which must be done by the end of this
+            // cycle.
             0 => link_free < next_tick,
             // The queue holds at most `queue` flits besides this packet from now on.
             queue => {
                 let tpf = sh.fabric.out_ticks_per_flit[(self.out_start + out) as usize];
                 link_free <= next_tick - TICKS + queue * tpf
+                    && self.xbar_free[out as usize] < next_tick
             }
-        };
-        link_open && self.xbar_free[out as usize] < next_tick
+        }
     }
 
     /// The hop the head of queue `q` would take now and the physical VC downstream: an open
@@ -635,15 +646,20 @@ impl Router {
                     let vc = (rotated.trailing_zeros() + start) & 63;
                     rotated &= rotated - 1;
                     let q = (input * self.vcs + vc) as usize;
+                    if self.head_ready[q] > cycle {
+                        continue;
+                    }
                     let head = &self.queues[q][0];
-                    if self.head_ready[q] > cycle || self.head_sent[q] >= head.arrived {
+                    // Under flit allocation the head packet's next flit must have arrived.
+                    if self.flit && self.head_sent[q] >= head.arrived {
                         continue;
                     }
                     let flits = head.flits;
                     if self.cands[q].is_empty() {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
-                    let hop = match self.head_hop[q] {
+                    let held = if self.flit { self.head_hop[q] } else { None };
+                    let hop = match held {
                         Some((cand, out_vc)) => {
                             let out = self.cands[q][cand as usize].out;
                             (self.output_open(out, next_tick, sh)
@@ -725,10 +741,13 @@ impl Router {
         // the packet's own tail has arrived. The injection port reads at the chip's injection
         // rate: speedup does not raise what a chip can inject.
         let speedup = sh.config.switch_speedup as u64;
-        let xbar_tpf = (out_tpf / speedup).max(1);
-        let read_tpf = match f.in_link[gi] {
-            NO_LINK => f.in_ticks_per_flit[gi],
-            _ => (f.in_ticks_per_flit[gi] / speedup).max(1),
+        let (xbar_tpf, read_tpf) = match (speedup, f.in_link[gi]) {
+            (1, _) => (out_tpf, f.in_ticks_per_flit[gi]),
+            (_, NO_LINK) => ((out_tpf / speedup).max(1), f.in_ticks_per_flit[gi]),
+            _ => (
+                (out_tpf / speedup).max(1),
+                (f.in_ticks_per_flit[gi] / speedup).max(1),
+            ),
         };
         let cross = (cycle * TICKS)
             .max(self.xbar_free[r.out as usize])
@@ -736,18 +755,20 @@ impl Router {
         let crossed = (cross + flits * xbar_tpf).max(packet.tail_in + xbar_tpf);
         self.xbar_free[r.out as usize] = crossed;
         self.in_free[r.input as usize] = cross + flits * read_tpf;
-        let queued = self.out_free[r.out as usize]
-            .saturating_sub(cross)
-            .div_ceil(out_tpf)
-            + flits;
-        if speedup > 1 && queued > sh.config.output_buffer_flits as u64 {
-            return Err(RailxError::verification(
-                format!("router {} output {}", self.id, r.out),
-                format!(
-                    "output queue holds {queued} flits, over its capacity of {} (simulator invariant)",
-                    sh.config.output_buffer_flits
-                ),
-            ));
+        if speedup > 1 {
+            let queued = self.out_free[r.out as usize]
+                .saturating_sub(cross)
+                .div_ceil(out_tpf)
+                + flits;
+            if queued > sh.config.output_buffer_flits as u64 {
+                return Err(RailxError::verification(
+                    format!("router {} output {}", self.id, r.out),
+                    format!(
+                        "output queue holds {queued} flits, over its capacity of {} (simulator invariant)",
+                        sh.config.output_buffer_flits
+                    ),
+                ));
+            }
         }
         let start = cross.max(self.out_free[r.out as usize]);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
@@ -859,6 +880,7 @@ impl Router {
     }
 
     /// Moves the round-robin pointers past a grant.
+    #[inline]
     fn advance_pointers(&mut self, r: Request) {
         self.in_rr[r.input as usize] = (r.vc + 1) % self.port_queues(r.input);
         self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
@@ -866,11 +888,14 @@ impl Router {
 
     /// Removes the head packet of queue `q` (granted by `r`), all of it gone, and readies the
     /// next: routed and allocated afresh, after the head delay; an injection queue is refilled.
+    #[inline]
     fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
         self.queues[q].pop_front();
         self.cands[q].clear();
-        self.head_hop[q] = None;
-        self.head_sent[q] = 0;
+        if self.flit {
+            self.head_hop[q] = None;
+            self.head_sent[q] = 0;
+        }
         self.buffered -= 1;
         match self.queues[q].front() {
             Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
@@ -887,6 +912,7 @@ impl Router {
 
     /// Accounts `flits` that have left input `r.input` by tick `left`: injected from the chip,
     /// or freed in the input VC with their credits sent upstream.
+    #[inline]
     fn release_input(
         &mut self,
         r: Request,
@@ -918,6 +944,7 @@ impl Router {
 
     /// The arrival of `packet`'s head at the far end of output `r.out`'s link at cycle `at`
     /// (its tail by tick `tail_in`), on the hop `cand`.
+    #[inline]
     fn arrival(
         &self,
         r: Request,
