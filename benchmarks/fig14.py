@@ -12,7 +12,8 @@ test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--warmup W --cycl
 [--vcs-per-class P] [--threads T] [--out DIR]` (--quick: 1,000 + 2,000 cycles and fewer loads;
 otherwise Table 5's 5,000 + 10,000 unless --warmup/--cycles say otherwise; --vcs-per-class: the
 physical VCs behind each VC the routing function names, 1 = literal; --railx-routing: RailX's
-routing function, default minimal, e.g. balanced; --railx-only: skip the peers). Systems whose
+routing function, default minimal, e.g. balanced; --speedup S: crossbar speedup into 64-flit
+output queues, 1 = input-queued as Table 5; --railx-only: skip the peers). Systems whose
 routing railx does not have yet are reported and skipped.
 """
 
@@ -52,6 +53,7 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, help="measured cycles (default: Table 5's 10,000; --quick 2,000)")
     parser.add_argument("--vcs-per-class", type=int, default=1, help="physical VCs per VC the routing function names (1: literal)")
     parser.add_argument("--railx-routing", default="minimal", help="routing function of the RailX systems (minimal, balanced, ...)")
+    parser.add_argument("--speedup", type=int, default=1, help="crossbar speedup into output queues of 64 flits (1: input-queued, Table 5)")
     parser.add_argument("--railx-only", action="store_true", help="run the RailX k sweep only")
     parser.add_argument("--loads", help="offered loads, comma-separated (default: 0.1 to 1.0 by 0.1, and 1.2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
@@ -62,7 +64,7 @@ def main() -> None:
     loads = [0.2, 0.5, 0.8, 1.0] if args.quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2]
     if args.loads:
         loads = [float(x) for x in args.loads.split(",")]
-    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, vcs_per_class=args.vcs_per_class, threads=args.threads)
+    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, vcs_per_class=args.vcs_per_class, switch_speedup=args.speedup, output_buffer_flits=64, threads=args.threads)
     catalog = load_catalog("railx-table6")
     systems = [railx_hyperx(k) for k in (1, 2, 3, 4)] + ([] if args.railx_only else PEERS)
     results = []
@@ -89,14 +91,14 @@ def main() -> None:
         results.append(row)
         print(f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "vcs_per_class": args.vcs_per_class, "railx_routing": args.railx_routing, "loads": loads, "results": results}, indent=2))
+    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "vcs_per_class": args.vcs_per_class, "switch_speedup": args.speedup, "railx_routing": args.railx_routing, "loads": loads, "results": results}, indent=2))
     with (args.out / "fig14.csv").open("w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["system", "offered", "accepted", "latency_mean_cycles"])
         for row in results:
             for offered, accepted, latency in row["curve"]:
                 out.writerow([row["system"], f"{offered:.4f}", f"{accepted:.4f}", f"{latency:.1f}"])
-    plot(results, args.out / "fig14.png", f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class, RailX routing {args.railx_routing}")
+    plot(results, args.out / "fig14.png", f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class, speedup {args.speedup}, RailX routing {args.railx_routing}")
 
 
 def plot(results: list[dict], path: Path, setup: str) -> None:
