@@ -135,6 +135,16 @@ pub(crate) struct Scratch {
     winner: Vec<u32>,
 }
 
+/// What a router tracks only under flit switch allocation.
+struct FlitState {
+    /// The hop (index into `cands`) and downstream VC each queue's head packet holds once its
+    /// head flit has left, and how many of its flits have left.
+    head_hop: Vec<Option<(u32, u8)>>,
+    head_sent: Vec<u32>,
+    /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC).
+    out_held: Vec<u64>,
+}
+
 pub(crate) struct Router {
     pub id: u32,
     /// Index among the chips that exchange traffic (`u32::MAX`: none).
@@ -151,19 +161,13 @@ pub(crate) struct Router {
     occupancy: Vec<u32>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
     cands: Vec<Vec<Cand>>,
-    /// Flit switch allocation: the hop (index into `cands`) and downstream VC each queue's head
-    /// packet holds once its head flit has left, and how many of its flits have left.
-    head_hop: Vec<Option<(u32, u8)>>,
-    head_sent: Vec<u32>,
-    /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC).
-    out_held: Vec<u64>,
     in_mask: Vec<u64>,
     in_free: Vec<u64>,
     in_rr: Vec<u32>,
     /// Tick at which each output's link has sent every packet granted to it.
     out_free: Vec<u64>,
-    /// Tick at which each output's crossbar port has taken every packet granted to it (equal to
-    /// `out_free` without speedup).
+    /// With speedup: tick at which each output's crossbar port has taken every packet granted
+    /// to it (without, the crossbar port is the link: `out_free`; empty).
     xbar_free: Vec<u64>,
     out_rr: Vec<u32>,
     /// Free flits of each downstream (output port, VC) buffer.
@@ -180,8 +184,8 @@ pub(crate) struct Router {
     buffered: u32,
     /// A chip: its last input is the injection port and its last output the ejection port.
     has_host: bool,
-    /// Flit switch allocation (else packet): the per-flit state above is used only then.
-    flit: bool,
+    /// The state of flit switch allocation (`None`: packet allocation).
+    flit: Option<Box<FlitState>>,
     /// Flits an output's queue may hold besides a packet it takes (`output_queue_flits`).
     queue_flits: u64,
 }
@@ -227,14 +231,14 @@ impl Router {
             queues: vec![VecDeque::new(); queues],
             occupancy: vec![0; queues],
             cands: vec![Vec::new(); queues],
-            head_hop: vec![None; queues],
-            head_sent: vec![0; queues],
-            out_held: vec![0; n_out as usize],
             in_mask: vec![0; n_in as usize],
             in_free: vec![0; n_in as usize],
             in_rr: vec![0; n_in as usize],
             out_free: vec![0; n_out as usize],
-            xbar_free: vec![0; n_out as usize],
+            xbar_free: match sh.config.output_queue_flits() {
+                0 => Vec::new(),
+                _ => vec![0; n_out as usize],
+            },
             out_rr: vec![0; n_out as usize],
             credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
             sent_flits: vec![0; n_out as usize],
@@ -246,7 +250,13 @@ impl Router {
             rng,
             buffered: 0,
             has_host,
-            flit: sh.config.switch_allocation == SwitchAllocation::Flit,
+            flit: (sh.config.switch_allocation == SwitchAllocation::Flit).then(|| {
+                Box::new(FlitState {
+                    head_hop: vec![None; queues],
+                    head_sent: vec![0; queues],
+                    out_held: vec![0; n_out as usize],
+                })
+            }),
             queue_flits: sh.config.output_queue_flits() as u64,
         }
     }
@@ -561,7 +571,10 @@ impl Router {
     #[inline]
     fn vc_takes(&self, out: u32, vc: usize, flits: u32, sh: &Shared) -> bool {
         self.credits[(out * self.vcs) as usize + vc] >= sh.config.flits_to_take_vc(flits)
-            && !(self.flit && self.out_held[out as usize] >> vc & 1 == 1)
+            && self
+                .flit
+                .as_ref()
+                .is_none_or(|f| f.out_held[out as usize] >> vc & 1 == 0)
     }
 
     /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
@@ -651,14 +664,18 @@ impl Router {
                     }
                     let head = &self.queues[q][0];
                     // Under flit allocation the head packet's next flit must have arrived.
-                    if self.flit && self.head_sent[q] >= head.arrived {
+                    if self
+                        .flit
+                        .as_ref()
+                        .is_some_and(|f| f.head_sent[q] >= head.arrived)
+                    {
                         continue;
                     }
                     let flits = head.flits;
                     if self.cands[q].is_empty() {
                         self.route(q, sh, &mut scratch.hops)?;
                     }
-                    let held = if self.flit { self.head_hop[q] } else { None };
+                    let held = self.flit.as_ref().and_then(|f| f.head_hop[q]);
                     let hop = match held {
                         Some((cand, out_vc)) => {
                             let out = self.cands[q][cand as usize].out;
@@ -749,13 +766,17 @@ impl Router {
                 (f.in_ticks_per_flit[gi] / speedup).max(1),
             ),
         };
+        let xbar_free = match speedup {
+            1 => self.out_free[r.out as usize],
+            _ => self.xbar_free[r.out as usize],
+        };
         let cross = (cycle * TICKS)
-            .max(self.xbar_free[r.out as usize])
+            .max(xbar_free)
             .max(self.in_free[r.input as usize]);
         let crossed = (cross + flits * xbar_tpf).max(packet.tail_in + xbar_tpf);
-        self.xbar_free[r.out as usize] = crossed;
         self.in_free[r.input as usize] = cross + flits * read_tpf;
         if speedup > 1 {
+            self.xbar_free[r.out as usize] = crossed;
             let queued = self.out_free[r.out as usize]
                 .saturating_sub(cross)
                 .div_ceil(out_tpf)
@@ -815,12 +836,18 @@ impl Router {
             (self.out_start + r.out) as usize,
         );
         let link = f.out_link[go];
-        let head = self.head_sent[q] == 0;
+        let state = self.flit.as_mut().expect("flit allocation keeps its state");
+        let head = state.head_sent[q] == 0;
         if head {
-            self.head_hop[q] = Some((r.cand, r.out_vc));
+            state.head_hop[q] = Some((r.cand, r.out_vc));
             if link != NO_LINK {
-                self.out_held[r.out as usize] |= 1 << r.out_vc;
+                state.out_held[r.out as usize] |= 1 << r.out_vc;
             }
+        }
+        state.head_sent[q] += 1;
+        let tail = state.head_sent[q] == packet.flits;
+        if tail && link != NO_LINK {
+            state.out_held[r.out as usize] &= !(1 << r.out_vc);
         }
         // Cut-through takes the packet's credits with its VC, wormhole one per flit.
         let credits = match sh.config.flow_control {
@@ -831,21 +858,15 @@ impl Router {
         if link != NO_LINK {
             self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= credits;
         }
-        self.head_sent[q] += 1;
-        let tail = self.head_sent[q] == packet.flits;
         let out_tpf = f.out_ticks_per_flit[go];
         let start = (cycle * TICKS)
             .max(self.out_free[r.out as usize])
             .max(self.in_free[r.input as usize]);
         let sent = start + out_tpf;
         self.out_free[r.out as usize] = sent;
-        self.xbar_free[r.out as usize] = sent;
         self.in_free[r.input as usize] = start + f.in_ticks_per_flit[gi];
         if tail {
             self.retire_head(q, r, cycle, sh);
-            if link != NO_LINK {
-                self.out_held[r.out as usize] &= !(1 << r.out_vc);
-            }
         }
         self.release_input(r, 1, sent, sh, out, counters);
         if sh.measuring(cycle) {
@@ -892,9 +913,9 @@ impl Router {
     fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
         self.queues[q].pop_front();
         self.cands[q].clear();
-        if self.flit {
-            self.head_hop[q] = None;
-            self.head_sent[q] = 0;
+        if let Some(f) = self.flit.as_mut() {
+            f.head_hop[q] = None;
+            f.head_sent[q] = 0;
         }
         self.buffered -= 1;
         match self.queues[q].front() {
@@ -983,9 +1004,9 @@ impl Router {
             let mut flits: u64 = queue.iter().map(|p| p.arrived as u64).sum();
             // Flits of a head packet that have left on a link are on their way (to the ejection
             // port they count here until its tail leaves).
-            if let Some((cand, _)) = self.head_hop[q] {
+            if let Some((cand, _)) = self.flit.as_ref().and_then(|f| f.head_hop[q]) {
                 if !(self.has_host && self.cands[q][cand as usize].out == self.n_out - 1) {
-                    flits -= self.head_sent[q] as u64;
+                    flits -= self.flit.as_ref().map_or(0, |f| f.head_sent[q]) as u64;
                 }
             }
             if self.has_host && q >= injection_from {
@@ -1018,7 +1039,7 @@ impl Router {
                 let Some(&head) = self.queues[q].front() else {
                     continue;
                 };
-                if let Some((cand, out_vc)) = self.head_hop[q] {
+                if let Some((cand, out_vc)) = self.flit.as_ref().and_then(|f| f.head_hop[q]) {
                     let out = self.cands[q][cand as usize].out;
                     let to_link = f.out_link[(self.out_start + out) as usize];
                     if to_link != NO_LINK && !self.flit_credit(out, out_vc, sh) {
