@@ -16,7 +16,8 @@
 //!
 //! With flit switch allocation (`SwitchAllocation::Flit`, BookSim2's router) the allocator
 //! grants one flit at a time instead: a packet takes a downstream VC with room for all of it
-//! when its head flit is granted and holds it until its tail has left, while the flits of
+//! (cut-through; for one flit under wormhole, its further flits then waiting for credits) when
+//! its head flit is granted and holds it until its tail has left, while the flits of
 //! packets on different VCs interleave on the ports; each flit arrives downstream (`Event::Flit`
 //! after the head's `Arrive`) and returns its credit on its own.
 //!
@@ -815,8 +816,8 @@ impl Router {
         Ok(())
     }
 
-    /// Grants queue `r`'s head packet its next flit: the head takes the downstream VC (room for
-    /// the whole packet, held until the tail has left), every flit crosses on its own.
+    /// Grants queue `r`'s head packet its next flit: the head takes the downstream VC (held until
+    /// the tail has left), every flit crosses on its own.
     fn grant_flit(
         &mut self,
         r: Request,
