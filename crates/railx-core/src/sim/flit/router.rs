@@ -136,6 +136,33 @@ pub(crate) struct Scratch {
     winner: Vec<u32>,
 }
 
+/// Whether a downstream VC with `free` credits, among VCs `held` (a bit each), can take a
+/// packet needing `need` of them.
+#[inline]
+fn vc_open(free: u32, need: u32, held: u64, vc: usize) -> bool {
+    free >= need && held >> vc & 1 == 0
+}
+
+/// An input port's allocation state (kept together: the allocator reads it every cycle).
+#[derive(Debug, Clone, Copy, Default)]
+struct InputPort {
+    /// Queues (VCs, or injection queues) holding a packet, a bit each.
+    mask: u64,
+    /// Tick at which the port has read every packet granted to it.
+    free: u64,
+    /// Round-robin pointer over its queues.
+    rr: u32,
+}
+
+/// An output port's allocation state.
+#[derive(Debug, Clone, Copy, Default)]
+struct OutputPort {
+    /// Tick at which its link has sent every packet granted to it.
+    free: u64,
+    /// Round-robin pointer over the inputs.
+    rr: u32,
+}
+
 /// What a router tracks only under flit switch allocation.
 struct FlitState {
     /// The hop (index into `cands`) and downstream VC each queue's head packet holds once its
@@ -162,15 +189,11 @@ pub(crate) struct Router {
     occupancy: Vec<u32>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
     cands: Vec<Vec<Cand>>,
-    in_mask: Vec<u64>,
-    in_free: Vec<u64>,
-    in_rr: Vec<u32>,
-    /// Tick at which each output's link has sent every packet granted to it.
-    out_free: Vec<u64>,
+    inputs: Vec<InputPort>,
+    outputs: Vec<OutputPort>,
     /// With speedup: tick at which each output's crossbar port has taken every packet granted
-    /// to it (without, the crossbar port is the link: `out_free`; empty).
+    /// to it (without, the crossbar port is the link: the output's `free`; empty).
     xbar_free: Vec<u64>,
-    out_rr: Vec<u32>,
     /// Free flits of each downstream (output port, VC) buffer.
     credits: Vec<u32>,
     pub sent_flits: Vec<u64>,
@@ -232,15 +255,12 @@ impl Router {
             queues: vec![VecDeque::new(); queues],
             occupancy: vec![0; queues],
             cands: vec![Vec::new(); queues],
-            in_mask: vec![0; n_in as usize],
-            in_free: vec![0; n_in as usize],
-            in_rr: vec![0; n_in as usize],
-            out_free: vec![0; n_out as usize],
+            inputs: vec![InputPort::default(); n_in as usize],
+            outputs: vec![OutputPort::default(); n_out as usize],
             xbar_free: match sh.config.output_queue_flits() {
                 0 => Vec::new(),
                 _ => vec![0; n_out as usize],
             },
-            out_rr: vec![0; n_out as usize],
             credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
             sent_flits: vec![0; n_out as usize],
             sources: vec![VecDeque::new(); injection_queues as usize],
@@ -326,7 +346,7 @@ impl Router {
             Event::Arrive { port, vc, packet } => {
                 let q = self.fill(port, vc, packet.arrived, sh, counters)?;
                 self.push(q, packet);
-                self.in_mask[port as usize] |= 1 << vc;
+                self.inputs[port as usize].mask |= 1 << vc;
             }
             Event::Flit { port, vc } => {
                 let q = self.fill(port, vc, 1, sh, counters)?;
@@ -362,7 +382,7 @@ impl Router {
 
     /// Counts `flits` arriving into input `port`'s VC `vc`, checking its capacity; returns the
     /// queue.
-    #[inline]
+    #[inline(always)]
     fn fill(
         &mut self,
         port: u32,
@@ -490,7 +510,7 @@ impl Router {
             self.sources[queue].pop_front();
         }
         self.push(q, packet);
-        self.in_mask[port as usize] |= 1 << queue;
+        self.inputs[port as usize].mask |= 1 << queue;
     }
 
     /// When a packet that reached the head of input `input`'s queue (ready by itself at
@@ -498,7 +518,7 @@ impl Router {
     fn after_head_delay(&self, input: u32, ready: u64, sh: &Shared) -> u64 {
         match sh.config.head_delay_cycles as u64 {
             0 => ready,
-            delay => ready.max(self.in_free[input as usize].div_ceil(TICKS) + delay),
+            delay => ready.max(self.inputs[input as usize].free.div_ceil(TICKS) + delay),
         }
     }
 
@@ -571,11 +591,20 @@ impl Router {
     /// it (virtual cut-through) or for a flit (wormhole), and not held by another packet's flits.
     #[inline]
     fn vc_takes(&self, out: u32, vc: usize, flits: u32, sh: &Shared) -> bool {
-        self.credits[(out * self.vcs) as usize + vc] >= sh.config.flits_to_take_vc(flits)
-            && self
-                .flit
-                .as_ref()
-                .is_none_or(|f| f.out_held[out as usize] >> vc & 1 == 0)
+        let free = self.credits[(out * self.vcs) as usize + vc];
+        vc_open(
+            free,
+            sh.config.flits_to_take_vc(flits),
+            self.held_vcs(out),
+            vc,
+        )
+    }
+
+    /// Downstream VCs of output `out` held by a packet's flits (a bit each; none under packet
+    /// allocation).
+    #[inline]
+    fn held_vcs(&self, out: u32) -> u64 {
+        self.flit.as_ref().map_or(0, |f| f.out_held[out as usize])
     }
 
     /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
@@ -590,7 +619,7 @@ impl Router {
     /// link's queue has room for a whole packet.
     #[inline]
     fn output_open(&self, out: u32, next_tick: u64, sh: &Shared) -> bool {
-        let link_free = self.out_free[out as usize];
+        let link_free = self.outputs[out as usize].free;
         match self.queue_flits {
             // Input-queued: the crossbar port is the link, which must be done by the end of this
             // cycle.
@@ -609,6 +638,7 @@ impl Router {
     /// credits winning (the first hop listed, then the lowest VC, on ties).
     fn choose(&self, q: usize, flits: u32, next_tick: u64, sh: &Shared) -> Option<(u32, u8)> {
         let mut best: Option<(u32, u8, u32)> = None;
+        let need = sh.config.flits_to_take_vc(flits);
         for (k, cand) in self.cands[q].iter().enumerate() {
             if !self.output_open(cand.out, next_tick, sh) {
                 continue;
@@ -619,11 +649,10 @@ impl Router {
             }
             let range = self.class_vcs(cand.out, cand.vc);
             let base = (cand.out * self.vcs) as usize;
+            let held = self.held_vcs(cand.out);
             for slot in range {
                 let free = self.credits[slot];
-                if self.vc_takes(cand.out, slot - base, flits, sh)
-                    && best.is_none_or(|(_, _, f)| free > f)
-                {
+                if vc_open(free, need, held, slot - base) && best.is_none_or(|(_, _, f)| free > f) {
                     best = Some((k as u32, (slot - base) as u8, free));
                 }
             }
@@ -650,11 +679,11 @@ impl Router {
         for round in 0..sh.config.alloc_iterations.max(4) {
             scratch.requests.clear();
             for input in 0..self.n_in {
-                let mask = self.in_mask[input as usize];
-                if mask == 0 || self.in_free[input as usize] >= next_tick {
+                let mask = self.inputs[input as usize].mask;
+                if mask == 0 || self.inputs[input as usize].free >= next_tick {
                     continue;
                 }
-                let start = self.in_rr[input as usize];
+                let start = self.inputs[input as usize].rr;
                 let mut rotated = mask.rotate_right(start);
                 while rotated != 0 {
                     let vc = (rotated.trailing_zeros() + start) & 63;
@@ -705,7 +734,15 @@ impl Router {
             // Output arbitration: round-robin over inputs from the output's pointer.
             let n_in = self.n_in;
             for (i, r) in scratch.requests.iter().enumerate() {
-                let rank = |input: u32| (input + n_in - self.out_rr[r.out as usize]) % n_in;
+                // Distance from the output's pointer, without a division.
+                let rank = |input: u32| {
+                    let d = input + n_in - self.outputs[r.out as usize].rr;
+                    if d >= n_in {
+                        d - n_in
+                    } else {
+                        d
+                    }
+                };
                 let w = &mut scratch.winner[r.out as usize];
                 if *w == u32::MAX || rank(r.input) < rank(scratch.requests[*w as usize].input) {
                     *w = i as u32;
@@ -724,7 +761,7 @@ impl Router {
                     SwitchAllocation::Flit => self.grant_flit(r, cycle, sh, out, wheel, counters),
                 }
                 moved = true;
-                spare |= self.in_free[r.input as usize] < next_tick
+                spare |= self.inputs[r.input as usize].free < next_tick
                     || self.output_open(r.out, next_tick, sh);
             }
             if !(spare || lost && round + 1 < sh.config.alloc_iterations) {
@@ -768,17 +805,18 @@ impl Router {
             ),
         };
         let xbar_free = match speedup {
-            1 => self.out_free[r.out as usize],
+            1 => self.outputs[r.out as usize].free,
             _ => self.xbar_free[r.out as usize],
         };
         let cross = (cycle * TICKS)
             .max(xbar_free)
-            .max(self.in_free[r.input as usize]);
+            .max(self.inputs[r.input as usize].free);
         let crossed = (cross + flits * xbar_tpf).max(packet.tail_in + xbar_tpf);
-        self.in_free[r.input as usize] = cross + flits * read_tpf;
+        self.inputs[r.input as usize].free = cross + flits * read_tpf;
         if speedup > 1 {
             self.xbar_free[r.out as usize] = crossed;
-            let queued = self.out_free[r.out as usize]
+            let queued = self.outputs[r.out as usize]
+                .free
                 .saturating_sub(cross)
                 .div_ceil(out_tpf)
                 + flits;
@@ -792,9 +830,9 @@ impl Router {
                 ));
             }
         }
-        let start = cross.max(self.out_free[r.out as usize]);
+        let start = cross.max(self.outputs[r.out as usize].free);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
-        self.out_free[r.out as usize] = end;
+        self.outputs[r.out as usize].free = end;
         self.retire_head(q, r, cycle, sh);
         self.release_input(r, packet.flits, crossed, sh, out, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
@@ -861,11 +899,11 @@ impl Router {
         }
         let out_tpf = f.out_ticks_per_flit[go];
         let start = (cycle * TICKS)
-            .max(self.out_free[r.out as usize])
-            .max(self.in_free[r.input as usize]);
+            .max(self.outputs[r.out as usize].free)
+            .max(self.inputs[r.input as usize].free);
         let sent = start + out_tpf;
-        self.out_free[r.out as usize] = sent;
-        self.in_free[r.input as usize] = start + f.in_ticks_per_flit[gi];
+        self.outputs[r.out as usize].free = sent;
+        self.inputs[r.input as usize].free = start + f.in_ticks_per_flit[gi];
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
@@ -902,15 +940,16 @@ impl Router {
     }
 
     /// Moves the round-robin pointers past a grant.
-    #[inline]
+    #[inline(always)]
     fn advance_pointers(&mut self, r: Request) {
-        self.in_rr[r.input as usize] = (r.vc + 1) % self.port_queues(r.input);
-        self.out_rr[r.out as usize] = (r.input + 1) % self.n_in;
+        let next = |i: u32, n: u32| if i + 1 == n { 0 } else { i + 1 };
+        self.inputs[r.input as usize].rr = next(r.vc, self.port_queues(r.input));
+        self.outputs[r.out as usize].rr = next(r.input, self.n_in);
     }
 
     /// Removes the head packet of queue `q` (granted by `r`), all of it gone, and readies the
     /// next: routed and allocated afresh, after the head delay; an injection queue is refilled.
-    #[inline]
+    #[inline(always)]
     fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
         self.queues[q].pop_front();
         self.cands[q].clear();
@@ -923,7 +962,7 @@ impl Router {
             Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
             None => {
                 self.head_ready[q] = u64::MAX;
-                self.in_mask[r.input as usize] &= !(1 << r.vc);
+                self.inputs[r.input as usize].mask &= !(1 << r.vc);
             }
         }
         if sh.fabric.in_link[(self.in_start + r.input) as usize] == NO_LINK {
@@ -934,7 +973,7 @@ impl Router {
 
     /// Accounts `flits` that have left input `r.input` by tick `left`: injected from the chip,
     /// or freed in the input VC with their credits sent upstream.
-    #[inline]
+    #[inline(always)]
     fn release_input(
         &mut self,
         r: Request,
@@ -966,7 +1005,7 @@ impl Router {
 
     /// The arrival of `packet`'s head at the far end of output `r.out`'s link at cycle `at`
     /// (its tail by tick `tail_in`), on the hop `cand`.
-    #[inline]
+    #[inline(always)]
     fn arrival(
         &self,
         r: Request,
