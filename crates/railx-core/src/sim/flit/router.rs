@@ -163,6 +163,29 @@ struct OutputPort {
     rr: u32,
 }
 
+/// A grant being carried out: the request, its queue and head packet, the hop taken, the global
+/// input and output ports and the output's link.
+struct Grant {
+    r: Request,
+    q: usize,
+    packet: Packet,
+    cand: Cand,
+    gi: usize,
+    go: usize,
+    link: u32,
+}
+
+/// The router at the far end of grant `g`'s link, and its input port there.
+#[inline(always)]
+fn downstream(g: &Grant, sh: &Shared) -> (u32, u32) {
+    let f = sh.fabric;
+    let down = sh.link_dst[g.link as usize];
+    (
+        down,
+        f.link_in_port[g.link as usize] - f.in_start[down as usize],
+    )
+}
+
 /// What a router tracks only under flit switch allocation.
 struct FlitState {
     /// The hop (index into `cands`) and downstream VC each queue's head packet holds once its
@@ -782,14 +805,8 @@ impl Router {
         counters: &mut Counters,
     ) -> Result<()> {
         let f = sh.fabric;
-        let q = (r.input * self.vcs + r.vc) as usize;
-        let packet = self.queues[q][0];
-        let cand = self.cands[q][r.cand as usize];
-        self.advance_pointers(r);
-        let (gi, go) = (
-            (self.in_start + r.input) as usize,
-            (self.out_start + r.out) as usize,
-        );
+        let g = self.begin_grant(r, sh);
+        let (packet, gi, go) = (g.packet, g.gi, g.go);
         let flits = packet.flits as u64;
         let out_tpf = f.out_ticks_per_flit[go];
         // The crossing: no faster than the slower of the two crossbar ports, and not done before
@@ -833,16 +850,14 @@ impl Router {
         let start = cross.max(self.outputs[r.out as usize].free);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.outputs[r.out as usize].free = end;
-        self.retire_head(q, r, cycle, sh);
-        self.release_input(r, packet.flits, crossed, sh, out, counters);
+        self.retire_head(g.q, r, cycle, sh);
+        self.release_input(&g, packet.flits, crossed, sh, out, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
         if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
         }
-        let link = f.out_link[go];
-        if link == NO_LINK {
-            let at = end.div_ceil(TICKS);
-            wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
+        if g.link == NO_LINK {
+            self.eject(packet, end, sh, wheel);
             return Ok(());
         }
         counters.flit_hops += flits;
@@ -850,7 +865,7 @@ impl Router {
         let latency = f.out_latency[go] as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = end + latency * TICKS;
-        out.push(self.arrival(r, head_arrival, tail_in, packet, cand, sh));
+        out.push(self.arrival(&g, head_arrival, tail_in, packet, sh));
         Ok(())
     }
 
@@ -866,15 +881,8 @@ impl Router {
         counters: &mut Counters,
     ) {
         let f = sh.fabric;
-        let q = (r.input * self.vcs + r.vc) as usize;
-        let packet = self.queues[q][0];
-        let cand = self.cands[q][r.cand as usize];
-        self.advance_pointers(r);
-        let (gi, go) = (
-            (self.in_start + r.input) as usize,
-            (self.out_start + r.out) as usize,
-        );
-        let link = f.out_link[go];
+        let g = self.begin_grant(r, sh);
+        let (q, packet, gi, go, link) = (g.q, g.packet, g.gi, g.go, g.link);
         let state = self.flit.as_mut().expect("flit allocation keeps its state");
         let head = state.head_sent[q] == 0;
         if head {
@@ -907,14 +915,13 @@ impl Router {
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
-        self.release_input(r, 1, sent, sh, out, counters);
+        self.release_input(&g, 1, sent, sh, out, counters);
         if sh.measuring(cycle) {
             self.sent_flits[r.out as usize] += 1;
         }
         if link == NO_LINK {
             if tail {
-                let at = sent.div_ceil(TICKS);
-                wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
+                self.eject(packet, sent, sh, wheel);
             }
             return;
         }
@@ -925,18 +932,40 @@ impl Router {
                 arrived: 1,
                 ..packet
             };
-            self.arrival(r, arrival, u64::MAX, first, cand, sh)
+            self.arrival(&g, arrival, u64::MAX, first, sh)
         } else {
-            let down = sh.link_dst[link as usize];
+            let (router, port) = downstream(&g, sh);
             Outgoing {
-                router: down,
+                router,
                 time: arrival,
-                event: Event::Flit {
-                    port: f.link_in_port[link as usize] - f.in_start[down as usize],
-                    vc: r.out_vc,
-                },
+                event: Event::Flit { port, vc: r.out_vc },
             }
         });
+    }
+
+    /// Starts the grant of request `r`: its queue's head packet and hop, the pointers moved past
+    /// it.
+    #[inline(always)]
+    fn begin_grant(&mut self, r: Request, sh: &Shared) -> Grant {
+        let q = (r.input * self.vcs + r.vc) as usize;
+        let go = (self.out_start + r.out) as usize;
+        self.advance_pointers(r);
+        Grant {
+            r,
+            q,
+            packet: self.queues[q][0],
+            cand: self.cands[q][r.cand as usize],
+            gi: (self.in_start + r.input) as usize,
+            go,
+            link: sh.fabric.out_link[go],
+        }
+    }
+
+    /// Schedules `packet`'s ejection once its last flit has left, by tick `done`.
+    #[inline(always)]
+    fn eject(&self, packet: Packet, done: u64, sh: &Shared, wheel: &mut Wheel) {
+        let at = done.div_ceil(TICKS);
+        wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
     }
 
     /// Moves the round-robin pointers past a grant.
@@ -971,12 +1000,12 @@ impl Router {
         }
     }
 
-    /// Accounts `flits` that have left input `r.input` by tick `left`: injected from the chip,
+    /// Accounts `flits` that have left grant `g`'s input by tick `left`: injected from the chip,
     /// or freed in the input VC with their credits sent upstream.
     #[inline(always)]
     fn release_input(
         &mut self,
-        r: Request,
+        g: &Grant,
         flits: u32,
         left: u64,
         sh: &Shared,
@@ -984,50 +1013,39 @@ impl Router {
         counters: &mut Counters,
     ) {
         let f = sh.fabric;
-        let gi = (self.in_start + r.input) as usize;
-        let in_link = f.in_link[gi];
+        let in_link = f.in_link[g.gi];
         if in_link == NO_LINK {
             counters.injected += flits as u64;
             return;
         }
-        self.occupancy[(r.input * self.vcs + r.vc) as usize] -= flits;
+        self.occupancy[g.q] -= flits;
         let up = sh.link_src[in_link as usize];
         out.push(Outgoing {
             router: up,
-            time: left.div_ceil(TICKS) + f.in_latency[gi] as u64,
+            time: left.div_ceil(TICKS) + f.in_latency[g.gi] as u64,
             event: Event::Credit {
                 port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
-                vc: r.vc as u8,
+                vc: g.r.vc as u8,
                 flits,
             },
         });
     }
 
-    /// The arrival of `packet`'s head at the far end of output `r.out`'s link at cycle `at`
-    /// (its tail by tick `tail_in`), on the hop `cand`.
+    /// The arrival of `packet`'s head at the far end of grant `g`'s link at cycle `at` (its tail
+    /// by tick `tail_in`), on the granted hop.
     #[inline(always)]
-    fn arrival(
-        &self,
-        r: Request,
-        at: u64,
-        tail_in: u64,
-        packet: Packet,
-        cand: Cand,
-        sh: &Shared,
-    ) -> Outgoing {
-        let f = sh.fabric;
-        let link = f.out_link[(self.out_start + r.out) as usize];
-        let down = sh.link_dst[link as usize];
+    fn arrival(&self, g: &Grant, at: u64, tail_in: u64, packet: Packet, sh: &Shared) -> Outgoing {
+        let (router, port) = downstream(g, sh);
         Outgoing {
-            router: down,
+            router,
             time: at,
             event: Event::Arrive {
-                port: f.link_in_port[link as usize] - f.in_start[down as usize],
-                vc: r.out_vc,
+                port,
+                vc: g.r.out_vc,
                 packet: Packet {
                     head_ready: at + sh.config.router_delay_cycles as u64,
                     tail_in,
-                    state: cand.state,
+                    state: g.cand.state,
                     ..packet
                 },
             },
