@@ -568,64 +568,45 @@ fn bad_input_gets_one_line_errors() {
         e
     };
     let config = FlitConfig::default();
-    assert!(err(&config, &uniform(0.0)).starts_with("load = 0: "));
-    assert!(err(&config, &uniform(1.5))
-        .starts_with("load = 1.5: the offered load is flits/cycle/chip in (0, 1]"));
-    let small = FlitConfig {
-        buffer_flits: 2,
-        ..FlitConfig::default()
-    };
-    assert!(err(&small, &uniform(0.1)).starts_with("buffer_flits = 2: virtual cut-through"));
-    let none = FlitConfig {
-        vcs_per_class: 0,
-        ..FlitConfig::default()
-    };
-    assert!(err(&none, &uniform(0.1)).starts_with("vcs_per_class = 0: "));
-    // Dateline on a 2D torus of this model names 6 VCs: 11 per class is 66 > 64.
-    let many = FlitConfig {
-        vcs_per_class: 11,
-        ..FlitConfig::default()
-    };
-    let e = err(&many, &uniform(0.1));
-    assert!(
-        e.starts_with("vcs_per_class = 11: ") && e.contains("use vcs_per_class <= 10"),
-        "{e}"
-    );
-    let fast = FlitConfig {
-        switch_speedup: 0,
-        ..FlitConfig::default()
-    };
-    assert!(err(&fast, &uniform(0.1)).starts_with("switch_speedup = 0: must be in 1..=16"));
-    let queued_flits = FlitConfig {
-        switch_speedup: 2,
-        switch_allocation: SwitchAllocation::Flit,
-        ..FlitConfig::default()
-    };
-    assert!(err(&queued_flits, &uniform(0.1)).starts_with(
-        "switch_speedup = 2: output queues are modelled with packet switch allocation only"
-    ));
-    let worm = FlitConfig {
-        flow_control: FlowControl::Wormhole,
-        ..FlitConfig::default()
-    };
-    assert!(err(&worm, &uniform(0.1)).starts_with(
-        "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation"
-    ));
-    let shallow = FlitConfig {
-        switch_speedup: 2,
-        output_buffer_flits: 3,
-        ..FlitConfig::default()
-    };
-    let e = err(&shallow, &uniform(0.1));
-    assert!(
-        e.starts_with("output_buffer_flits = 3: ") && e.contains("use output_buffer_flits >= 4"),
-        "{e}"
-    );
-    let long = FlitConfig {
-        measure_cycles: 1 << 45,
-        ..FlitConfig::default()
-    };
-    assert!(err(&long, &uniform(0.5)).starts_with("cycles = "));
+    // (settings differing from the defaults, offered load, start of the error, a part of it).
+    let cases = [
+        ("{}", 0.0, "load = 0: ", ""),
+        (
+            "{}",
+            1.5,
+            "load = 1.5: the offered load is flits/cycle/chip in (0, 1]",
+            "",
+        ),
+        (r#"{"buffer_flits": 2}"#, 0.1, "buffer_flits = 2: virtual cut-through", ""),
+        (r#"{"vcs_per_class": 0}"#, 0.1, "vcs_per_class = 0: ", ""),
+        // Dateline on a 2D torus of this model names 6 VCs: 11 per class is 66 > 64.
+        (r#"{"vcs_per_class": 11}"#, 0.1, "vcs_per_class = 11: ", "use vcs_per_class <= 10"),
+        (r#"{"switch_speedup": 0}"#, 0.1, "switch_speedup = 0: must be in 1..=16", ""),
+        (
+            r#"{"switch_speedup": 2, "switch_allocation": "flit"}"#,
+            0.1,
+            "switch_speedup = 2: output queues are modelled with packet switch allocation only",
+            "",
+        ),
+        (
+            r#"{"flow_control": "wormhole"}"#,
+            0.1,
+            "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation",
+            "",
+        ),
+        (
+            r#"{"switch_speedup": 2, "output_buffer_flits": 3}"#,
+            0.1,
+            "output_buffer_flits = 3: ",
+            "use output_buffer_flits >= 4",
+        ),
+        (r#"{"measure_cycles": 35184372088832}"#, 0.5, "cycles = ", ""),
+    ];
+    for (settings, load, start, part) in cases {
+        let config: FlitConfig = serde_json::from_str(settings).unwrap();
+        let e = err(&config, &uniform(load));
+        assert!(e.starts_with(start) && e.contains(part), "{settings}: {e}");
+    }
     let spec: TrafficSpec = serde_json::from_str(r#"{"pattern": "tornado", "load": 0.1}"#).unwrap();
     assert!(spec
         .resolve()

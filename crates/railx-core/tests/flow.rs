@@ -145,29 +145,22 @@ fn aggregated_equals_unaggregated_for_the_benchmark_traffic() {
         let plant = &r.system.plant;
         check_aggregation(&r, &routing, &traffic::all_to_all(plant, 1 << 12).unwrap());
         let group = Group::railx_region(plant, &r.system.regions[0]).unwrap();
-        let size = (1 << 20, 1);
-        let every = Translations::whole(plant);
-        let all_reduce = representatives(
-            Op::AllReduce,
-            Algo::Hierarchical,
-            &group,
-            plant,
-            &every,
-            size,
-            0.0,
-        );
-        check_aggregation(&r, &routing, &all_reduce.unwrap());
-        let rows = Translations::whole_rows(plant);
-        let ring = representatives(
-            Op::AllReduce,
-            Algo::BidirRing,
-            &group,
-            plant,
-            &rows,
-            size,
-            0.0,
-        );
-        check_aggregation(&r, &routing, &ring.unwrap());
+        // Hierarchical all-reduce over every translation, the ring over whole rows.
+        for (algo, translations) in [
+            (Algo::Hierarchical, Translations::whole(plant)),
+            (Algo::BidirRing, Translations::whole_rows(plant)),
+        ] {
+            let all_reduce = representatives(
+                Op::AllReduce,
+                algo,
+                &group,
+                plant,
+                &translations,
+                (1 << 20, 1),
+                0.0,
+            );
+            check_aggregation(&r, &routing, &all_reduce.unwrap());
+        }
     }
 }
 

@@ -54,36 +54,21 @@ fn dag_arrays<'py>(py: Python<'py>, dag: &MessageDag) -> PyResult<Bound<'py, PyD
         dep_start.push(deps.len() as u64);
     }
     let d = PyDict::new(py);
-    d.set_item(
-        "src",
-        ids.clone()
-            .map(|i| dag.src(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "dst",
-        ids.clone()
-            .map(|i| dag.dst(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "bytes",
-        ids.clone()
-            .map(|i| dag.bytes(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item(
-        "delay_s",
-        ids.map(|i| dag.delay_s(i))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
+    d.set_item("src", column(py, ids.clone().map(|i| dag.src(i))))?;
+    d.set_item("dst", column(py, ids.clone().map(|i| dag.dst(i))))?;
+    d.set_item("bytes", column(py, ids.clone().map(|i| dag.bytes(i))))?;
+    d.set_item("delay_s", column(py, ids.clone().map(|i| dag.delay_s(i))))?;
     d.set_item("dep_start", dep_start.into_pyarray(py))?;
     d.set_item("deps", deps.into_pyarray(py))?;
     Ok(d)
+}
+
+/// A NumPy array of `values`.
+fn column<'py, T: numpy::Element>(
+    py: Python<'py>,
+    values: impl Iterator<Item = T>,
+) -> Bound<'py, numpy::PyArray1<T>> {
+    values.collect::<Vec<_>>().into_pyarray(py)
 }
 
 fn parse_config(config_json: &str) -> PyResult<ConfigSpec> {
