@@ -9,11 +9,13 @@ each with 1 and 2 threads: wall seconds, simulated router-cycles/s and flit-hops
 speed-up over BookSim2's measured ~195,000 router-cycles/s (5,462 cycles in ~36 s) and its
 flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
 3. the torus saturation sweep, to compare with BookSim2's 0.13 flits/cycle/node (and its
-   zero-load latency of about 81 cycles), with the pipelined router (packet switch allocation,
-   head delay 0), with one idle cycle between the packets of a VC (head delay 1; BookSim2's
-   non-speculative router leaves about two), and with flit switch allocation and a 2-cycle
-   router (BookSim2's allocation granularity and, as near as whole cycles go, its zero-load
-   latency), over seeds 0-2 (the peak varies by a few percent with the seed).
+   zero-load latency of about 81 cycles), over seeds 0-2 (the peak varies by a few percent with
+   the seed): railx's default router (pipelined, packet switch allocation) with its `dateline`
+   routing; BookSim2's router as railx models it (flit switch allocation, wormhole, 4 cycles a
+   hop as BookSim2's zero-load latency implies: a 2-cycle router with one idle cycle between
+   the packets of a VC) with railx's `dateline` routing, and with BookSim2's own torus routing
+   (`dateline-partition`); and BookSim2's default non-speculative pipeline (5 cycles a hop:
+   a 3-cycle router, two idle cycles between packets), which the reported latency rules out.
 The torus runs are configured as BookSim2 was, including its single source FIFO per node.
 
 Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick]` (--quick: 3,000 cycles,
@@ -22,6 +24,7 @@ a shorter sweep). Wall times depend on what else runs on the machine.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -37,9 +40,9 @@ BOOKSIM_SATURATION = 0.13
 BOOKSIM_FLIT_HOPS_PER_S = BOOKSIM_ROUTER_CYCLES_PER_S * 0.108 * 18
 
 
-def timed(system: System, traffic: str, load: float, settings: FlitSettings) -> dict:
+def timed(system: System, traffic: str, load: float, settings: FlitSettings, routing: str | None = None) -> dict:
     start = time.perf_counter()
-    report, _ = simulate(system, traffic, load, settings=settings)  # type: ignore[arg-type]
+    report, _ = simulate(system, traffic, load, settings=settings, routing=routing)  # type: ignore[arg-type]
     wall = time.perf_counter() - start
     return {"wall_s": wall, "router_cycles_per_s": report["router_cycles"] / wall, "flit_hops_per_s": report["flit_hops"] / wall, "report": report}
 
@@ -48,11 +51,13 @@ def main() -> None:
     quick = "--quick" in sys.argv
     cycles = 3000 if quick else 15000
     torus = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single")
+    booksim2 = {"switch_allocation": "flit", "flow_control": "wormhole", "router_delay_cycles": 2, "head_delay_cycles": 1}
     print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>9} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
-    for threads in (1, 2):
-        r = timed(TORUS, "uniform", 0.108, FlitSettings(**torus, warmup_cycles=0, measure_cycles=cycles, threads=threads))  # type: ignore[arg-type]
+    speed_cases = [("torus 36x36 uniform 0.108", {}, "dateline"), ("  same, BookSim2's router and routing", booksim2, "dateline-partition")]
+    for (name, router, routing), threads in itertools.product(speed_cases, (1, 2)):
+        r = timed(TORUS, "uniform", 0.108, FlitSettings(**torus, **router, warmup_cycles=0, measure_cycles=cycles, threads=threads), routing)  # type: ignore[arg-type]
         print(
-            f"{'torus 36x36 uniform 0.108':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
+            f"{name:44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} "
             f"{r['flit_hops_per_s'] / BOOKSIM_FLIT_HOPS_PER_S:9.1f} {r['report']['accepted']:8.4f}"
         )
@@ -64,18 +69,19 @@ def main() -> None:
             f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
         )
-    loads = [0.12, 0.13, 0.1325, 0.135, 0.1375, 0.14, 0.1425, 0.145, 0.16] if not quick else [0.12, 0.14]
+    loads = [0.12, 0.125, 0.13, 0.1325, 0.135, 0.1375, 0.14, 0.145, 0.15, 0.16] if not quick else [0.12, 0.14]
     routers = {
-        "pipelined router, packet allocation": {},
-        "1 idle cycle per packet per VC": {"head_delay_cycles": 1},
-        "flit allocation, 2-cycle router": {"switch_allocation": "flit", "router_delay_cycles": 2},
+        "railx's default router, dateline": ({}, "dateline"),
+        "BookSim2's router, dateline": (booksim2, "dateline"),
+        "BookSim2's router and routing (dateline-partition)": (booksim2, "dateline-partition"),
+        "BookSim2's non-speculative pipeline and routing": ({**booksim2, "router_delay_cycles": 3, "head_delay_cycles": 2}, "dateline-partition"),
     }
-    for name, router in routers.items():
-        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**torus, **router, warmup_cycles=1000, measure_cycles=3000))  # type: ignore[arg-type]
+    for name, (router, routing) in routers.items():
+        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**torus, **router, warmup_cycles=1000, measure_cycles=3000), routing=routing)  # type: ignore[arg-type]
         print(f"\ntorus 36x36 uniform saturation sweep, {name} (zero-load latency {zero['latency']['mean']:.1f}; BookSim2: ~81, accepted 0.130 at 0.13, 0.074 at 0.16):")
         for seed in (0, 1, 2) if not quick else (0,):
             settings = FlitSettings(**torus, **router, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2, seed=seed)  # type: ignore[arg-type]
-            result = sweep(TORUS, loads, "uniform", settings=settings)
+            result = sweep(TORUS, loads, "uniform", settings=settings, routing=routing)
             accepted = "  ".join(f"{p['offered']:.3f}:{p['accepted']:.4f}" for p in result["points"])
             peak = result["peak_accepted"]
             print(f"  seed {seed}  {accepted}  peak {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}%)")

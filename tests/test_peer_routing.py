@@ -51,6 +51,7 @@ def peer_file(tmp_path: Path, spec: dict[str, Any]) -> Path:
         ("hammingmesh", "dimension-order", 3),
         ("fat-tree", "updown", 1),
         ("torus3d", "dateline", 6),
+        ("torus3d", "dateline-partition", 6),
     ],
 )
 def test_every_family_is_checked_exhaustively_and_acyclic(tmp_path: Path, family: str, routing: str, vcs: int) -> None:

@@ -116,7 +116,15 @@ def test_vcs_per_class_multiplies_the_physical_vcs_and_keeps_low_load_results(to
 
 def test_router_options_keep_low_load_results(torus: Path) -> None:
     reports = []
-    for args in ((), ("--injection-queues", "per-message"), ("--head-delay", "2"), ("--speedup", "2"), ("--switch-allocation", "flit"), ("--switch-allocation", "flit", "--flow-control", "wormhole")):
+    for args in (
+        (),
+        ("--injection-queues", "per-message"),
+        ("--head-delay", "2"),
+        ("--speedup", "2"),
+        ("--switch-allocation", "flit"),
+        ("--switch-allocation", "flit", "--flow-control", "wormhole"),
+        ("--routing", "dateline-partition"),
+    ):
         result = run_railx("sim", torus, "--load", "0.2", *QUICK, *args, "--json")
         assert result.rc == 0, result.stderr
         reports.append(json.loads(result.stdout))

@@ -22,12 +22,17 @@ use railx_core::sim::flit::{
 use railx_core::spec::Preset;
 
 fn torus(k: u32) -> (Network, Box<dyn Routing>) {
+    torus_routed(k, "dateline")
+}
+
+/// A k x k torus of chips with the torus routing function `name`.
+fn torus_routed(k: u32, name: &str) -> (Network, Box<dyn Routing>) {
     let spec: PeerSpec = serde_json::from_str(&format!(
         r#"{{"family": "torus3d", "dims": [{k}, {k}, 1], "ports_per_direction": 1}}"#
     ))
     .unwrap();
     let net = spec.network().unwrap();
-    let routing = for_peer(&spec, &net, Some("dateline")).unwrap();
+    let routing = for_peer(&spec, &net, Some(name)).unwrap();
     (net, routing)
 }
 
@@ -510,9 +515,53 @@ fn torus_without_datelines_deadlocks(config: FlitConfig) {
         assert_eq!(pair[0].to_chip, pair[1].from_chip);
     }
     assert_eq!(cycle[cycle.len() - 1].to_chip, cycle[0].from_chip);
-    // With datelines the same load runs to the end.
-    let report = run(&net, &*routing, &config, &uniform(2.0));
-    assert!(report.completed && report.deadlock.is_none());
+    // With datelines (either scheme) the same load runs to the end.
+    for name in ["dateline", "dateline-partition"] {
+        let (net, routing) = torus_routed(8, name);
+        let report = run(&net, &*routing, &config, &uniform(2.0));
+        assert!(report.completed && report.deadlock.is_none(), "{name}");
+    }
+}
+
+/// BookSim2's input-queued router as issue 7's reference configured it, in railx's terms: 2 VCs
+/// of 16 flits (the routing's two classes), 4-flit packets, 1-cycle links, injection 1
+/// flit/cycle from one source FIFO, flits allocated one by one, wormhole, and 4 cycles a hop
+/// (its zero-load latency of ~81 cycles over the torus's 18 mean hops): a 2-cycle router, one of
+/// whose stages (routing or VC allocation) a VC's next packet must pass after the tail ahead
+/// of it has left: one idle cycle per packet per VC.
+fn booksim2() -> FlitConfig {
+    FlitConfig {
+        long_latency_cycles: 1,
+        short_latency_cycles: 1,
+        injection_flits_per_cycle: 1.0,
+        switch_allocation: SwitchAllocation::Flit,
+        flow_control: FlowControl::Wormhole,
+        router_delay_cycles: 2,
+        head_delay_cycles: 1,
+        ..FlitConfig::default()
+    }
+}
+
+/// BookSim2's router and routing as railx models them (`booksim2`, `dateline-partition`): at the two loads
+/// BookSim2 reports for the 36 x 36 torus, accepted 0.130 at offered 0.13 (all of it) and a
+/// collapse below 0.11 at 0.16 (BookSim2: 0.074): saturation between the two, as BookSim2's.
+#[test]
+fn booksim2_configured_torus_saturates_between_its_two_reported_loads() {
+    let (net, routing) = torus_routed(36, "dateline-partition");
+    let config = FlitConfig {
+        warmup_cycles: 2000,
+        measure_cycles: 3000,
+        threads: 2,
+        ..booksim2()
+    };
+    let at_013 = run(&net, &*routing, &config, &uniform(0.13));
+    assert!(
+        (at_013.accepted - 0.13).abs() < 0.002,
+        "{}",
+        at_013.accepted
+    );
+    let at_016 = run(&net, &*routing, &config, &uniform(0.16));
+    assert!(at_016.accepted < 0.11, "{}", at_016.accepted);
 }
 
 #[test]

@@ -10,6 +10,7 @@ use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
 use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::railx::{RailxRouting, Scheme};
+use railx_core::routing::torus::{TorusRouting, TorusVcs};
 use railx_core::routing::{RouteState, Routing};
 use railx_core::spec::{ConfigSpec, DimKind, Preset, SystemSpec};
 
@@ -259,17 +260,133 @@ fn torus3d_peer_dimension_order_routing() {
     )
     .unwrap();
     let net = spec.network().unwrap();
-    for dateline in [false, true] {
-        let routing = TorusRouting::new(&net, &[4, 4, 8], dateline).unwrap();
+    for (scheme, vcs) in [
+        (TorusVcs::HopCount, 8),
+        (TorusVcs::Dateline, 6),
+        (TorusVcs::Partition, 6),
+    ] {
+        let routing = TorusRouting::new(&net, &[4, 4, 8], scheme).unwrap();
         let stats = route_stats(&routing, usize::MAX, 0).unwrap();
         assert_eq!(stats.max_inter_node_hops, 2 + 2 + 4);
         let report = exhaustive(&routing).unwrap();
-        assert!(report.acyclic, "{:?}", report.cycle);
-        assert_eq!(report.vcs_used, if dateline { 6 } else { 8 });
+        assert!(report.acyclic, "{scheme:?}: {:?}", report.cycle);
+        assert_eq!(report.vcs_used, vcs);
     }
-    let routing = TorusRouting::new(&net, &[4, 4, 8], false).unwrap();
+    let routing = TorusRouting::new(&net, &[4, 4, 8], TorusVcs::HopCount).unwrap();
     assert!(!exhaustive(&SingleVc(&routing)).unwrap().acyclic);
-    assert!(TorusRouting::new(&net, &[4, 4, 4], true).is_err());
+    assert!(TorusRouting::new(&net, &[4, 4, 4], TorusVcs::Dateline).is_err());
+}
+
+/// A hop of a torus route: its dimension, ring positions before and after, VC.
+type RingHop = (usize, u32, u32, u8);
+
+/// Every route of `routing` from `at` to `dst` (each branch of every choice), hop by hop.
+fn torus_routes(
+    routing: &TorusRouting,
+    dims: &[u32],
+    at: u32,
+    dst: u32,
+    state: RouteState,
+    taken: &mut Vec<RingHop>,
+    routes: &mut Vec<Vec<RingHop>>,
+) {
+    if at == dst {
+        routes.push(taken.clone());
+        return;
+    }
+    let mut hops = Vec::new();
+    routing.next_hops(at, dst, &state, &mut hops);
+    assert!(!hops.is_empty(), "{at} -> {dst}");
+    for hop in hops {
+        let next = routing.link_target(hop.link);
+        let (mut stride, mut d) = (1, 0);
+        while at / stride % dims[d] == next / stride % dims[d] {
+            stride *= dims[d];
+            d += 1;
+        }
+        taken.push((d, at / stride % dims[d], next / stride % dims[d], hop.vc));
+        torus_routes(routing, dims, next, dst, hop.state, taken, routes);
+        taken.pop();
+    }
+}
+
+/// BookSim2's torus routing (`dateline-partition`): a ring is travelled on one VC, the second of
+/// its dimension exactly when the way round crosses the wrap-around link; half-way round an even
+/// ring both ways are offered (and no other choice), picked at random; every route is minimal;
+/// with parallel links too, the channel dependency graph is acyclic.
+#[test]
+fn torus_partition_routing_fixes_a_ring_vc_by_its_wrap() {
+    use railx_core::peers::PeerSpec;
+    use railx_core::routing::torus::TorusRouting;
+    use railx_core::routing::Selection;
+    for (dims, ports) in [([8u32, 4, 1], 1usize), ([4, 12, 1], 2)] {
+        let spec: PeerSpec = serde_json::from_value(serde_json::json!(
+            {"family": "torus3d", "dims": dims, "ports_per_direction": ports}
+        ))
+        .unwrap();
+        let net = spec.network().unwrap();
+        let routing = TorusRouting::new(&net, &dims, TorusVcs::Partition).unwrap();
+        assert_eq!(routing.selection(), Selection::Random);
+        let chips = dims.iter().product::<u32>();
+        for src in 0..chips {
+            for dst in (0..chips).filter(|&d| d != src) {
+                let mut routes = Vec::new();
+                torus_routes(
+                    &routing,
+                    &dims,
+                    src,
+                    dst,
+                    RouteState::start(),
+                    &mut vec![],
+                    &mut routes,
+                );
+                let mut both_ways = 1;
+                for (d, &k) in dims.iter().enumerate() {
+                    let (from, to) = (
+                        src / dims[..d].iter().product::<u32>() % k,
+                        dst / dims[..d].iter().product::<u32>() % k,
+                    );
+                    if k > 2 && 2 * ((to + k - from) % k) == k {
+                        both_ways *= 2;
+                    }
+                }
+                // Parallel links repeat each way once per port and hop.
+                let hops_total: usize = routes[0].len();
+                assert_eq!(
+                    routes.len(),
+                    both_ways * ports.pow(hops_total as u32),
+                    "{src} -> {dst}"
+                );
+                for route in &routes {
+                    for (d, &k) in dims.iter().enumerate() {
+                        let ring: Vec<_> = route.iter().filter(|h| h.0 == d).collect();
+                        let from = src / dims[..d].iter().product::<u32>() % k;
+                        let to = dst / dims[..d].iter().product::<u32>() % k;
+                        let forward = (to + k - from) % k;
+                        assert_eq!(ring.len() as u32, forward.min(k - forward), "minimal");
+                        let crosses = ring.iter().any(
+                            |&&(_, a, b, _)| {
+                                if b == (a + 1) % k {
+                                    b < a
+                                } else {
+                                    b > a
+                                }
+                            },
+                        );
+                        let Some(first) = ring.first() else { continue };
+                        assert!(ring.iter().all(|h| h.3 == first.3), "one VC per ring");
+                        assert_eq!(
+                            first.3,
+                            2 * d as u8 + crosses as u8,
+                            "{src} -> {dst} {route:?}"
+                        );
+                    }
+                }
+            }
+        }
+        let report = exhaustive(&routing).unwrap();
+        assert!(report.acyclic, "{dims:?}: {:?}", report.cycle);
+    }
 }
 
 /// A torus with two ports per direction offers both parallel links at every hop (same next chip,
@@ -283,8 +400,8 @@ fn torus_with_parallel_links_offers_every_one() {
     )
     .unwrap();
     let net = spec.network().unwrap();
-    for dateline in [false, true] {
-        let routing = TorusRouting::new(&net, &[4, 8, 1], dateline).unwrap();
+    for scheme in [TorusVcs::HopCount, TorusVcs::Dateline] {
+        let routing = TorusRouting::new(&net, &[4, 8, 1], scheme).unwrap();
         let mut used = vec![false; net.links()];
         let mut hops = Vec::new();
         for &src in routing.chips() {

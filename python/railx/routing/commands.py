@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         stats: Annotated[bool, typer.Option("--stats", help="Hop statistics over all (or sampled) pairs.")] = False,
         routing: Annotated[
             Optional[str],
-            typer.Option("--routing", help="Routing function. RailX: minimal (default), dateline (rings), adaptive or balanced (mesh crossings XY or YX). Peers: the family's own (default first): torus3d dateline|minimal, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order."),
+            typer.Option("--routing", help="Routing function. RailX: minimal (default), dateline (rings), adaptive or balanced (mesh crossings XY or YX). Peers: the family's own (default first): torus3d dateline|minimal|dateline-partition, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order."),
         ] = None,
         misroutes: Annotated[Optional[int], typer.Option("--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1).")] = None,
         job: Annotated[Optional[str], typer.Option("--job", help="Which job to route in (RailX configurations with jobs).")] = None,

@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         load: Annotated[float, typer.Option("--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth).")] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
         warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
-        routing: Annotated[Optional[str], typer.Option("--routing", help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline on tori). Default: the system's first.")] = None,
+        routing: Annotated[Optional[str], typer.Option("--routing", help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline or dateline-partition (BookSim2's) on tori). Default: the system's first.")] = None,
         job: Annotated[Optional[str], typer.Option("--job", help="Job to simulate in (configurations with jobs).")] = None,
         threads: Annotated[int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")] = 1,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the traffic's random choices.")] = 0,

@@ -6,7 +6,7 @@ use super::dragonfly::DragonflyRouting;
 use super::hammingmesh::HammingMeshRouting;
 use super::hyperx::HyperxRouting;
 use super::rail_only::RailOnlyRouting;
-use super::torus::TorusRouting;
+use super::torus::{TorusRouting, TorusVcs};
 use super::updown::UpDownRouting;
 use super::Routing;
 use crate::error::{RailxError, Result};
@@ -18,7 +18,7 @@ use serde::Serialize;
 /// The routing function names each family offers, the first being its default.
 pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
     match spec {
-        PeerSpec::Torus3d(_) => &["dateline", "minimal"],
+        PeerSpec::Torus3d(_) => &["dateline", "minimal", "dateline-partition"],
         PeerSpec::FatTree(_) => &["updown"],
         PeerSpec::Hyperx(_) | PeerSpec::Dragonfly(_) => &["minimal", "valiant"],
         PeerSpec::RailOnly(_) => &["minimal"],
@@ -41,7 +41,10 @@ pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Bo
         ));
     }
     Ok(match spec {
-        PeerSpec::Torus3d(s) => Box::new(TorusRouting::new(net, &s.dims, name == "dateline")?),
+        PeerSpec::Torus3d(s) => {
+            let scheme = TorusVcs::of(name).expect("every torus routing name has a scheme");
+            Box::new(TorusRouting::new(net, &s.dims, scheme)?)
+        }
         PeerSpec::FatTree(_) => Box::new(UpDownRouting::new(net)?),
         PeerSpec::Hyperx(s) if name == "valiant" => {
             Box::new(HyperxRouting::valiant(net, &s.dims, s.terminals)?)

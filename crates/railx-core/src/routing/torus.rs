@@ -1,19 +1,57 @@
 //! Dimension-order routing on a k-ary n-cube of chips (the 3D torus peers, with or without
-//! OCS): correct dimension 0, then 1, then 2, each the shorter way round (ties forward); every
-//! parallel link toward the next chip (several ports per direction) is an allowed hop, the
-//! simulator choosing among them by credits. VCs are
-//! either the hop count (`minimal`: one per hop, so the diameter) or two per dimension, switching at the
-//! dimension's wrap-around link (`dateline`).
+//! OCS): correct dimension 0, then 1, then 2, each the shorter way round; every parallel link
+//! toward the next chip (several ports per direction) is an allowed hop. VCs are (`TorusVcs`)
+//! the hop count (`minimal`: one per hop, so the diameter), or two per dimension: switching at the
+//! dimension's wrap-around link (`dateline`), or chosen for the whole ring as the packet enters it
+//! (`dateline-partition`, BookSim2's `dim_order_torus`).
+//!
+//! `minimal` and `dateline` break ties (half-way round an even ring) forward and let a simulator
+//! choose among parallel links by credits. `dateline-partition` is BookSim2's routing: a tie
+//! offers both directions, and a simulator picks among the allowed hops at random.
 
-use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_LINK};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, Selection, NO_LINK};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+
+/// How a torus route uses virtual channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TorusVcs {
+    /// One VC per hop taken (`minimal`).
+    HopCount,
+    /// Two per dimension: the second from the wrap-around link on (`dateline`).
+    Dateline,
+    /// Two per dimension, fixed for the whole ring as the packet enters it: the second when its
+    /// way round crosses the wrap-around link, the first otherwise (`dateline-partition`). The
+    /// second class then holds only routes through the wrap-around link, none longer than half
+    /// the ring, so neither class closes a cycle.
+    Partition,
+}
+
+impl TorusVcs {
+    /// The scheme of a routing function's name.
+    pub fn of(name: &str) -> Option<TorusVcs> {
+        match name {
+            "minimal" => Some(TorusVcs::HopCount),
+            "dateline" => Some(TorusVcs::Dateline),
+            "dateline-partition" => Some(TorusVcs::Partition),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TorusVcs::HopCount => "minimal",
+            TorusVcs::Dateline => "dateline",
+            TorusVcs::Partition => "dateline-partition",
+        }
+    }
+}
 
 /// A dimension-order routing function over a torus whose chip `c` has coordinates
 /// `c = x0 + k0 * (x1 + k1 * x2 ...)`.
 pub struct TorusRouting {
     dims: Vec<u32>,
-    dateline: bool,
+    scheme: TorusVcs,
     chips: Vec<u32>,
     /// Parallel links are kept; each is an allowed hop.
     adjacency: Adjacency,
@@ -22,7 +60,7 @@ pub struct TorusRouting {
 }
 
 impl TorusRouting {
-    pub fn new(net: &Network, dims: &[u32], dateline: bool) -> Result<TorusRouting> {
+    pub fn new(net: &Network, dims: &[u32], scheme: TorusVcs) -> Result<TorusRouting> {
         let chips: u64 = dims.iter().map(|&k| k as u64).product();
         if chips != net.chip_count as u64 || !net.switch_radix.is_empty() {
             return Err(RailxError::invalid(
@@ -34,10 +72,9 @@ impl TorusRouting {
         }
         let diameter: u32 = dims.iter().map(|k| k / 2).sum();
         // A hop's VC is the number of hops before it, so a route uses at most `diameter` VCs.
-        let vcs = if dateline {
-            2 * dims.len() as u32
-        } else {
-            diameter.max(1)
+        let vcs = match scheme {
+            TorusVcs::HopCount => diameter.max(1),
+            TorusVcs::Dateline | TorusVcs::Partition => 2 * dims.len() as u32,
         };
         if vcs > u8::MAX as u32 {
             return Err(RailxError::invalid(
@@ -49,7 +86,7 @@ impl TorusRouting {
         }
         Ok(TorusRouting {
             dims: dims.to_vec(),
-            dateline,
+            scheme,
             chips: (0..net.chip_count).collect(),
             adjacency: Adjacency::of(net),
             links: LinkEnds::of(net, |_| true),
@@ -70,11 +107,7 @@ impl TorusRouting {
 
 impl Routing for TorusRouting {
     fn name(&self) -> &'static str {
-        if self.dateline {
-            "dateline"
-        } else {
-            "minimal"
-        }
+        self.scheme.name()
     }
 
     fn vcs(&self) -> u8 {
@@ -82,7 +115,14 @@ impl Routing for TorusRouting {
     }
 
     fn rising_vcs(&self) -> bool {
-        !self.dateline
+        self.scheme == TorusVcs::HopCount
+    }
+
+    fn selection(&self) -> Selection {
+        match self.scheme {
+            TorusVcs::Partition => Selection::Random,
+            TorusVcs::HopCount | TorusVcs::Dateline => Selection::Adaptive,
+        }
     }
 
     fn chips(&self) -> &[u32] {
@@ -96,37 +136,48 @@ impl Routing for TorusRouting {
         };
         let (k, here, target) = (self.dims[dim], self.coord(chip, dim), self.coord(dst, dim));
         let forward = (target + k - here) % k;
-        let next_coord = if forward <= k / 2 {
-            (here + 1) % k
-        } else {
-            (here + k - 1) % k
-        };
-        let next = self.with_coord(chip, dim, next_coord);
-        let vc = match (self.dateline, state.dim as usize == dim) {
-            (true, true) => state.vc,
-            (true, false) => 2 * dim as u8,
-            (false, _) => state.hops,
-        };
-        let wraps = super::ring_wraps(k, here, next_coord);
-        let next_vc = match self.dateline {
-            true if wraps => 2 * dim as u8 + 1,
-            true => vc,
-            false => state.hops + 1,
-        };
-        let state = RouteState {
-            exit: NO_LINK,
-            hops: state.hops + 1,
-            misroutes: 0,
-            vc: next_vc,
-            dim: dim as u8,
-            via: super::NO_VIA,
-            mesh: super::MeshOrder::Unchosen,
-        };
-        out.extend(
-            self.adjacency
-                .links_to(chip, next)
-                .map(|link| Hop { link, vc, state }),
-        );
+        let entering = state.dim as usize != dim;
+        // Half-way round a ring longer than two, BookSim2's routing may go either way.
+        let tie = self.scheme == TorusVcs::Partition && entering && k > 2 && 2 * forward == k;
+        let ahead = forward <= k / 2;
+        for go_forward in [ahead, !ahead].into_iter().take(1 + tie as usize) {
+            let next_coord = if go_forward {
+                (here + 1) % k
+            } else {
+                (here + k - 1) % k
+            };
+            let crosses_wrap = if go_forward {
+                target < here
+            } else {
+                target > here
+            };
+            let vc = match (self.scheme, entering) {
+                (TorusVcs::HopCount, _) => state.hops,
+                (_, false) => state.vc,
+                (TorusVcs::Dateline, true) => 2 * dim as u8,
+                (TorusVcs::Partition, true) => 2 * dim as u8 + crosses_wrap as u8,
+            };
+            let next_vc = match self.scheme {
+                TorusVcs::HopCount => state.hops + 1,
+                TorusVcs::Dateline if super::ring_wraps(k, here, next_coord) => 2 * dim as u8 + 1,
+                TorusVcs::Dateline | TorusVcs::Partition => vc,
+            };
+            let state = RouteState {
+                exit: NO_LINK,
+                hops: state.hops + 1,
+                misroutes: 0,
+                vc: next_vc,
+                dim: dim as u8,
+                via: super::NO_VIA,
+                mesh: super::MeshOrder::Unchosen,
+            };
+            let next = self.with_coord(chip, dim, next_coord);
+            out.extend(
+                self.adjacency
+                    .links_to(chip, next)
+                    .map(|link| Hop { link, vc, state }),
+            );
+        }
     }
 
     fn links(&self) -> &LinkEnds {
