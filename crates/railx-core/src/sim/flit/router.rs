@@ -61,7 +61,8 @@ pub const NO_MSG: u32 = u32::MAX;
 pub(crate) struct Packet {
     pub dst: u32,
     pub flits: u32,
-    /// Flits of it present at this router (all of them with packet switch allocation).
+    /// Flits of it present at this router (all of them with packet switch allocation; for the
+    /// head packet of a queue, `Head::arrived` counts).
     pub arrived: u32,
     pub msg: u32,
     /// Cycle its message was generated (latency counts from here, source queueing included).
@@ -163,13 +164,11 @@ struct OutputPort {
     rr: u32,
 }
 
-/// A grant being carried out: the request, its queue and head packet, the hop taken, the global
-/// input and output ports and the output's link.
+/// A grant being carried out: the request, its queue, the global input and output ports and the
+/// output's link.
 struct Grant {
     r: Request,
     q: usize,
-    packet: Packet,
-    cand: Cand,
     gi: usize,
     go: usize,
     link: u32,
@@ -186,14 +185,50 @@ fn downstream(g: &Grant, sh: &Shared) -> (u32, u32) {
     )
 }
 
-/// What a router tracks only under flit switch allocation.
-struct FlitState {
-    /// The hop (index into `cands`) and downstream VC each queue's head packet holds once its
-    /// head flit has left, and how many of its flits have left.
-    head_hop: Vec<Option<(u32, u8)>>,
-    head_sent: Vec<u32>,
-    /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC).
-    out_held: Vec<u64>,
+/// Marks a head packet that holds no hop.
+const NO_HOP: u32 = u32::MAX;
+
+/// What allocation reads of a queue every cycle, kept together (one cache line) rather than
+/// behind the queue's own storage: the buffer's occupancy and the head packet's state.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    /// Cycle at which the head packet may be forwarded (`u64::MAX`: empty queue).
+    ready: u64,
+    /// Flits in the buffer, and packets in the queue.
+    occupancy: u32,
+    packets: u32,
+    /// The head packet's flits, those present here and, under flit allocation, those gone.
+    flits: u32,
+    arrived: u32,
+    sent: u32,
+    /// Under flit allocation, once its head flit has left: the hop the head packet holds (index
+    /// into `cands`, `NO_HOP` before), that hop's output and the downstream VC.
+    hop: u32,
+    hop_out: u32,
+    out_vc: u8,
+}
+
+impl Head {
+    const EMPTY: Head = Head {
+        ready: u64::MAX,
+        occupancy: 0,
+        packets: 0,
+        flits: 0,
+        arrived: 0,
+        sent: 0,
+        hop: NO_HOP,
+        hop_out: 0,
+        out_vc: 0,
+    };
+
+    /// Makes `packet` the head, to leave no earlier than cycle `ready`.
+    fn take(&mut self, packet: &Packet, ready: u64) {
+        self.ready = ready;
+        self.flits = packet.flits;
+        self.arrived = packet.arrived;
+        self.sent = 0;
+        self.hop = NO_HOP;
+    }
 }
 
 pub(crate) struct Router {
@@ -209,7 +244,7 @@ pub(crate) struct Router {
     out_start: u32,
     /// Packets per (input port, VC); the injection port's "VCs" are its injection queues.
     queues: Vec<VecDeque<Packet>>,
-    occupancy: Vec<u32>,
+    heads: Vec<Head>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
     cands: Vec<Vec<Cand>>,
     inputs: Vec<InputPort>,
@@ -225,14 +260,15 @@ pub(crate) struct Router {
     cursor: u32,
     finite_sent: u32,
     ready: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Cycle at which each queue's head packet may be forwarded (`u64::MAX`: empty queue).
-    head_ready: Vec<u64>,
     rng: Stream,
     buffered: u32,
     /// A chip: its last input is the injection port and its last output the ejection port.
     has_host: bool,
-    /// The state of flit switch allocation (`None`: packet allocation).
-    flit: Option<Box<FlitState>>,
+    /// Flit switch allocation (else packet).
+    flit_alloc: bool,
+    /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC;
+    /// none under packet allocation).
+    out_held: Vec<u64>,
     /// Flits an output's queue may hold besides a packet it takes (`output_queue_flits`).
     queue_flits: u64,
 }
@@ -276,7 +312,7 @@ impl Router {
             in_start,
             out_start,
             queues: vec![VecDeque::new(); queues],
-            occupancy: vec![0; queues],
+            heads: vec![Head::EMPTY; queues],
             cands: vec![Vec::new(); queues],
             inputs: vec![InputPort::default(); n_in as usize],
             outputs: vec![OutputPort::default(); n_out as usize],
@@ -290,17 +326,11 @@ impl Router {
             cursor,
             finite_sent: 0,
             ready: BinaryHeap::new(),
-            head_ready: vec![u64::MAX; queues],
             rng,
             buffered: 0,
             has_host,
-            flit: (sh.config.switch_allocation == SwitchAllocation::Flit).then(|| {
-                Box::new(FlitState {
-                    head_hop: vec![None; queues],
-                    head_sent: vec![0; queues],
-                    out_held: vec![0; n_out as usize],
-                })
-            }),
+            flit_alloc: sh.config.switch_allocation == SwitchAllocation::Flit,
+            out_held: vec![0; n_out as usize],
             queue_flits: sh.config.output_queue_flits() as u64,
         }
     }
@@ -373,10 +403,16 @@ impl Router {
             }
             Event::Flit { port, vc } => {
                 let q = self.fill(port, vc, 1, sh, counters)?;
-                self.queues[q]
-                    .back_mut()
-                    .expect("a flit follows its head into the VC")
-                    .arrived += 1;
+                // The flit belongs to the last packet in the VC: the head when it is alone.
+                match self.heads[q].packets {
+                    1 => self.heads[q].arrived += 1,
+                    _ => {
+                        self.queues[q]
+                            .back_mut()
+                            .expect("a flit follows its head into the VC")
+                            .arrived += 1
+                    }
+                }
             }
             Event::Credit { port, vc, flits } => {
                 let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
@@ -415,17 +451,18 @@ impl Router {
         counters: &mut Counters,
     ) -> Result<usize> {
         let q = (port * self.vcs + vc as u32) as usize;
-        self.occupancy[q] += flits;
-        if self.occupancy[q] > sh.config.buffer_flits {
+        let occupancy = &mut self.heads[q].occupancy;
+        *occupancy += flits;
+        if *occupancy > sh.config.buffer_flits {
             return Err(RailxError::verification(
                 format!("router {} input {port} vc {vc}", self.id),
                 format!(
                     "buffer holds {} flits, over its capacity of {} (simulator invariant)",
-                    self.occupancy[q], sh.config.buffer_flits
+                    occupancy, sh.config.buffer_flits
                 ),
             ));
         }
-        counters.max_occupancy = counters.max_occupancy.max(self.occupancy[q]);
+        counters.max_occupancy = counters.max_occupancy.max(*occupancy);
         Ok(q)
     }
 
@@ -511,7 +548,7 @@ impl Router {
     fn refill_injection(&mut self, cycle: u64, sh: &Shared, queue: usize, earliest: u64) {
         let port = self.n_in - 1;
         let q = (port * self.vcs) as usize + queue;
-        if !self.queues[q].is_empty() {
+        if self.heads[q].packets != 0 {
             return;
         }
         let Some(head) = self.sources[queue].front_mut() else {
@@ -546,9 +583,11 @@ impl Router {
     }
 
     fn push(&mut self, q: usize, packet: Packet) {
-        if self.queues[q].is_empty() {
-            self.head_ready[q] = packet.head_ready;
+        let head = &mut self.heads[q];
+        if head.packets == 0 {
+            head.take(&packet, packet.head_ready);
         }
+        head.packets += 1;
         self.queues[q].push_back(packet);
         self.buffered += 1;
     }
@@ -627,7 +666,7 @@ impl Router {
     /// allocation).
     #[inline]
     fn held_vcs(&self, out: u32) -> u64 {
-        self.flit.as_ref().map_or(0, |f| f.out_held[out as usize])
+        self.out_held[out as usize]
     }
 
     /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
@@ -712,34 +751,24 @@ impl Router {
                     let vc = (rotated.trailing_zeros() + start) & 63;
                     rotated &= rotated - 1;
                     let q = (input * self.vcs + vc) as usize;
-                    if self.head_ready[q] > cycle {
-                        continue;
-                    }
-                    let head = &self.queues[q][0];
+                    let head = self.heads[q];
                     // Under flit allocation the head packet's next flit must have arrived.
-                    if self
-                        .flit
-                        .as_ref()
-                        .is_some_and(|f| f.head_sent[q] >= head.arrived)
-                    {
+                    if head.ready > cycle || self.flit_alloc && head.sent >= head.arrived {
                         continue;
                     }
-                    let flits = head.flits;
-                    if self.cands[q].is_empty() {
-                        self.route(q, sh, &mut scratch.hops)?;
-                    }
-                    let held = self.flit.as_ref().and_then(|f| f.head_hop[q]);
-                    let hop = match held {
-                        Some((cand, out_vc)) => {
-                            let out = self.cands[q][cand as usize].out;
-                            (self.output_open(out, next_tick, sh)
-                                && self.flit_credit(out, out_vc, sh))
-                            .then_some((cand, out_vc))
+                    let hop = if head.hop != NO_HOP {
+                        (self.output_open(head.hop_out, next_tick, sh)
+                            && self.flit_credit(head.hop_out, head.out_vc, sh))
+                        .then_some((head.hop, head.out_vc, head.hop_out))
+                    } else {
+                        if self.cands[q].is_empty() {
+                            self.route(q, sh, &mut scratch.hops)?;
                         }
-                        None => self.choose(q, flits, next_tick, sh),
+                        self.choose(q, head.flits, next_tick, sh).map(|(cand, out_vc)| {
+                            (cand, out_vc, self.cands[q][cand as usize].out)
+                        })
                     };
-                    if let Some((cand, out_vc)) = hop {
-                        let out = self.cands[q][cand as usize].out;
+                    if let Some((cand, out_vc, out)) = hop {
                         scratch.requests.push(Request {
                             input,
                             vc,
@@ -806,7 +835,8 @@ impl Router {
     ) -> Result<()> {
         let f = sh.fabric;
         let g = self.begin_grant(r, sh);
-        let (packet, gi, go) = (g.packet, g.gi, g.go);
+        let (packet, gi, go) = (self.queues[g.q][0], g.gi, g.go);
+        let state = self.cands[g.q][r.cand as usize].state;
         let flits = packet.flits as u64;
         let out_tpf = f.out_ticks_per_flit[go];
         // The crossing: no faster than the slower of the two crossbar ports, and not done before
@@ -865,7 +895,7 @@ impl Router {
         let latency = f.out_latency[go] as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = end + latency * TICKS;
-        out.push(self.arrival(&g, head_arrival, tail_in, packet, sh));
+        out.push(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
         Ok(())
     }
 
@@ -882,23 +912,26 @@ impl Router {
     ) {
         let f = sh.fabric;
         let g = self.begin_grant(r, sh);
-        let (q, packet, gi, go, link) = (g.q, g.packet, g.gi, g.go, g.link);
-        let state = self.flit.as_mut().expect("flit allocation keeps its state");
-        let head = state.head_sent[q] == 0;
+        let (q, gi, go, link) = (g.q, g.gi, g.go, g.link);
+        let state = &mut self.heads[q];
+        let head = state.sent == 0;
         if head {
-            state.head_hop[q] = Some((r.cand, r.out_vc));
+            state.hop = r.cand;
+            state.hop_out = r.out;
+            state.out_vc = r.out_vc;
             if link != NO_LINK {
-                state.out_held[r.out as usize] |= 1 << r.out_vc;
+                self.out_held[r.out as usize] |= 1 << r.out_vc;
             }
         }
-        state.head_sent[q] += 1;
-        let tail = state.head_sent[q] == packet.flits;
+        state.sent += 1;
+        let flits = state.flits;
+        let tail = state.sent == flits;
         if tail && link != NO_LINK {
-            state.out_held[r.out as usize] &= !(1 << r.out_vc);
+            self.out_held[r.out as usize] &= !(1 << r.out_vc);
         }
         // Cut-through takes the packet's credits with its VC, wormhole one per flit.
         let credits = match sh.config.flow_control {
-            FlowControl::CutThrough if head => packet.flits,
+            FlowControl::CutThrough if head => flits,
             FlowControl::CutThrough => 0,
             FlowControl::Wormhole => 1,
         };
@@ -912,6 +945,10 @@ impl Router {
         let sent = start + out_tpf;
         self.outputs[r.out as usize].free = sent;
         self.inputs[r.input as usize].free = start + f.in_ticks_per_flit[gi];
+        // The packet itself is read only by its head (to send it on, in the hop's routing state)
+        // and its tail (to eject it).
+        let packet = (head || tail).then(|| self.queues[q][0]);
+        let state = head.then(|| self.cands[q][r.cand as usize].state);
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
@@ -920,19 +957,19 @@ impl Router {
             self.sent_flits[r.out as usize] += 1;
         }
         if link == NO_LINK {
-            if tail {
+            if let Some(packet) = packet.filter(|_| tail) {
                 self.eject(packet, sent, sh, wheel);
             }
             return;
         }
         counters.flit_hops += 1;
         let arrival = sent.div_ceil(TICKS) + f.out_latency[go] as u64;
-        out.push(if head {
+        out.push(if let (Some(packet), Some(state)) = (packet, state) {
             let first = Packet {
                 arrived: 1,
                 ..packet
             };
-            self.arrival(&g, arrival, u64::MAX, first, sh)
+            self.arrival(&g, arrival, u64::MAX, first, state, sh)
         } else {
             let (router, port) = downstream(&g, sh);
             Outgoing {
@@ -943,8 +980,7 @@ impl Router {
         });
     }
 
-    /// Starts the grant of request `r`: its queue's head packet and hop, the pointers moved past
-    /// it.
+    /// Starts the grant of request `r`: its queue and ports, the pointers moved past it.
     #[inline(always)]
     fn begin_grant(&mut self, r: Request, sh: &Shared) -> Grant {
         let q = (r.input * self.vcs + r.vc) as usize;
@@ -953,8 +989,6 @@ impl Router {
         Grant {
             r,
             q,
-            packet: self.queues[q][0],
-            cand: self.cands[q][r.cand as usize],
             gi: (self.in_start + r.input) as usize,
             go,
             link: sh.fabric.out_link[go],
@@ -982,15 +1016,18 @@ impl Router {
     fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
         self.queues[q].pop_front();
         self.cands[q].clear();
-        if let Some(f) = self.flit.as_mut() {
-            f.head_hop[q] = None;
-            f.head_sent[q] = 0;
-        }
         self.buffered -= 1;
+        self.heads[q].packets -= 1;
         match self.queues[q].front() {
-            Some(next) => self.head_ready[q] = self.after_head_delay(r.input, next.head_ready, sh),
+            Some(&next) => {
+                let ready = self.after_head_delay(r.input, next.head_ready, sh);
+                self.heads[q].take(&next, ready);
+            }
             None => {
-                self.head_ready[q] = u64::MAX;
+                self.heads[q] = Head {
+                    occupancy: self.heads[q].occupancy,
+                    ..Head::EMPTY
+                };
                 self.inputs[r.input as usize].mask &= !(1 << r.vc);
             }
         }
@@ -1018,7 +1055,7 @@ impl Router {
             counters.injected += flits as u64;
             return;
         }
-        self.occupancy[g.q] -= flits;
+        self.heads[g.q].occupancy -= flits;
         let up = sh.link_src[in_link as usize];
         out.push(Outgoing {
             router: up,
@@ -1032,9 +1069,17 @@ impl Router {
     }
 
     /// The arrival of `packet`'s head at the far end of grant `g`'s link at cycle `at` (its tail
-    /// by tick `tail_in`), on the granted hop.
+    /// by tick `tail_in`), in routing state `state` after the granted hop.
     #[inline(always)]
-    fn arrival(&self, g: &Grant, at: u64, tail_in: u64, packet: Packet, sh: &Shared) -> Outgoing {
+    fn arrival(
+        &self,
+        g: &Grant,
+        at: u64,
+        tail_in: u64,
+        packet: Packet,
+        state: RouteState,
+        sh: &Shared,
+    ) -> Outgoing {
         let (router, port) = downstream(g, sh);
         Outgoing {
             router,
@@ -1045,7 +1090,7 @@ impl Router {
                 packet: Packet {
                     head_ready: at + sh.config.router_delay_cycles as u64,
                     tail_in,
-                    state: g.cand.state,
+                    state,
                     ..packet
                 },
             },
@@ -1058,14 +1103,13 @@ impl Router {
         let mut network = 0u64;
         let mut source: u64 = self.sources.iter().flatten().map(|m| m.flits_left).sum();
         let injection_from = ((self.n_in - 1) * self.vcs) as usize;
-        for (q, queue) in self.queues.iter().enumerate() {
-            let mut flits: u64 = queue.iter().map(|p| p.arrived as u64).sum();
+        for (q, (queue, head)) in self.queues.iter().zip(&self.heads).enumerate() {
+            let behind: u64 = queue.iter().skip(1).map(|p| p.arrived as u64).sum();
+            let mut flits = behind + if head.packets > 0 { head.arrived as u64 } else { 0 };
             // Flits of a head packet that have left on a link are on their way (to the ejection
             // port they count here until its tail leaves).
-            if let Some((cand, _)) = self.flit.as_ref().and_then(|f| f.head_hop[q]) {
-                if !(self.has_host && self.cands[q][cand as usize].out == self.n_out - 1) {
-                    flits -= self.flit.as_ref().map_or(0, |f| f.head_sent[q]) as u64;
-                }
+            if head.hop != NO_HOP && !(self.has_host && head.hop_out == self.n_out - 1) {
+                flits -= head.sent as u64;
             }
             if self.has_host && q >= injection_from {
                 source += flits;
@@ -1094,14 +1138,14 @@ impl Router {
                 let q = (input * self.vcs + vc) as usize;
                 // A packet that holds its downstream VC waits for its own flits, or (wormhole) for
                 // a credit of that VC.
-                let Some(&head) = self.queues[q].front() else {
+                let head = self.heads[q];
+                if head.packets == 0 {
                     continue;
-                };
-                if let Some((cand, out_vc)) = self.flit.as_ref().and_then(|f| f.head_hop[q]) {
-                    let out = self.cands[q][cand as usize].out;
-                    let to_link = f.out_link[(self.out_start + out) as usize];
-                    if to_link != NO_LINK && !self.flit_credit(out, out_vc, sh) {
-                        wait(from_link, vc as u8, to_link, out_vc);
+                }
+                if head.hop != NO_HOP {
+                    let to_link = f.out_link[(self.out_start + head.hop_out) as usize];
+                    if to_link != NO_LINK && !self.flit_credit(head.hop_out, head.out_vc, sh) {
+                        wait(from_link, vc as u8, to_link, head.out_vc);
                     }
                     continue;
                 }
