@@ -51,10 +51,18 @@ impl TorusVcs {
 /// `c = x0 + k0 * (x1 + k1 * x2 ...)`.
 pub struct TorusRouting {
     dims: Vec<u32>,
+    /// Chip-id distance between neighbours along each dimension.
+    strides: Vec<u32>,
+    /// Every chip's coordinates (`dims.len()` per chip): a simulator routes every packet at
+    /// every hop, and looking them up spares it the divisions.
+    coords: Vec<u32>,
     scheme: TorusVcs,
     chips: Vec<u32>,
-    /// Parallel links are kept; each is an allowed hop.
-    adjacency: Adjacency,
+    /// The links from each chip to its neighbour one step forward and one step back along each
+    /// dimension (at `ring_start[(chip * dims + dim) * 2 + back]..` the next one), parallel
+    /// links kept: each is an allowed hop.
+    ring_links: Vec<u32>,
+    ring_start: Vec<u32>,
     links: LinkEnds,
     vcs: u8,
 }
@@ -84,24 +92,48 @@ impl TorusRouting {
                 "use routing = dateline",
             ));
         }
-        Ok(TorusRouting {
+        let strides: Vec<u32> = (0..dims.len())
+            .map(|d| dims[..d].iter().product())
+            .collect();
+        let coords = (0..net.chip_count)
+            .flat_map(|chip| {
+                let strides = &strides;
+                (0..dims.len()).map(move |d| (chip / strides[d]) % dims[d])
+            })
+            .collect();
+        let mut routing = TorusRouting {
             dims: dims.to_vec(),
+            strides,
+            coords,
             scheme,
             chips: (0..net.chip_count).collect(),
-            adjacency: Adjacency::of(net),
+            ring_links: Vec::new(),
+            ring_start: vec![0],
             links: LinkEnds::of(net, |_| true),
             vcs: vcs as u8,
-        })
+        };
+        let adjacency = Adjacency::of(net);
+        for chip in 0..net.chip_count {
+            for (dim, &k) in dims.iter().enumerate() {
+                let here = routing.coord(chip, dim);
+                for next in [(here + 1) % k, (here + k - 1) % k] {
+                    let neighbour = routing.with_coord(chip, dim, next);
+                    routing
+                        .ring_links
+                        .extend(adjacency.links_to(chip, neighbour));
+                    routing.ring_start.push(routing.ring_links.len() as u32);
+                }
+            }
+        }
+        Ok(routing)
     }
 
     fn coord(&self, chip: u32, dim: usize) -> u32 {
-        let stride: u32 = self.dims[..dim].iter().product();
-        (chip / stride) % self.dims[dim]
+        self.coords[chip as usize * self.dims.len() + dim]
     }
 
     fn with_coord(&self, chip: u32, dim: usize, value: u32) -> u32 {
-        let stride: u32 = self.dims[..dim].iter().product();
-        chip - self.coord(chip, dim) * stride + value * stride
+        chip - self.coord(chip, dim) * self.strides[dim] + value * self.strides[dim]
     }
 }
 
@@ -135,16 +167,21 @@ impl Routing for TorusRouting {
             return;
         };
         let (k, here, target) = (self.dims[dim], self.coord(chip, dim), self.coord(dst, dim));
-        let forward = (target + k - here) % k;
+        let forward = if target >= here {
+            target - here
+        } else {
+            target + k - here
+        };
         let entering = state.dim as usize != dim;
         // Half-way round a ring longer than two, BookSim2's routing may go either way.
         let tie = self.scheme == TorusVcs::Partition && entering && k > 2 && 2 * forward == k;
         let ahead = forward <= k / 2;
         for go_forward in [ahead, !ahead].into_iter().take(1 + tie as usize) {
-            let next_coord = if go_forward {
-                (here + 1) % k
-            } else {
-                (here + k - 1) % k
+            let next_coord = match (go_forward, here) {
+                (true, _) if here + 1 == k => 0,
+                (true, _) => here + 1,
+                (false, 0) => k - 1,
+                (false, _) => here - 1,
             };
             let crosses_wrap = if go_forward {
                 target < here
@@ -171,12 +208,11 @@ impl Routing for TorusRouting {
                 via: super::NO_VIA,
                 mesh: super::MeshOrder::Unchosen,
             };
-            let next = self.with_coord(chip, dim, next_coord);
-            out.extend(
-                self.adjacency
-                    .links_to(chip, next)
-                    .map(|link| Hop { link, vc, state }),
-            );
+            let slot = (chip as usize * self.dims.len() + dim) * 2 + !go_forward as usize;
+            let (from, to) = (self.ring_start[slot], self.ring_start[slot + 1]);
+            for &link in &self.ring_links[from as usize..to as usize] {
+                out.push(Hop { link, vc, state });
+            }
         }
     }
 
