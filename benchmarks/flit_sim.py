@@ -20,8 +20,9 @@ flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
    cycles between packets), which the reported latency rules out.
 The torus runs are configured as BookSim2 was, including its single source FIFO per node.
 
-Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick]` (--quick: 3,000 cycles,
-a shorter sweep). Wall times depend on what else runs on the machine.
+Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick] [--speed | --saturation]`
+(--quick: 3,000 cycles, a shorter sweep; --speed or --saturation: that part only). Wall times
+depend on what else runs on the machine.
 """
 
 from __future__ import annotations
@@ -49,22 +50,26 @@ def timed(system: System, traffic: str, load: float, settings: FlitSettings, rou
     return {"wall_s": wall, "router_cycles_per_s": report["router_cycles"] / wall, "flit_hops_per_s": report["flit_hops"] / wall, "report": report}
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
-    cycles = 3000 if quick else 15000
-    torus = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single")
-    # BookSim2's pipeline timing (4 cycles a hop; one idle cycle between the packets of a VC),
-    # and with it its flit-by-flit switch allocation and wormhole flow control.
-    booksim2_timing = {"router_delay_cycles": 2, "head_delay_cycles": 1}
-    booksim2 = {**booksim2_timing, "switch_allocation": "flit", "flow_control": "wormhole"}
+TORUS_SETTINGS = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single")
+# BookSim2's pipeline timing (4 cycles a hop; one idle cycle between the packets of a VC), and
+# with it its flit-by-flit switch allocation and wormhole flow control.
+BOOKSIM2_TIMING = {"router_delay_cycles": 2, "head_delay_cycles": 1}
+BOOKSIM2_ROUTER = {**BOOKSIM2_TIMING, "switch_allocation": "flit", "flow_control": "wormhole"}
+# BookSim2 ends a run as unstable when its mean packet latency (source queueing included)
+# passes `latency_thres`, 500 cycles by default.
+BOOKSIM2_LATENCY_THRESHOLD = 500.0
+
+
+def speed(cycles: int) -> None:
+    """Wall time, router-cycles/s and flit-hops/s of the torus and Fig. 14 runs, 1 and 2 threads."""
     print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>9} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
     speed_cases = [
         ("torus 36x36 uniform 0.108", {}, "dateline"),
-        ("  same, BookSim2's timing and routing", booksim2_timing, "dateline-partition"),
-        ("  same, BookSim2's router and routing", booksim2, "dateline-partition"),
+        ("  same, BookSim2's timing and routing", BOOKSIM2_TIMING, "dateline-partition"),
+        ("  same, BookSim2's router and routing", BOOKSIM2_ROUTER, "dateline-partition"),
     ]
     for (name, router, routing), threads in itertools.product(speed_cases, (1, 2)):
-        r = timed(TORUS, "uniform", 0.108, FlitSettings(**torus, **router, warmup_cycles=0, measure_cycles=cycles, threads=threads), routing)  # type: ignore[arg-type]
+        r = timed(TORUS, "uniform", 0.108, FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=0, measure_cycles=cycles, threads=threads), routing)  # type: ignore[arg-type]
         print(
             f"{name:44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} "
@@ -78,25 +83,45 @@ def main() -> None:
             f"{'RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8':44} {threads:>3} {r['wall_s']:7.2f} {r['router_cycles_per_s']:13.3e} "
             f"{r['router_cycles_per_s'] / BOOKSIM_ROUTER_CYCLES_PER_S:9.1f} {r['flit_hops_per_s']:12.3e} {'':>9} {r['report']['accepted']:8.4f}"
         )
+
+
+def saturation(cycles: int, quick: bool) -> None:
+    """The torus load sweeps: accepted and mean latency per offered load, the peak accepted,
+    and the highest load BookSim2's latency threshold would call stable."""
     loads = [0.12, 0.125, 0.13, 0.1325, 0.135, 0.1375, 0.14, 0.145, 0.15, 0.16] if not quick else [0.12, 0.14]
     # The two configurations meant to match BookSim2 run three seeds, the others one.
     all_seeds = (0, 1, 2) if not quick else (0,)
     routers = {
         "railx's default router, dateline": ({}, "dateline", (0,)),
-        "railx's router, BookSim2's timing and routing (dateline-partition)": (booksim2_timing, "dateline-partition", all_seeds),
-        "BookSim2's router and routing (dateline-partition)": (booksim2, "dateline-partition", all_seeds),
-        "BookSim2's router, dateline": (booksim2, "dateline", (0,)),
-        "BookSim2's non-speculative pipeline and routing": ({**booksim2, "router_delay_cycles": 3, "head_delay_cycles": 2}, "dateline-partition", (0,)),
+        "railx's router, BookSim2's timing and routing (dateline-partition)": (BOOKSIM2_TIMING, "dateline-partition", all_seeds),
+        "BookSim2's router and routing (dateline-partition)": (BOOKSIM2_ROUTER, "dateline-partition", all_seeds),
+        "BookSim2's router, dateline": (BOOKSIM2_ROUTER, "dateline", (0,)),
+        "BookSim2's non-speculative pipeline and routing": ({**BOOKSIM2_ROUTER, "router_delay_cycles": 3, "head_delay_cycles": 2}, "dateline-partition", (0,)),
     }
     for name, (router, routing, seeds) in routers.items():
-        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**torus, **router, warmup_cycles=1000, measure_cycles=3000), routing=routing)  # type: ignore[arg-type]
+        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=1000, measure_cycles=3000), routing=routing)  # type: ignore[arg-type]
         print(f"\ntorus 36x36 uniform saturation sweep, {name} (zero-load latency {zero['latency']['mean']:.1f}; BookSim2: ~81, accepted 0.130 at 0.13, 0.074 at 0.16):")
         for seed in seeds:
-            settings = FlitSettings(**torus, **router, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2, seed=seed)  # type: ignore[arg-type]
-            result = sweep(TORUS, loads, "uniform", settings=settings, routing=routing)
-            accepted = "  ".join(f"{p['offered']:.3f}:{p['accepted']:.4f}" for p in result["points"])
-            peak = result["peak_accepted"]
-            print(f"  seed {seed}  {accepted}  peak {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}%)")
+            settings = FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2, seed=seed)  # type: ignore[arg-type]
+            points = sweep(TORUS, loads, "uniform", settings=settings, routing=routing)["points"]
+            peak = max(p["accepted"] for p in points)
+            stable = [load for load, p in zip(loads, points) if p["latency"]["mean"] <= BOOKSIM2_LATENCY_THRESHOLD]
+            print(f"  seed {seed}  " + "  ".join(f"{load:.4f}:{p['accepted']:.4f}" for load, p in zip(loads, points)))
+            print(f"          latency " + "  ".join(f"{p['latency']['mean']:.0f}" for p in points))
+            print(
+                f"          peak {peak:.4f} ({100 * (peak / BOOKSIM_SATURATION - 1):+.1f}%); mean latency within "
+                f"{BOOKSIM2_LATENCY_THRESHOLD:.0f} cycles up to offered {max(stable, default=0.0):.4f}"
+            )
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    cycles = 3000 if quick else 15000
+    both = not {"--speed", "--saturation"} & set(sys.argv)
+    if both or "--speed" in sys.argv:
+        speed(cycles)
+    if both or "--saturation" in sys.argv:
+        saturation(cycles, quick)
 
 
 if __name__ == "__main__":
