@@ -124,6 +124,7 @@ def test_router_options_keep_low_load_results(torus: Path) -> None:
         ("--switch-allocation", "flit"),
         ("--switch-allocation", "flit", "--flow-control", "wormhole"),
         ("--routing", "dateline-partition"),
+        ("--router-delay", "2"),
     ):
         result = run_railx("sim", torus, "--load", "0.2", *QUICK, *args, "--json")
         assert result.rc == 0, result.stderr
@@ -134,6 +135,8 @@ def test_router_options_keep_low_load_results(torus: Path) -> None:
     # Idle cycles between packets only add latency; output queues do not slow a packet down.
     assert reports[2]["latency"]["mean"] >= base["latency"]["mean"]
     assert reports[3]["latency"]["mean"] <= base["latency"]["mean"]
+    # A cycle more per router: about one more cycle per router on the way (hops + 1 routers).
+    assert reports[-1]["latency"]["mean"] > base["latency"]["mean"] + 2
 
 
 @pytest.mark.parametrize("command", ["sim", "route", "cost"])

@@ -70,6 +70,7 @@ def register(app: typer.Typer) -> None:
         hotspot_fraction: Annotated[float, typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots.")] = 0.2,
         size_flits: Annotated[Optional[int], typer.Option("--size-flits", min=1, help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).")] = None,
         injection: Annotated[Optional[float], typer.Option("--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).")] = None,
+        router_delay: Annotated[int, typer.Option("--router-delay", min=0, help="Cycles from a packet's head reaching a router to its first chance to leave (Table 5: 1).")] = 1,
         head_delay: Annotated[int, typer.Option("--head-delay", min=0, help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).")] = 0,
         injection_queues: Annotated[str, typer.Option("--injection-queues", help="How a chip queues what it sends: single (one FIFO, as BookSim2's source queue) or per-message (a queue per message, up to 64, leaving side by side).")] = "single",
         switch_allocation: Annotated[str, typer.Option("--switch-allocation", help="What the switch allocator grants: packet (a whole packet holds its input and output) or flit (each flit on its own, as BookSim2's router).")] = "packet",
@@ -102,6 +103,7 @@ def register(app: typer.Typer) -> None:
             long_latency_cycles=long_latency,
             injection_flits_per_cycle=injection,
             injection_queues=injection_queues,  # type: ignore[arg-type]
+            router_delay_cycles=router_delay,
             head_delay_cycles=head_delay,
             switch_allocation=switch_allocation,  # type: ignore[arg-type]
             flow_control=flow_control,  # type: ignore[arg-type]
@@ -131,7 +133,9 @@ def register(app: typer.Typer) -> None:
             for p in report["points"]:
                 table.add_row(f"{p['offered']:.4f}", f"{p['accepted']:.4f}", f"{p['latency']['mean']:.1f}", str(p["latency"]["p99"]), f"{p['max_link_utilisation']:.3f}")
             console.print(table)
-            console.print(f"saturation load: {report['saturation_load']}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
+            saturation = report["saturation_load"]
+            reached = "not reached" if saturation is None else f"{saturation:.4f}"
+            console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
         report, utilisation = simulate(sys_, traffic, load, size_flits=size_flits, **common)  # type: ignore[arg-type]
         if links_out is not None:
