@@ -32,9 +32,12 @@ class FlitSettings:
     None means the system's ports per chip (one flit/cycle each), as in the paper's Fig. 14.
     `vcs_per_class` physical VCs (each with `buffer_flits`) stand behind every VC the routing
     function names; a packet is allocated any free one of its class (1: the routing's VCs taken
-    literally). `head_delay_cycles`: idle cycles between packets leaving one input VC (routing and
-    VC allocation of the next done only once it is at the head; 2 models BookSim2's
-    non-speculative router, 0 a pipelined one). `injection_queues` is how a chip queues its
+    literally). `router_delay_cycles`: cycles from a packet's head reaching a router to its first
+    chance to leave. `head_delay_cycles`: idle cycles between packets leaving one input VC (the
+    next routed and allocated only once it is at the head: one per pipeline stage before switch
+    allocation; 0 a pipelined router). BookSim2's router as issue 7's reference ran it is
+    `router_delay_cycles=2, head_delay_cycles=1, switch_allocation="flit",
+    flow_control="wormhole"` with the torus routing "dateline-partition" (docs/simulation.md). `injection_queues` is how a chip queues its
     packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
     keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
     side by side). `switch_allocation` is what the switch allocator grants: "packet" (a whole
