@@ -1,10 +1,11 @@
 //! The cycle loop. Routers are split into contiguous partitions, one per thread. Each cycle has
-//! two phases: (1) every partition steps its routers, which read only their own state and write
-//! what they send (packets downstream, credits upstream, DAG notices) to the partition's outbox;
-//! (2) the outboxes are delivered into the receivers' timing wheels. Every event lands at least
-//! one cycle later, so phase 1 needs no locks; and what a router does depends only on its own
-//! state and on the events it receives — which touch distinct queues or add up — so the run is
-//! bit-identical for any number of threads.
+//! two phases: (1) every partition steps its routers, which read only their own state and send
+//! events (packets downstream, credits upstream, DAG notices): to the partition's own routers
+//! straight onto its timing wheel, to other partitions' into its outbox; (2) the outboxes are
+//! delivered into the receivers' wheels. Every event lands at least one cycle later, so phase 1
+//! needs no locks; and what a router does depends only on its own state and on the events it
+//! receives — which touch distinct queues or add up, whatever order they wait in — so the run
+//! is bit-identical for any number of threads.
 
 use super::config::FlitConfig;
 use super::fabric::Fabric;
@@ -22,6 +23,30 @@ pub(crate) struct Outgoing {
     pub router: u32,
     pub time: u64,
     pub event: Event,
+}
+
+/// Where a partition's routers send events: to its own routers straight onto its wheel, to
+/// others' through its outbox (delivered between cycles). Events for one router at one cycle
+/// from different routers commute (they touch different queues or add up), and those from one
+/// router keep their order either way, so where an event waits does not change the run.
+pub(crate) struct Post<'a> {
+    wheel: &'a mut Wheel,
+    outbox: &'a mut Vec<Outgoing>,
+    /// The partition's routers: vertex ids `first..end`.
+    first: u32,
+    end: u32,
+    wheel_mask: u64,
+}
+
+impl Post<'_> {
+    #[inline(always)]
+    pub fn send(&mut self, o: Outgoing) {
+        if (self.first..self.end).contains(&o.router) {
+            self.wheel[(o.time & self.wheel_mask) as usize].push((o.router, o.event));
+        } else {
+            self.outbox.push(o);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,23 +123,24 @@ impl Partition {
     fn step(&mut self, cycle: u64, sh: &Shared) {
         self.moved = false;
         let slot = (cycle & sh.wheel_mask) as usize;
+        // Every event lands at least a cycle later, so none joins the slot taken out here.
         let mut events = std::mem::take(&mut self.wheel[slot]);
+        let mut post = Post {
+            wheel: &mut self.wheel,
+            outbox: &mut self.outbox,
+            first: self.first,
+            end: self.first + self.routers.len() as u32,
+            wheel_mask: sh.wheel_mask,
+        };
         for (router, event) in events.drain(..) {
             let router = &mut self.routers[(router - self.first) as usize];
-            if let Err(e) = router.apply(event, cycle, sh, &mut self.outbox, &mut self.counters) {
+            if let Err(e) = router.apply(event, cycle, sh, &mut post, &mut self.counters) {
                 self.error.get_or_insert(e);
             }
         }
-        self.wheel[slot] = events;
+        post.wheel[slot] = events;
         for router in &mut self.routers {
-            match router.step(
-                cycle,
-                sh,
-                &mut self.outbox,
-                &mut self.wheel,
-                &mut self.counters,
-                &mut self.scratch,
-            ) {
+            match router.step(cycle, sh, &mut post, &mut self.counters, &mut self.scratch) {
                 Ok(moved) => self.moved |= moved,
                 Err(e) => {
                     self.error.get_or_insert(e);
@@ -234,11 +260,9 @@ pub(crate) fn run(
 fn deliver(parts: &mut [Partition], chunk: u32, sh: &Shared, outboxes: &mut Vec<Vec<Outgoing>>) {
     outboxes.clear();
     outboxes.extend(parts.iter_mut().map(|p| std::mem::take(&mut p.outbox)));
-    let single = parts.len() == 1;
     for outbox in outboxes.iter_mut() {
         for o in outbox.drain(..) {
-            // One division per event costs a run with one partition a few percent.
-            let p = &mut parts[if single { 0 } else { (o.router / chunk) as usize }];
+            let p = &mut parts[(o.router / chunk) as usize];
             p.wheel[(o.time & sh.wheel_mask) as usize].push((o.router, o.event));
         }
     }

@@ -28,7 +28,7 @@
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{FlowControl, InjectionQueues, SwitchAllocation, MAX_VCS};
-use super::engine::{Outgoing, Shared, Workload};
+use super::engine::{Outgoing, Post, Shared, Workload};
 use super::fabric::{NO_LINK, TICKS};
 use super::rng::Stream;
 use super::stats::Counters;
@@ -367,8 +367,7 @@ impl Router {
         &mut self,
         cycle: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
-        wheel: &mut Wheel,
+        post: &mut Post,
         counters: &mut Counters,
         scratch: &mut Scratch,
     ) -> Result<bool> {
@@ -383,7 +382,7 @@ impl Router {
         if self.buffered == 0 {
             return Ok(false);
         }
-        self.allocate(cycle, sh, out, wheel, counters, scratch)
+        self.allocate(cycle, sh, post, counters, scratch)
     }
 
     /// Applies an event due this cycle.
@@ -392,7 +391,7 @@ impl Router {
         event: Event,
         cycle: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
+        post: &mut Post,
         counters: &mut Counters,
     ) -> Result<()> {
         match event {
@@ -424,7 +423,7 @@ impl Router {
                     ));
                 }
             }
-            Event::Eject { packet } => counters.eject(&packet, cycle, sh, out),
+            Event::Eject { packet } => counters.eject(&packet, cycle, sh, post),
             Event::DepDone { msg, done } => {
                 if let Some(dag) = &sh.dag {
                     if dag.pending[msg as usize].fetch_sub(1, std::sync::atomic::Ordering::Relaxed)
@@ -726,8 +725,7 @@ impl Router {
         &mut self,
         cycle: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
-        wheel: &mut Wheel,
+        post: &mut Post,
         counters: &mut Counters,
         scratch: &mut Scratch,
     ) -> Result<bool> {
@@ -764,9 +762,8 @@ impl Router {
                         if self.cands[q].is_empty() {
                             self.route(q, sh, &mut scratch.hops)?;
                         }
-                        self.choose(q, head.flits, next_tick, sh).map(|(cand, out_vc)| {
-                            (cand, out_vc, self.cands[q][cand as usize].out)
-                        })
+                        self.choose(q, head.flits, next_tick, sh)
+                            .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out))
                     };
                     if let Some((cand, out_vc, out)) = hop {
                         scratch.requests.push(Request {
@@ -809,8 +806,8 @@ impl Router {
                 }
                 scratch.winner[r.out as usize] = u32::MAX;
                 match sh.config.switch_allocation {
-                    SwitchAllocation::Packet => self.grant(r, cycle, sh, out, wheel, counters)?,
-                    SwitchAllocation::Flit => self.grant_flit(r, cycle, sh, out, wheel, counters),
+                    SwitchAllocation::Packet => self.grant(r, cycle, sh, post, counters)?,
+                    SwitchAllocation::Flit => self.grant_flit(r, cycle, sh, post, counters),
                 }
                 moved = true;
                 spare |= self.inputs[r.input as usize].free < next_tick
@@ -829,8 +826,7 @@ impl Router {
         r: Request,
         cycle: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
-        wheel: &mut Wheel,
+        post: &mut Post,
         counters: &mut Counters,
     ) -> Result<()> {
         let f = sh.fabric;
@@ -881,13 +877,13 @@ impl Router {
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.outputs[r.out as usize].free = end;
         self.retire_head(g.q, r, cycle, sh);
-        self.release_input(&g, packet.flits, crossed, sh, out, counters);
+        self.release_input(&g, packet.flits, crossed, sh, post, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
         if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
         }
         if g.link == NO_LINK {
-            self.eject(packet, end, sh, wheel);
+            self.eject(packet, end, post);
             return Ok(());
         }
         counters.flit_hops += flits;
@@ -895,7 +891,7 @@ impl Router {
         let latency = f.out_latency[go] as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = end + latency * TICKS;
-        out.push(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
+        post.send(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
         Ok(())
     }
 
@@ -906,8 +902,7 @@ impl Router {
         r: Request,
         cycle: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
-        wheel: &mut Wheel,
+        post: &mut Post,
         counters: &mut Counters,
     ) {
         let f = sh.fabric;
@@ -952,19 +947,19 @@ impl Router {
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
-        self.release_input(&g, 1, sent, sh, out, counters);
+        self.release_input(&g, 1, sent, sh, post, counters);
         if sh.measuring(cycle) {
             self.sent_flits[r.out as usize] += 1;
         }
         if link == NO_LINK {
             if let Some(packet) = packet.filter(|_| tail) {
-                self.eject(packet, sent, sh, wheel);
+                self.eject(packet, sent, post);
             }
             return;
         }
         counters.flit_hops += 1;
         let arrival = sent.div_ceil(TICKS) + f.out_latency[go] as u64;
-        out.push(if let (Some(packet), Some(state)) = (packet, state) {
+        post.send(if let (Some(packet), Some(state)) = (packet, state) {
             let first = Packet {
                 arrived: 1,
                 ..packet
@@ -997,9 +992,12 @@ impl Router {
 
     /// Schedules `packet`'s ejection once its last flit has left, by tick `done`.
     #[inline(always)]
-    fn eject(&self, packet: Packet, done: u64, sh: &Shared, wheel: &mut Wheel) {
-        let at = done.div_ceil(TICKS);
-        wheel[(at & sh.wheel_mask) as usize].push((self.id, Event::Eject { packet }));
+    fn eject(&self, packet: Packet, done: u64, post: &mut Post) {
+        post.send(Outgoing {
+            router: self.id,
+            time: done.div_ceil(TICKS),
+            event: Event::Eject { packet },
+        });
     }
 
     /// Moves the round-robin pointers past a grant.
@@ -1046,7 +1044,7 @@ impl Router {
         flits: u32,
         left: u64,
         sh: &Shared,
-        out: &mut Vec<Outgoing>,
+        post: &mut Post,
         counters: &mut Counters,
     ) {
         let f = sh.fabric;
@@ -1057,7 +1055,7 @@ impl Router {
         }
         self.heads[g.q].occupancy -= flits;
         let up = sh.link_src[in_link as usize];
-        out.push(Outgoing {
+        post.send(Outgoing {
             router: up,
             time: left.div_ceil(TICKS) + f.in_latency[g.gi] as u64,
             event: Event::Credit {
@@ -1104,8 +1102,10 @@ impl Router {
         let mut source: u64 = self.sources.iter().flatten().map(|m| m.flits_left).sum();
         let injection_from = ((self.n_in - 1) * self.vcs) as usize;
         for (q, (queue, head)) in self.queues.iter().zip(&self.heads).enumerate() {
+            // The head packet's arrived flits are counted in its `Head`.
+            let front = if head.packets > 0 { head.arrived } else { 0 };
             let behind: u64 = queue.iter().skip(1).map(|p| p.arrived as u64).sum();
-            let mut flits = behind + if head.packets > 0 { head.arrived as u64 } else { 0 };
+            let mut flits = behind + front as u64;
             // Flits of a head packet that have left on a link are on their way (to the ejection
             // port they count here until its tail leaves).
             if head.hop != NO_HOP && !(self.has_host && head.hop_out == self.n_out - 1) {

@@ -1,7 +1,7 @@
 //! Measurements: per-thread counters merged by addition (so the totals do not depend on the
 //! number of threads), a latency histogram, and the report of a run.
 
-use super::engine::{Outgoing, Shared};
+use super::engine::{Outgoing, Post, Shared};
 use super::router::{Event, Packet, NO_MSG};
 use crate::routing::deadlock::ChannelRef;
 use serde::Serialize;
@@ -53,7 +53,7 @@ impl Default for Counters {
 
 impl Counters {
     /// A packet's tail has reached its destination chip at `cycle`.
-    pub fn eject(&mut self, packet: &Packet, cycle: u64, sh: &Shared, out: &mut Vec<Outgoing>) {
+    pub fn eject(&mut self, packet: &Packet, cycle: u64, sh: &Shared, post: &mut Post) {
         let flits = packet.flits as u64;
         self.ejected += flits;
         self.packets_ejected += 1;
@@ -80,7 +80,7 @@ impl Counters {
         self.messages_done += 1;
         let (start, list) = (&dag.dependants_start, &dag.dependants);
         for &d in &list[start[m] as usize..start[m + 1] as usize] {
-            out.push(Outgoing {
+            post.send(Outgoing {
                 router: dag.src[d as usize],
                 time: cycle + 1,
                 event: Event::DepDone {
