@@ -17,22 +17,33 @@ pub const TICKS: u64 = 1 << 16;
 /// Marks the injection or ejection port (a port with no link).
 pub const NO_LINK: u32 = u32::MAX;
 
+/// A router port as the cycle loop reads it: one record, so that a grant touches a cache line per
+/// port rather than one per attribute.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Port {
+    /// Its link (`NO_LINK` for injection and ejection).
+    pub link: u32,
+    /// Latency of its link in cycles (0 for injection and ejection).
+    pub latency: u32,
+    pub ticks_per_flit: u64,
+    /// The router at the link's other end, and this link's port there among that router's
+    /// ports of the other kind (its input port for an output, its output port for an input);
+    /// `NO_LINK` for injection and ejection.
+    pub peer: u32,
+    pub peer_port: u32,
+}
+
 pub(crate) struct Fabric {
     pub vertices: u32,
     /// Router `v`'s input ports are `in_start[v]..in_start[v + 1]` (global port ids).
     pub in_start: Vec<u32>,
     pub out_start: Vec<u32>,
-    /// Link of a global input or output port (`NO_LINK` for injection and ejection).
-    pub in_link: Vec<u32>,
-    pub out_link: Vec<u32>,
+    /// Every global input and output port.
+    pub ins: Vec<Port>,
+    pub outs: Vec<Port>,
     /// Global input port at the far end of each link, and output port at its near end.
     pub link_in_port: Vec<u32>,
     pub link_out_port: Vec<u32>,
-    pub in_ticks_per_flit: Vec<u64>,
-    pub out_ticks_per_flit: Vec<u64>,
-    /// Latency of a port's link in cycles (0 for injection and ejection).
-    pub in_latency: Vec<u32>,
-    pub out_latency: Vec<u32>,
     /// Flits per cycle of each link.
     pub link_flits_per_cycle: Vec<f64>,
     /// Largest ticks per flit of any port.
@@ -75,54 +86,58 @@ impl Fabric {
             vertices,
             in_start: vec![0],
             out_start: vec![0],
-            in_link: Vec::new(),
-            out_link: Vec::new(),
+            ins: Vec::new(),
+            outs: Vec::new(),
             link_in_port: vec![0; net.links()],
             link_out_port: vec![0; net.links()],
-            in_ticks_per_flit: Vec::new(),
-            out_ticks_per_flit: Vec::new(),
-            in_latency: Vec::new(),
-            out_latency: Vec::new(),
             link_flits_per_cycle,
             slowest_ticks_per_flit: host_ticks,
             longest_latency: 0,
         };
         for v in 0..vertices as usize {
-            for (links, port_link, port_ticks, port_latency, link_port, start) in [
-                (
-                    &in_by[v],
-                    &mut f.in_link,
-                    &mut f.in_ticks_per_flit,
-                    &mut f.in_latency,
-                    &mut f.link_in_port,
-                    &mut f.in_start,
-                ),
+            for (links, ports, link_port, start) in [
+                (&in_by[v], &mut f.ins, &mut f.link_in_port, &mut f.in_start),
                 (
                     &out_by[v],
-                    &mut f.out_link,
-                    &mut f.out_ticks_per_flit,
-                    &mut f.out_latency,
+                    &mut f.outs,
                     &mut f.link_out_port,
                     &mut f.out_start,
                 ),
             ] {
                 for &link in links {
-                    link_port[link as usize] = port_link.len() as u32;
-                    port_link.push(link);
-                    let t = ticks(f.link_flits_per_cycle[link as usize]);
-                    f.slowest_ticks_per_flit = f.slowest_ticks_per_flit.max(t);
-                    port_ticks.push(t);
-                    let l = latency(net.class[link as usize]);
-                    f.longest_latency = f.longest_latency.max(l);
-                    port_latency.push(l);
+                    link_port[link as usize] = ports.len() as u32;
+                    let ticks_per_flit = ticks(f.link_flits_per_cycle[link as usize]);
+                    f.slowest_ticks_per_flit = f.slowest_ticks_per_flit.max(ticks_per_flit);
+                    let latency = latency(net.class[link as usize]);
+                    f.longest_latency = f.longest_latency.max(latency);
+                    ports.push(Port {
+                        link,
+                        latency,
+                        ticks_per_flit,
+                        peer: NO_LINK,
+                        peer_port: NO_LINK,
+                    });
                 }
                 if is_chip[v] {
-                    port_link.push(NO_LINK);
-                    port_ticks.push(host_ticks);
-                    port_latency.push(0);
+                    ports.push(Port {
+                        link: NO_LINK,
+                        latency: 0,
+                        ticks_per_flit: host_ticks,
+                        peer: NO_LINK,
+                        peer_port: NO_LINK,
+                    });
                 }
-                start.push(port_link.len() as u32);
+                start.push(ports.len() as u32);
             }
+        }
+        // Each link's ends, now that every router's ports are numbered.
+        for link in 0..net.links() {
+            let (src, dst) = (net.src[link], net.dst[link]);
+            let (out, inp) = (f.link_out_port[link], f.link_in_port[link]);
+            f.outs[out as usize].peer = dst;
+            f.outs[out as usize].peer_port = inp - f.in_start[dst as usize];
+            f.ins[inp as usize].peer = src;
+            f.ins[inp as usize].peer_port = out - f.out_start[src as usize];
         }
         Ok(f)
     }

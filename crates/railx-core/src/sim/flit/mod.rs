@@ -277,7 +277,7 @@ fn report(
             at_source += s;
             let start = sh.fabric.out_start[r.id as usize] as usize;
             for (k, &flits) in r.sent_flits.iter().enumerate() {
-                let link = sh.fabric.out_link[start + k];
+                let link = sh.fabric.outs[start + k].link;
                 if link != fabric::NO_LINK {
                     link_flits[link as usize] = flits;
                 }

@@ -29,7 +29,7 @@
 
 use super::config::{FlowControl, InjectionQueues, SwitchAllocation, MAX_VCS};
 use super::engine::{Outgoing, Post, Shared, Workload};
-use super::fabric::{NO_LINK, TICKS};
+use super::fabric::{Port, NO_LINK, TICKS};
 use super::rng::Stream;
 use super::stats::Counters;
 use crate::error::{RailxError, Result};
@@ -164,25 +164,12 @@ struct OutputPort {
     rr: u32,
 }
 
-/// A grant being carried out: the request, its queue, the global input and output ports and the
-/// output's link.
+/// A grant being carried out: the request, its queue, and its input and output ports.
 struct Grant {
     r: Request,
     q: usize,
-    gi: usize,
-    go: usize,
-    link: u32,
-}
-
-/// The router at the far end of grant `g`'s link, and its input port there.
-#[inline(always)]
-fn downstream(g: &Grant, sh: &Shared) -> (u32, u32) {
-    let f = sh.fabric;
-    let down = sh.link_dst[g.link as usize];
-    (
-        down,
-        f.link_in_port[g.link as usize] - f.in_start[down as usize],
-    )
+    input: Port,
+    output: Port,
 }
 
 /// Marks a head packet that holds no hop.
@@ -280,7 +267,7 @@ impl Router {
         let n_in = f.in_start[id as usize + 1] - in_start;
         let n_out = f.out_start[id as usize + 1] - out_start;
         let vcs = sh.vcs;
-        let has_host = n_out > 0 && f.out_link[(out_start + n_out - 1) as usize] == NO_LINK;
+        let has_host = n_out > 0 && f.outs[(out_start + n_out - 1) as usize].link == NO_LINK;
         let injection_queues = match (has_host, sh.config.injection_queues) {
             (false, _) => 0,
             (true, InjectionQueues::Single) => 1,
@@ -687,7 +674,7 @@ impl Router {
             0 => link_free < next_tick,
             // The queue holds at most `queue` flits besides this packet from now on.
             queue => {
-                let tpf = sh.fabric.out_ticks_per_flit[(self.out_start + out) as usize];
+                let tpf = sh.fabric.outs[(self.out_start + out) as usize].ticks_per_flit;
                 link_free <= next_tick - TICKS + queue * tpf
                     && self.xbar_free[out as usize] < next_tick
             }
@@ -829,23 +816,19 @@ impl Router {
         post: &mut Post,
         counters: &mut Counters,
     ) -> Result<()> {
-        let f = sh.fabric;
         let g = self.begin_grant(r, sh);
-        let (packet, gi, go) = (self.queues[g.q][0], g.gi, g.go);
+        let packet = self.queues[g.q][0];
         let state = self.cands[g.q][r.cand as usize].state;
         let flits = packet.flits as u64;
-        let out_tpf = f.out_ticks_per_flit[go];
+        let (out_tpf, in_tpf) = (g.output.ticks_per_flit, g.input.ticks_per_flit);
         // The crossing: no faster than the slower of the two crossbar ports, and not done before
         // the packet's own tail has arrived. The injection port reads at the chip's injection
         // rate: speedup does not raise what a chip can inject.
         let speedup = sh.config.switch_speedup as u64;
-        let (xbar_tpf, read_tpf) = match (speedup, f.in_link[gi]) {
-            (1, _) => (out_tpf, f.in_ticks_per_flit[gi]),
-            (_, NO_LINK) => ((out_tpf / speedup).max(1), f.in_ticks_per_flit[gi]),
-            _ => (
-                (out_tpf / speedup).max(1),
-                (f.in_ticks_per_flit[gi] / speedup).max(1),
-            ),
+        let (xbar_tpf, read_tpf) = match (speedup, g.input.link) {
+            (1, _) => (out_tpf, in_tpf),
+            (_, NO_LINK) => ((out_tpf / speedup).max(1), in_tpf),
+            _ => ((out_tpf / speedup).max(1), (in_tpf / speedup).max(1)),
         };
         let xbar_free = match speedup {
             1 => self.outputs[r.out as usize].free,
@@ -877,18 +860,18 @@ impl Router {
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.outputs[r.out as usize].free = end;
         self.retire_head(g.q, r, cycle, sh);
-        self.release_input(&g, packet.flits, crossed, sh, post, counters);
+        self.release_input(&g, packet.flits, crossed, post, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
         if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
         }
-        if g.link == NO_LINK {
+        if g.output.link == NO_LINK {
             self.eject(packet, end, post);
             return Ok(());
         }
         counters.flit_hops += flits;
         self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
-        let latency = f.out_latency[go] as u64;
+        let latency = g.output.latency as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = end + latency * TICKS;
         post.send(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
@@ -905,9 +888,8 @@ impl Router {
         post: &mut Post,
         counters: &mut Counters,
     ) {
-        let f = sh.fabric;
         let g = self.begin_grant(r, sh);
-        let (q, gi, go, link) = (g.q, g.gi, g.go, g.link);
+        let (q, link) = (g.q, g.output.link);
         let state = &mut self.heads[q];
         let head = state.sent == 0;
         if head {
@@ -933,13 +915,12 @@ impl Router {
         if link != NO_LINK {
             self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= credits;
         }
-        let out_tpf = f.out_ticks_per_flit[go];
         let start = (cycle * TICKS)
             .max(self.outputs[r.out as usize].free)
             .max(self.inputs[r.input as usize].free);
-        let sent = start + out_tpf;
+        let sent = start + g.output.ticks_per_flit;
         self.outputs[r.out as usize].free = sent;
-        self.inputs[r.input as usize].free = start + f.in_ticks_per_flit[gi];
+        self.inputs[r.input as usize].free = start + g.input.ticks_per_flit;
         // The packet itself is read only by its head (to send it on, in the hop's routing state)
         // and its tail (to eject it).
         let packet = (head || tail).then(|| self.queues[q][0]);
@@ -947,7 +928,7 @@ impl Router {
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
-        self.release_input(&g, 1, sent, sh, post, counters);
+        self.release_input(&g, 1, sent, post, counters);
         if sh.measuring(cycle) {
             self.sent_flits[r.out as usize] += 1;
         }
@@ -958,7 +939,7 @@ impl Router {
             return;
         }
         counters.flit_hops += 1;
-        let arrival = sent.div_ceil(TICKS) + f.out_latency[go] as u64;
+        let arrival = sent.div_ceil(TICKS) + g.output.latency as u64;
         post.send(if let (Some(packet), Some(state)) = (packet, state) {
             let first = Packet {
                 arrived: 1,
@@ -966,11 +947,13 @@ impl Router {
             };
             self.arrival(&g, arrival, u64::MAX, first, state, sh)
         } else {
-            let (router, port) = downstream(&g, sh);
             Outgoing {
-                router,
+                router: g.output.peer,
                 time: arrival,
-                event: Event::Flit { port, vc: r.out_vc },
+                event: Event::Flit {
+                    port: g.output.peer_port,
+                    vc: r.out_vc,
+                },
             }
         });
     }
@@ -979,14 +962,12 @@ impl Router {
     #[inline(always)]
     fn begin_grant(&mut self, r: Request, sh: &Shared) -> Grant {
         let q = (r.input * self.vcs + r.vc) as usize;
-        let go = (self.out_start + r.out) as usize;
         self.advance_pointers(r);
         Grant {
             r,
             q,
-            gi: (self.in_start + r.input) as usize,
-            go,
-            link: sh.fabric.out_link[go],
+            input: sh.fabric.ins[(self.in_start + r.input) as usize],
+            output: sh.fabric.outs[(self.out_start + r.out) as usize],
         }
     }
 
@@ -1029,7 +1010,7 @@ impl Router {
                 self.inputs[r.input as usize].mask &= !(1 << r.vc);
             }
         }
-        if sh.fabric.in_link[(self.in_start + r.input) as usize] == NO_LINK {
+        if sh.fabric.ins[(self.in_start + r.input) as usize].link == NO_LINK {
             let earliest = self.after_head_delay(r.input, cycle, sh);
             self.refill_injection(cycle, sh, r.vc as usize, earliest);
         }
@@ -1043,23 +1024,19 @@ impl Router {
         g: &Grant,
         flits: u32,
         left: u64,
-        sh: &Shared,
         post: &mut Post,
         counters: &mut Counters,
     ) {
-        let f = sh.fabric;
-        let in_link = f.in_link[g.gi];
-        if in_link == NO_LINK {
+        if g.input.link == NO_LINK {
             counters.injected += flits as u64;
             return;
         }
         self.heads[g.q].occupancy -= flits;
-        let up = sh.link_src[in_link as usize];
         post.send(Outgoing {
-            router: up,
-            time: left.div_ceil(TICKS) + f.in_latency[g.gi] as u64,
+            router: g.input.peer,
+            time: left.div_ceil(TICKS) + g.input.latency as u64,
             event: Event::Credit {
-                port: f.link_out_port[in_link as usize] - f.out_start[up as usize],
+                port: g.input.peer_port,
                 vc: g.r.vc as u8,
                 flits,
             },
@@ -1078,12 +1055,11 @@ impl Router {
         state: RouteState,
         sh: &Shared,
     ) -> Outgoing {
-        let (router, port) = downstream(g, sh);
         Outgoing {
-            router,
+            router: g.output.peer,
             time: at,
             event: Event::Arrive {
-                port,
+                port: g.output.peer_port,
                 vc: g.r.out_vc,
                 packet: Packet {
                     head_ready: at + sh.config.router_delay_cycles as u64,
@@ -1130,7 +1106,7 @@ impl Router {
     ) -> Result<()> {
         let f = sh.fabric;
         for input in 0..self.n_in {
-            let from_link = f.in_link[(self.in_start + input) as usize];
+            let from_link = f.ins[(self.in_start + input) as usize].link;
             if from_link == NO_LINK {
                 continue;
             }
@@ -1143,7 +1119,7 @@ impl Router {
                     continue;
                 }
                 if head.hop != NO_HOP {
-                    let to_link = f.out_link[(self.out_start + head.hop_out) as usize];
+                    let to_link = f.outs[(self.out_start + head.hop_out) as usize].link;
                     if to_link != NO_LINK && !self.flit_credit(head.hop_out, head.out_vc, sh) {
                         wait(from_link, vc as u8, to_link, head.out_vc);
                     }
@@ -1153,7 +1129,7 @@ impl Router {
                     self.route(q, sh, hops)?;
                 }
                 for cand in &self.cands[q] {
-                    let to_link = f.out_link[(self.out_start + cand.out) as usize];
+                    let to_link = f.outs[(self.out_start + cand.out) as usize].link;
                     let range = self.class_vcs(cand.out, cand.vc);
                     let base = (cand.out * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
