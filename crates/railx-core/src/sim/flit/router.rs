@@ -922,8 +922,8 @@ impl Router {
         self.outputs[r.out as usize].free = sent;
         self.inputs[r.input as usize].free = start + g.input.ticks_per_flit;
         // The packet itself is read only by its head (to send it on, in the hop's routing state)
-        // and its tail (to eject it).
-        let packet = (head || tail).then(|| self.queues[q][0]);
+        // and, at the ejection port, its tail (to eject it).
+        let packet = (head || tail && link == NO_LINK).then(|| self.queues[q][0]);
         let state = head.then(|| self.cands[q][r.cand as usize].state);
         if tail {
             self.retire_head(q, r, cycle, sh);
