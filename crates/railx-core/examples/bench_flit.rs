@@ -2,16 +2,15 @@
 //! with datelines, 16-flit VC buffers, 4-flit packets, every link 1 flit/cycle and 1 cycle of
 //! latency, injection 1 flit/cycle (as BookSim2), uniform traffic.
 //!
-//! `cargo run --release -p railx-core --example bench_flit -- [LOAD] [CYCLES] [THREADS] [booksim2]`
-//! (`booksim2`: BookSim2's router and routing as railx models them, flit allocation, wormhole,
-//! 2-cycle router with one idle cycle per packet per VC, `dateline-partition`) prints wall seconds, router-cycles/s and flit-hops/s (the Python benchmark,
-//! benchmarks/flit_sim.py, runs the full set through the binding).
+//! `cargo run --release -p railx-core --example bench_flit -- [LOAD] [CYCLES] [THREADS]
+//! [booksim2]` (`booksim2`: BookSim2's router and routing as railx models them,
+//! `FlitConfig::booksim2_router` and `dateline-partition`) prints wall seconds, router-cycles/s
+//! and flit-hops/s (the Python benchmark, benchmarks/flit_sim.py, runs the full set through the
+//! binding).
 
 use railx_core::peers::PeerSpec;
 use railx_core::routing::peer::for_peer;
-use railx_core::sim::flit::{
-    simulate, FlitConfig, FlowControl, Pattern, SwitchAllocation, Traffic,
-};
+use railx_core::sim::flit::{simulate, FlitConfig, Pattern, Traffic};
 use std::time::Instant;
 
 fn main() {
@@ -30,22 +29,16 @@ fn main() {
         "dateline"
     };
     let routing = for_peer(&spec, &net, Some(name)).expect("torus routing");
-    let base = FlitConfig {
+    let router = match booksim2 {
+        true => FlitConfig::booksim2_router(),
+        false => FlitConfig::default(),
+    };
+    let config = FlitConfig {
         long_latency_cycles: 1,
         warmup_cycles: 0,
         measure_cycles: cycles,
         threads,
-        ..FlitConfig::default()
-    };
-    let config = match booksim2 {
-        true => FlitConfig {
-            switch_allocation: SwitchAllocation::Flit,
-            flow_control: FlowControl::Wormhole,
-            router_delay_cycles: 2,
-            head_delay_cycles: 1,
-            ..base
-        },
-        false => base,
+        ..router
     };
     let start = Instant::now();
     let report = simulate(

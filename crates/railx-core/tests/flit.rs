@@ -523,36 +523,21 @@ fn torus_without_datelines_deadlocks(config: FlitConfig) {
     }
 }
 
-/// BookSim2's input-queued router as issue 7's reference configured it, in railx's terms: 2 VCs
-/// of 16 flits (the routing's two classes), 4-flit packets, 1-cycle links, injection 1
-/// flit/cycle from one source FIFO, flits allocated one by one, wormhole, and 4 cycles a hop
-/// (its zero-load latency of ~81 cycles over the torus's 18 mean hops): a 2-cycle router, one of
-/// whose stages (routing or VC allocation) a VC's next packet must pass after the tail ahead
-/// of it has left: one idle cycle per packet per VC.
-fn booksim2() -> FlitConfig {
-    FlitConfig {
-        long_latency_cycles: 1,
-        short_latency_cycles: 1,
-        injection_flits_per_cycle: 1.0,
-        switch_allocation: SwitchAllocation::Flit,
-        flow_control: FlowControl::Wormhole,
-        router_delay_cycles: 2,
-        head_delay_cycles: 1,
-        ..FlitConfig::default()
-    }
-}
-
-/// BookSim2's router and routing as railx models them (`booksim2`, `dateline-partition`): at the two loads
+/// BookSim2's router and routing as railx models them (`FlitConfig::booksim2_router`,
+/// `dateline-partition`), on the torus as issue 7's reference configured it (2 VCs of 16 flits,
+/// 4-flit packets, 1-cycle links, injection 1 flit/cycle from one source FIFO): at the two loads
 /// BookSim2 reports for the 36 x 36 torus, accepted 0.130 at offered 0.13 (all of it) and a
 /// collapse below 0.11 at 0.16 (BookSim2: 0.074): saturation between the two, as BookSim2's.
 #[test]
 fn booksim2_configured_torus_saturates_between_its_two_reported_loads() {
     let (net, routing) = torus_routed(36, "dateline-partition");
     let config = FlitConfig {
+        long_latency_cycles: 1,
+        injection_flits_per_cycle: 1.0,
         warmup_cycles: 2000,
         measure_cycles: 3000,
         threads: 2,
-        ..booksim2()
+        ..FlitConfig::booksim2_router()
     };
     let at_013 = run(&net, &*routing, &config, &uniform(0.13));
     assert!(

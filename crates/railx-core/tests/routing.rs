@@ -254,7 +254,6 @@ proptest! {
 #[test]
 fn torus3d_peer_dimension_order_routing() {
     use railx_core::peers::PeerSpec;
-    use railx_core::routing::torus::TorusRouting;
     let spec: PeerSpec = serde_json::from_str(
         r#"{"family": "torus3d", "dims": [4, 4, 8], "ports_per_direction": 1}"#,
     )
@@ -317,9 +316,9 @@ fn torus_routes(
 #[test]
 fn torus_partition_routing_fixes_a_ring_vc_by_its_wrap() {
     use railx_core::peers::PeerSpec;
-    use railx_core::routing::torus::TorusRouting;
     use railx_core::routing::Selection;
     for (dims, ports) in [([8u32, 4, 1], 1usize), ([4, 12, 1], 2)] {
+        let coord = |chip: u32, d: usize| chip / dims[..d].iter().product::<u32>() % dims[d];
         let spec: PeerSpec = serde_json::from_value(serde_json::json!(
             {"family": "torus3d", "dims": dims, "ports_per_direction": ports}
         ))
@@ -342,10 +341,7 @@ fn torus_partition_routing_fixes_a_ring_vc_by_its_wrap() {
                 );
                 let mut both_ways = 1;
                 for (d, &k) in dims.iter().enumerate() {
-                    let (from, to) = (
-                        src / dims[..d].iter().product::<u32>() % k,
-                        dst / dims[..d].iter().product::<u32>() % k,
-                    );
+                    let (from, to) = (coord(src, d), coord(dst, d));
                     if k > 2 && 2 * ((to + k - from) % k) == k {
                         both_ways *= 2;
                     }
@@ -360,8 +356,7 @@ fn torus_partition_routing_fixes_a_ring_vc_by_its_wrap() {
                 for route in &routes {
                     for (d, &k) in dims.iter().enumerate() {
                         let ring: Vec<_> = route.iter().filter(|h| h.0 == d).collect();
-                        let from = src / dims[..d].iter().product::<u32>() % k;
-                        let to = dst / dims[..d].iter().product::<u32>() % k;
+                        let (from, to) = (coord(src, d), coord(dst, d));
                         let forward = (to + k - from) % k;
                         assert_eq!(ring.len() as u32, forward.min(k - forward), "minimal");
                         let crosses = ring.iter().any(
@@ -394,7 +389,6 @@ fn torus_partition_routing_fixes_a_ring_vc_by_its_wrap() {
 #[test]
 fn torus_with_parallel_links_offers_every_one() {
     use railx_core::peers::PeerSpec;
-    use railx_core::routing::torus::TorusRouting;
     let spec: PeerSpec = serde_json::from_str(
         r#"{"family": "torus3d", "dims": [4, 8, 1], "ports_per_direction": 2}"#,
     )

@@ -37,8 +37,8 @@ class FlitSettings:
     next routed and allocated only once it is at the head: one per pipeline stage before switch
     allocation; 0 a pipelined router). BookSim2's router as issue 7's reference ran it is
     `router_delay_cycles=2, head_delay_cycles=1, switch_allocation="flit",
-    flow_control="wormhole"` with the torus routing "dateline-partition" (docs/simulation.md). `injection_queues` is how a chip queues its
-    packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
+    flow_control="wormhole"` with the torus routing "dateline-partition" (docs/simulation.md).
+    `injection_queues` is how a chip queues its packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
     keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
     side by side). `switch_allocation` is what the switch allocator grants: "packet" (a whole
     packet holds its input and output) or "flit" (each flit on its own, BookSim2's router: flits

@@ -41,8 +41,7 @@ pub(crate) struct Fabric {
     /// Every global input and output port.
     pub ins: Vec<Port>,
     pub outs: Vec<Port>,
-    /// Global input port at the far end of each link, and output port at its near end.
-    pub link_in_port: Vec<u32>,
+    /// Global output port at the near end of each link.
     pub link_out_port: Vec<u32>,
     /// Flits per cycle of each link.
     pub link_flits_per_cycle: Vec<f64>,
@@ -88,15 +87,16 @@ impl Fabric {
             out_start: vec![0],
             ins: Vec::new(),
             outs: Vec::new(),
-            link_in_port: vec![0; net.links()],
             link_out_port: vec![0; net.links()],
             link_flits_per_cycle,
             slowest_ticks_per_flit: host_ticks,
             longest_latency: 0,
         };
+        // Global input port at the far end of each link (its peers are set from it below).
+        let mut link_in_port = vec![0; net.links()];
         for v in 0..vertices as usize {
             for (links, ports, link_port, start) in [
-                (&in_by[v], &mut f.ins, &mut f.link_in_port, &mut f.in_start),
+                (&in_by[v], &mut f.ins, &mut link_in_port, &mut f.in_start),
                 (
                     &out_by[v],
                     &mut f.outs,
@@ -131,9 +131,9 @@ impl Fabric {
             }
         }
         // Each link's ends, now that every router's ports are numbered.
-        for link in 0..net.links() {
+        for (link, &inp) in link_in_port.iter().enumerate() {
             let (src, dst) = (net.src[link], net.dst[link]);
-            let (out, inp) = (f.link_out_port[link], f.link_in_port[link]);
+            let out = f.link_out_port[link];
             f.outs[out as usize].peer = dst;
             f.outs[out as usize].peer_port = inp - f.in_start[dst as usize];
             f.ins[inp as usize].peer = src;

@@ -251,8 +251,6 @@ pub(crate) struct Router {
     buffered: u32,
     /// A chip: its last input is the injection port and its last output the ejection port.
     has_host: bool,
-    /// Flit switch allocation (else packet).
-    flit_alloc: bool,
     /// Downstream VCs of each output held by a packet whose tail has not left (a bit per VC;
     /// none under packet allocation).
     out_held: Vec<u64>,
@@ -316,7 +314,6 @@ impl Router {
             rng,
             buffered: 0,
             has_host,
-            flit_alloc: sh.config.switch_allocation == SwitchAllocation::Flit,
             out_held: vec![0; n_out as usize],
             queue_flits: sh.config.output_queue_flits() as u64,
         }
@@ -643,16 +640,9 @@ impl Router {
         vc_open(
             free,
             sh.config.flits_to_take_vc(flits),
-            self.held_vcs(out),
+            self.out_held[out as usize],
             vc,
         )
-    }
-
-    /// Downstream VCs of output `out` held by a packet's flits (a bit each; none under packet
-    /// allocation).
-    #[inline]
-    fn held_vcs(&self, out: u32) -> u64 {
-        self.out_held[out as usize]
     }
 
     /// Whether the next flit of a packet holding downstream VC `vc` of output `out` has a
@@ -697,7 +687,7 @@ impl Router {
             }
             let range = self.class_vcs(cand.out, cand.vc);
             let base = (cand.out * self.vcs) as usize;
-            let held = self.held_vcs(cand.out);
+            let held = self.out_held[cand.out as usize];
             for slot in range {
                 let free = self.credits[slot];
                 if vc_open(free, need, held, slot - base) && best.is_none_or(|(_, _, f)| free > f) {
@@ -717,6 +707,7 @@ impl Router {
         scratch: &mut Scratch,
     ) -> Result<bool> {
         let next_tick = (cycle + 1) * TICKS;
+        let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
         let mut moved = false;
         scratch
             .winner
@@ -738,7 +729,7 @@ impl Router {
                     let q = (input * self.vcs + vc) as usize;
                     let head = self.heads[q];
                     // Under flit allocation the head packet's next flit must have arrived.
-                    if head.ready > cycle || self.flit_alloc && head.sent >= head.arrived {
+                    if head.ready > cycle || flit_alloc && head.sent >= head.arrived {
                         continue;
                     }
                     let hop = if head.hop != NO_HOP {
