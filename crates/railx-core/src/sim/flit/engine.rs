@@ -10,9 +10,10 @@
 use super::config::FlitConfig;
 use super::fabric::Fabric;
 use super::rng::Stream;
-use super::router::{wheel_flits, Event, Router, Scratch, Wheel};
+use super::router::{Event, Router, Scratch};
 use super::stats::Counters;
 use super::traffic::Destinations;
+use super::wheel::Wheel;
 use crate::error::{RailxError, Result};
 use crate::routing::{Routing, Selection};
 use rayon::prelude::*;
@@ -35,14 +36,13 @@ pub(crate) struct Post<'a> {
     /// The partition's routers: vertex ids `first..end`.
     first: u32,
     end: u32,
-    wheel_mask: u64,
 }
 
 impl Post<'_> {
     #[inline(always)]
     pub fn send(&mut self, o: Outgoing) {
         if (self.first..self.end).contains(&o.router) {
-            self.wheel[(o.time & self.wheel_mask) as usize].push((o.router, o.event));
+            self.wheel.push(o.router, o.time, o.event);
         } else {
             self.outbox.push(o);
         }
@@ -91,7 +91,8 @@ pub(crate) struct Shared<'a> {
     pub destinations: Option<Destinations>,
     pub workload: Workload,
     pub dag: Option<DagState>,
-    pub wheel_mask: u64,
+    /// Slots of the timing wheels (a power of two).
+    pub wheel_slots: usize,
     pub measure_from: u64,
     pub measure_to: u64,
 }
@@ -117,20 +118,18 @@ pub(crate) struct Partition {
 impl Partition {
     /// Flits on this partition's wheel (on links, or ejecting).
     pub fn wheel_flits(&self) -> u64 {
-        wheel_flits(&self.wheel)
+        self.wheel.flits()
     }
 
     fn step(&mut self, cycle: u64, sh: &Shared) {
         self.moved = false;
-        let slot = (cycle & sh.wheel_mask) as usize;
         // Every event lands at least a cycle later, so none joins the slot taken out here.
-        let mut events = std::mem::take(&mut self.wheel[slot]);
+        let mut events = self.wheel.take(cycle);
         let mut post = Post {
             wheel: &mut self.wheel,
             outbox: &mut self.outbox,
             first: self.first,
             end: self.first + self.routers.len() as u32,
-            wheel_mask: sh.wheel_mask,
         };
         for (router, event) in events.drain(..) {
             let router = &mut self.routers[(router - self.first) as usize];
@@ -138,7 +137,7 @@ impl Partition {
                 self.error.get_or_insert(e);
             }
         }
-        post.wheel[slot] = events;
+        post.wheel.recycle(events);
         for router in &mut self.routers {
             match router.step(cycle, sh, &mut post, &mut self.counters, &mut self.scratch) {
                 Ok(moved) => self.moved |= moved,
@@ -157,7 +156,7 @@ const ROUTER_TAG: u64 = 1;
 pub(crate) fn partitions(sh: &Shared, threads: usize) -> (Vec<Partition>, u32) {
     let vertices = sh.fabric.vertices;
     let chunk = vertices.div_ceil(threads as u32).max(1);
-    let wheel = (sh.wheel_mask + 1) as usize;
+    let wheel = sh.wheel_slots;
     let parts = (0..vertices.div_ceil(chunk))
         .map(|p| {
             let first = p * chunk;
@@ -174,7 +173,7 @@ pub(crate) fn partitions(sh: &Shared, threads: usize) -> (Vec<Partition>, u32) {
             Partition {
                 first,
                 routers,
-                wheel: vec![Vec::new(); wheel],
+                wheel: Wheel::new(wheel),
                 outbox: Vec::new(),
                 counters: Counters::default(),
                 scratch: Scratch::default(),
@@ -226,7 +225,7 @@ pub(crate) fn run(
                 if let Some(e) = parts.iter_mut().find_map(|p| p.error.take()) {
                     return Err(e);
                 }
-                deliver(parts, chunk, sh, outboxes);
+                deliver(parts, chunk, outboxes);
                 let mut total = Progress::default();
                 let mut moved = false;
                 for p in parts.iter() {
@@ -257,13 +256,13 @@ pub(crate) fn run(
 
 /// Phase 2: every outbox into the receivers' wheels, partitions in order, events in the order
 /// they were sent.
-fn deliver(parts: &mut [Partition], chunk: u32, sh: &Shared, outboxes: &mut Vec<Vec<Outgoing>>) {
+fn deliver(parts: &mut [Partition], chunk: u32, outboxes: &mut Vec<Vec<Outgoing>>) {
     outboxes.clear();
     outboxes.extend(parts.iter_mut().map(|p| std::mem::take(&mut p.outbox)));
     for outbox in outboxes.iter_mut() {
         for o in outbox.drain(..) {
             let p = &mut parts[(o.router / chunk) as usize];
-            p.wheel[(o.time & sh.wheel_mask) as usize].push((o.router, o.event));
+            p.wheel.push(o.router, o.time, o.event);
         }
     }
     for (p, outbox) in parts.iter_mut().zip(outboxes.drain(..)) {

@@ -20,6 +20,7 @@ mod router;
 pub mod stats;
 pub mod traffic;
 mod watchdog;
+mod wheel;
 
 pub use config::{FlitConfig, FlowControl, InjectionQueues, SwitchAllocation};
 pub use fabric::TICKS;
@@ -127,7 +128,7 @@ pub fn simulate(
         destinations,
         workload,
         dag,
-        wheel_mask: wheel - 1,
+        wheel_slots: wheel as usize,
         measure_from: window.0,
         measure_to: window.1,
     };

@@ -37,23 +37,6 @@ use crate::routing::{Hop, RouteState, Selection};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Events by due cycle modulo its length, each for a router (by vertex id).
-pub(crate) type Wheel = Vec<Vec<(u32, Event)>>;
-
-/// Flits of the packets on a wheel (in flight on links, or ejecting).
-pub(crate) fn wheel_flits(wheel: &Wheel) -> u64 {
-    wheel
-        .iter()
-        .flatten()
-        .map(|(_, e)| match e {
-            Event::Arrive { packet, .. } => packet.arrived as u64,
-            Event::Flit { .. } => 1,
-            Event::Eject { packet } => packet.flits as u64,
-            _ => 0,
-        })
-        .sum()
-}
-
 /// Marks a packet that belongs to no DAG message.
 pub const NO_MSG: u32 = u32::MAX;
 
@@ -99,6 +82,18 @@ pub(crate) enum Event {
         msg: u32,
         done: u64,
     },
+}
+
+impl Event {
+    /// Flits of a packet this event carries (on a link, or ejecting).
+    pub fn flits(&self) -> u64 {
+        match self {
+            Event::Arrive { packet, .. } => packet.arrived as u64,
+            Event::Flit { .. } => 1,
+            Event::Eject { packet } => packet.flits as u64,
+            _ => 0,
+        }
+    }
 }
 
 /// A message waiting in a chip's source queue, leaving packet by packet.
@@ -346,7 +341,7 @@ impl Router {
     }
 
     /// One cycle of this router after its due events: traffic, allocation. Returns whether a
-    /// packet moved. Ejections are scheduled on `wheel` (this router's partition's).
+    /// packet moved.
     pub fn step(
         &mut self,
         cycle: u64,
