@@ -124,14 +124,14 @@ impl Partition {
     fn step(&mut self, cycle: u64, sh: &Shared) {
         self.moved = false;
         // Every event lands at least a cycle later, so none joins the slot taken out here.
-        let mut events = self.wheel.take(cycle);
+        let events = self.wheel.take(cycle);
         let mut post = Post {
             wheel: &mut self.wheel,
             outbox: &mut self.outbox,
             first: self.first,
             end: self.first + self.routers.len() as u32,
         };
-        for (router, event) in events.drain(..) {
+        for (router, event) in &events {
             let router = &mut self.routers[(router - self.first) as usize];
             if let Err(e) = router.apply(event, cycle, sh, &mut post, &mut self.counters) {
                 self.error.get_or_insert(e);

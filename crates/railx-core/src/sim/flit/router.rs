@@ -367,19 +367,19 @@ impl Router {
     /// Applies an event due this cycle.
     pub fn apply(
         &mut self,
-        event: Event,
+        event: &Event,
         cycle: u64,
         sh: &Shared,
         post: &mut Post,
         counters: &mut Counters,
     ) -> Result<()> {
         match event {
-            Event::Arrive { port, vc, packet } => {
+            &Event::Arrive { port, vc, packet } => {
                 let q = self.fill(port, vc, packet.arrived, sh, counters)?;
                 self.push(q, packet);
                 self.inputs[port as usize].mask |= 1 << vc;
             }
-            Event::Flit { port, vc } => {
+            &Event::Flit { port, vc } => {
                 let q = self.fill(port, vc, 1, sh, counters)?;
                 // The flit belongs to the last packet in the VC: the head when it is alone.
                 match self.heads[q].packets {
@@ -392,7 +392,7 @@ impl Router {
                     }
                 }
             }
-            Event::Credit { port, vc, flits } => {
+            &Event::Credit { port, vc, flits } => {
                 let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
                 *c += flits;
                 if *c > sh.config.buffer_flits {
@@ -402,8 +402,8 @@ impl Router {
                     ));
                 }
             }
-            Event::Eject { packet } => counters.eject(&packet, cycle, sh, post),
-            Event::DepDone { msg, done } => {
+            Event::Eject { packet } => counters.eject(packet, cycle, sh, post),
+            &Event::DepDone { msg, done } => {
                 if let Some(dag) = &sh.dag {
                     if dag.pending[msg as usize].fetch_sub(1, std::sync::atomic::Ordering::Relaxed)
                         == 1
