@@ -572,25 +572,24 @@ impl Router {
 
     /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
     fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
-        let packet = self.queues[q][0];
+        let (dst, state) = (self.queues[q][0].dst, self.queues[q][0].state);
         let cands = &mut self.cands[q];
-        if packet.dst == self.id {
+        if dst == self.id {
             cands.push(Cand {
                 out: self.n_out - 1,
                 vc: 0,
-                state: packet.state,
+                state,
             });
             return Ok(());
         }
         hops.clear();
-        sh.routing
-            .next_hops(self.id, packet.dst, &packet.state, hops);
+        sh.routing.next_hops(self.id, dst, &state, hops);
         if hops.is_empty() {
             return Err(RailxError::verification(
                 format!("routing {}", sh.routing.name()),
                 format!(
                     "offers no next hop at vertex {} toward chip {}",
-                    self.id, packet.dst
+                    self.id, dst
                 ),
             ));
         }
