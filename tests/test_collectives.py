@@ -132,7 +132,16 @@ def test_cli_json_and_errors(tmp_path) -> None:
         (("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"), "error: algo = ring: ring is a reduction algorithm"),
         (("ft2", "--size", "8"), "error: system = 'ft2': a fat-tree system"),
         (("examples/torus-9x9.toml",), "error: collective: give --size BYTES or --sweep"),
+        (("examples/torus-9x9.toml", "--size", "1.5KiB?"), "error: size = '1.5KiB?': not a byte size"),
     ]:
         out = run_cli(*args)
         assert out.returncode == 2, (args, out.stderr)
         assert out.stderr.startswith(message) and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_cli_size_takes_units() -> None:
+    plain = run_cli("examples/torus-9x9.toml", "--size", "1048576", "--json")
+    with_unit = run_cli("examples/torus-9x9.toml", "--size", "1MiB", "--json")
+    assert plain.returncode == with_unit.returncode == 0, with_unit.stderr
+    assert json.loads(with_unit.stdout) == json.loads(plain.stdout)
+    assert json.loads(run_cli("examples/torus-9x9.toml", "--size", "1.5 GB", "--json").stdout)["size_bytes"] == 1_500_000_000

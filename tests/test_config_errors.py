@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import railx
 from railx import Config, ConfigError
+from railx.config import BYTE_UNITS, parse_bytes
 
 
 def system(m: int = 2, n: int = 2, R: int = 16, grid: tuple[int, int] | None = (4, 4), extra: str = "") -> str:
@@ -385,3 +386,33 @@ def test_valid_general_topologies_realize_with_closed_forms(case: tuple[str, dic
         assert report["circuits"] == expected["circuits"]
         assert [r["name"] for r in report["regions"]] == ["system"]
         assert json.loads(path.read_text())["format"] == "railx.ocs/v1"
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(sorted(BYTE_UNITS)), st.sampled_from(["", " "]))
+def test_byte_sizes_read_with_any_unit(count: int, unit: str, gap: str) -> None:
+    for spelled in (unit, unit.upper(), unit.capitalize()):
+        assert parse_bytes(f"{count}{gap}{spelled}", "size") == count * BYTE_UNITS[unit]
+
+
+@given(st.integers(min_value=1, max_value=10**9), st.integers(min_value=0, max_value=6))
+def test_byte_sizes_read_decimals_and_exponents(count: int, shift: int) -> None:
+    # count / 10^shift GB and count e(9 - shift) are both `count` x 10^(9 - shift) bytes, exactly.
+    whole, frac = divmod(count, 10**shift)
+    decimal = f"{whole}.{frac:0{shift}d}GB" if shift else f"{count}GB"
+    assert parse_bytes(decimal, "size") == count * 10 ** (9 - shift)
+    assert parse_bytes(f"{count}e{9 - shift}", "size") == count * 10 ** (9 - shift)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "size = '': not a byte size; e.g. 1048576, 1MiB or 1.5GB"),
+    ("-5", "size = '-5': not a byte size"),
+    ("1 parsec", "size = '1 parsec': not a byte size"),
+    ("nan", "size = 'nan': not a byte size"),
+    ("1.5", "size = '1.5': not a whole number of bytes (1.5); e.g. 2"),
+    ("0.1B", "size = '0.1B': not a whole number of bytes"),
+    ("1e999999999", "size = '1e999999999': over 1e+18 bytes; e.g. 1TiB"),
+])
+def test_bad_byte_sizes_are_one_line(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_bytes(text, "size")
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)

@@ -10,7 +10,9 @@ the field, the rule and a valid alternative.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from railx._core import RailxError, validate_config
 
-__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "read_text", "read_toml", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
+__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "parse_bytes", "read_text", "read_toml", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
 
 GBPS = 1e9  # bytes/second in one GB/s
 NS = 1e-9  # seconds in one nanosecond
@@ -26,6 +28,30 @@ NS = 1e-9  # seconds in one nanosecond
 
 class ConfigError(RailxError):
     """A configuration is invalid; the message is one line naming the field, rule and fix."""
+
+
+# Byte units, decimal (SI) and binary (IEC), by lower-case name.
+BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+              "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+MAX_BYTES = 10**18
+_BYTE_SIZE = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_bytes(text: str, field: str) -> int:
+    """A byte count written as a number, with a unit or without: ``1048576``, ``1MiB``,
+    ``64 KB``, ``1.5GB``, ``1e9``. Decimal units are powers of 1,000, binary ones of 1,024; the
+    result must be a whole number of bytes. Raises :class:`ConfigError` naming `field`."""
+    match = _BYTE_SIZE.fullmatch(text)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in BYTE_UNITS:
+        raise ConfigError(f"{field} = {text!r}: not a byte size; e.g. 1048576, 1MiB or 1.5GB")
+    # Checked as a float first: an exact parse of an exponent like 1e999999999 would not end.
+    if float(match.group(1)) * BYTE_UNITS[unit] > MAX_BYTES:
+        raise ConfigError(f"{field} = {text!r}: over {MAX_BYTES:.0e} bytes; e.g. 1TiB")
+    count = Fraction(match.group(1)) * BYTE_UNITS[unit]
+    if count.denominator != 1:
+        raise ConfigError(f"{field} = {text!r}: not a whole number of bytes ({float(count):g}); e.g. {max(1, round(count))}")
+    return int(count)
 
 
 class Strict(BaseModel):

@@ -16,7 +16,7 @@ from railx._core import collective_counts
 from railx.collectives.models import bus_bandwidth_factor, estimate
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS
-from railx.config import Config, ConfigError
+from railx.config import Config, ConfigError, parse_bytes
 from railx.systems import resolve_system
 
 console = Console()
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
         system: Annotated[str, typer.Argument(help="RailX system: a TOML configuration or a preset name (railx4mesh, railx7mesh).", show_default=False)],
         op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
         algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
-        size: Annotated[Optional[int], typer.Option("--size", help="Bytes per rank (all-to-all: bytes each rank sends in total).")] = None,
+        size: Annotated[Optional[str], typer.Option("--size", metavar="BYTES", help="Bytes per rank (all-to-all: bytes each rank sends in total): a number, or with a unit, e.g. 1048576, 1MiB, 1.5GB.", show_default=False)] = None,
         fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).")] = "analytic",
         routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow or flit: routing function: minimal, dateline, adaptive or balanced (use dateline at flit level on tori: deadlock-free).")] = "minimal",
         reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
-        sizes = SWEEP_SIZES if sweep else [size]
+        sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
         rows = [collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes) for s in sizes]  # type: ignore[arg-type]
         if plot is not None:
             _plot(rows, plot)
