@@ -34,7 +34,8 @@ class ConfigError(RailxError):
 BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
               "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 MAX_BYTES = 10**18
-_BYTE_SIZE = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]*)\s*")
+MAX_EXPONENT = 40
+_BYTE_SIZE = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?)\s*([A-Za-z]*)\s*")
 
 
 def parse_bytes(text: str, field: str) -> int:
@@ -42,10 +43,13 @@ def parse_bytes(text: str, field: str) -> int:
     ``64 KB``, ``1.5GB``, ``1e9``. Decimal units are powers of 1,000, binary ones of 1,024; the
     result must be a whole number of bytes. Raises :class:`ConfigError` naming `field`."""
     match = _BYTE_SIZE.fullmatch(text)
-    unit = match.group(2).lower() if match else ""
+    unit = match.group(3).lower() if match else ""
     if match is None or unit not in BYTE_UNITS:
         raise ConfigError(f"{field} = {text!r}: not a byte size; e.g. 1048576, 1MiB or 1.5GB")
-    # Checked as a float first: an exact parse of an exponent like 1e999999999 would not end.
+    # Bounded before the exact parse, which for an exponent like 1e-999999999 would not end.
+    exponent = int(match.group(2) or 0)
+    if abs(exponent) > MAX_EXPONENT:
+        raise ConfigError(f"{field} = {text!r}: exponent {exponent} beyond +-{MAX_EXPONENT}; e.g. 1e9")
     if float(match.group(1)) * BYTE_UNITS[unit] > MAX_BYTES:
         raise ConfigError(f"{field} = {text!r}: over {MAX_BYTES:.0e} bytes; e.g. 1TiB")
     count = Fraction(match.group(1)) * BYTE_UNITS[unit]
