@@ -28,10 +28,10 @@ it; 3 by default). Wall times depend on what else runs on the machine.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import itertools
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -138,15 +138,26 @@ def saturation(cycles: int, quick: bool) -> None:
             print(f"  mean peak over seeds {seeds[0]}-{seeds[-1]}: {mean:.4f} ({100 * (mean / BOOKSIM_SATURATION - 1):+.1f}%)")
 
 
+def positive(text: str) -> int:
+    """A whole number of at least 1 (an argparse type)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1; e.g. 3")
+    return int(text)
+
+
 def main() -> None:
-    quick = "--quick" in sys.argv
-    cycles = 3000 if quick else 15000
-    repeats = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
-    both = not {"--speed", "--saturation"} & set(sys.argv)
-    if both or "--speed" in sys.argv:
-        speed(cycles, repeats)
-    if both or "--saturation" in sys.argv:
-        saturation(cycles, quick)
+    parser = argparse.ArgumentParser(description="The flit-level simulator against BookSim2 (issue 7).")
+    parser.add_argument("--quick", action="store_true", help="3,000 cycles and a shorter sweep")
+    part = parser.add_mutually_exclusive_group()
+    part.add_argument("--speed", action="store_true", help="the speed cases only")
+    part.add_argument("--saturation", action="store_true", help="the saturation sweeps only")
+    parser.add_argument("--repeat", type=positive, default=3, metavar="N", help="runs of each speed case, taking turns; the fastest is reported (default 3)")
+    args = parser.parse_args()
+    cycles = 3000 if args.quick else 15000
+    if not args.saturation:
+        speed(cycles, args.repeat)
+    if not args.speed:
+        saturation(cycles, args.quick)
 
 
 if __name__ == "__main__":

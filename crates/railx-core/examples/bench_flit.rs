@@ -22,17 +22,11 @@ fn main() {
     )
     .expect("a valid torus spec");
     let net = spec.network().expect("the torus builds");
-    let booksim2 = args.get(4).is_some_and(|a| a == "booksim2");
-    let name = if booksim2 {
-        "dateline-partition"
-    } else {
-        "dateline"
+    let (name, router) = match args.get(4).map(String::as_str) {
+        Some("booksim2") => ("dateline-partition", FlitConfig::booksim2_router()),
+        _ => ("dateline", FlitConfig::default()),
     };
     let routing = for_peer(&spec, &net, Some(name)).expect("torus routing");
-    let router = match booksim2 {
-        true => FlitConfig::booksim2_router(),
-        false => FlitConfig::default(),
-    };
     let config = FlitConfig {
         long_latency_cycles: 1,
         warmup_cycles: 0,

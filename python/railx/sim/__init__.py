@@ -38,16 +38,16 @@ class FlitSettings:
     allocation; 0 a pipelined router). BookSim2's router as issue 7's reference ran it is
     `router_delay_cycles=2, head_delay_cycles=1, switch_allocation="flit",
     flow_control="wormhole"` with the torus routing "dateline-partition" (docs/simulation.md).
-    `injection_queues` is how a chip queues its packets before injection: "single" (one FIFO, as BookSim2's source queue; what is accepted
-    keeps the offered pattern) or "per-message" (a queue per message, up to 64: messages leave
-    side by side). `switch_allocation` is what the switch allocator grants: "packet" (a whole
-    packet holds its input and output) or "flit" (each flit on its own, BookSim2's router: flits
-    of different VCs interleave on a port). `flow_control`: "cut-through" (a packet takes a VC with
-    room for all of it) or, with flit allocation, "wormhole" (a free VC with room for one flit,
-    as BookSim2's default). `switch_speedup` s > 1 makes the crossbar s times faster than the
-    links, a packet crossing into its output's queue of `output_buffer_flits` while the link
-    still sends (a combined input-output queued router; 1: input-queued, as Table 5 and
-    BookSim2)."""
+    `injection_queues` is how a chip queues its packets before injection: "single" (one FIFO, as
+    BookSim2's source queue; what is accepted keeps the offered pattern) or "per-message" (a
+    queue per message, up to 64: messages leave side by side). `switch_allocation` is what the
+    switch allocator grants: "packet" (a whole packet holds its input and output) or "flit"
+    (each flit on its own, BookSim2's router: flits of different VCs interleave on a port).
+    `flow_control`: "cut-through" (a packet takes a VC with room for all of it) or, with flit
+    allocation, "wormhole" (a free VC with room for one flit, as BookSim2's default).
+    `switch_speedup` s > 1 makes the crossbar s times faster than the links, a packet crossing
+    into its output's queue of `output_buffer_flits` while the link still sends (a combined
+    input-output queued router; 1: input-queued, as Table 5 and BookSim2)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16

@@ -28,14 +28,11 @@ pub enum TorusVcs {
 }
 
 impl TorusVcs {
+    const ALL: [TorusVcs; 3] = [TorusVcs::HopCount, TorusVcs::Dateline, TorusVcs::Partition];
+
     /// The scheme of a routing function's name.
     pub fn of(name: &str) -> Option<TorusVcs> {
-        match name {
-            "minimal" => Some(TorusVcs::HopCount),
-            "dateline" => Some(TorusVcs::Dateline),
-            "dateline-partition" => Some(TorusVcs::Partition),
-            _ => None,
-        }
+        TorusVcs::ALL.into_iter().find(|s| s.name() == name)
     }
 
     fn name(self) -> &'static str {

@@ -875,19 +875,19 @@ impl Router {
     ) {
         let g = self.begin_grant(r, sh);
         let (q, link) = (g.q, g.output.link);
-        let state = &mut self.heads[q];
-        let head = state.sent == 0;
+        let queue_head = &mut self.heads[q];
+        let head = queue_head.sent == 0;
         if head {
-            state.hop = r.cand;
-            state.hop_out = r.out;
-            state.out_vc = r.out_vc;
+            queue_head.hop = r.cand;
+            queue_head.hop_out = r.out;
+            queue_head.out_vc = r.out_vc;
             if link != NO_LINK {
                 self.out_held[r.out as usize] |= 1 << r.out_vc;
             }
         }
-        state.sent += 1;
-        let flits = state.flits;
-        let tail = state.sent == flits;
+        queue_head.sent += 1;
+        let flits = queue_head.flits;
+        let tail = queue_head.sent == flits;
         if tail && link != NO_LINK {
             self.out_held[r.out as usize] &= !(1 << r.out_vc);
         }
@@ -909,7 +909,7 @@ impl Router {
         // The packet itself is read only by its head (to send it on, in the hop's routing state)
         // and, at the ejection port, its tail (to eject it).
         let packet = (head || tail && link == NO_LINK).then(|| self.queues[q][0]);
-        let state = head.then(|| self.cands[q][r.cand as usize].state);
+        let hop_state = head.then(|| self.cands[q][r.cand as usize].state);
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
@@ -925,7 +925,7 @@ impl Router {
         }
         counters.flit_hops += 1;
         let arrival = sent.div_ceil(TICKS) + g.output.latency as u64;
-        post.send(if let (Some(packet), Some(state)) = (packet, state) {
+        post.send(if let (Some(packet), Some(state)) = (packet, hop_state) {
             let first = Packet {
                 arrived: 1,
                 ..packet
