@@ -90,7 +90,7 @@ def speed(cycles: int, repeats: int) -> None:
     for _ in range(repeats):
         for (_, _, _, run), done in zip(cases, runs):
             done.append(run())
-    print(f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s")
+    print(f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s; issue 7's target: 20x on the torus")
     print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>15} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
     for (name, threads, on_torus, _), done in zip(cases, runs):
         best = min(done, key=lambda r: r["wall_s"])
@@ -135,7 +135,7 @@ def saturation(cycles: int, quick: bool) -> None:
             )
         if len(peaks) > 1:
             mean = statistics.mean(peaks)
-            print(f"  mean peak over seeds {seeds[0]}-{seeds[-1]}: {mean:.4f} ({100 * (mean / BOOKSIM_SATURATION - 1):+.1f}%)")
+            print(f"  mean peak over seeds {seeds[0]}-{seeds[-1]}: {mean:.4f} ({100 * (mean / BOOKSIM_SATURATION - 1):+.1f}%; issue 7's target: within 5%)")
 
 
 def positive(text: str) -> int:

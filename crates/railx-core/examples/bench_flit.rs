@@ -3,8 +3,9 @@
 //! latency, injection 1 flit/cycle (as BookSim2), uniform traffic.
 //!
 //! `cargo run --release -p railx-core --example bench_flit -- [LOAD] [CYCLES] [THREADS]
-//! [booksim2]` (`booksim2`: BookSim2's router and routing as railx models them,
-//! `FlitConfig::booksim2_router` and `dateline-partition`) prints wall seconds, router-cycles/s
+//! [booksim2|timing]` (`booksim2`: BookSim2's router and routing as railx models them,
+//! `FlitConfig::booksim2_router` and `dateline-partition`; `timing`: railx's packet router with
+//! BookSim2's timing, `FlitConfig::booksim2_timing`, and the same routing) prints wall seconds, router-cycles/s
 //! and flit-hops/s (the Python benchmark, benchmarks/flit_sim.py, runs the full set through the
 //! binding).
 
@@ -24,6 +25,7 @@ fn main() {
     let net = spec.network().expect("the torus builds");
     let (name, router) = match args.get(4).map(String::as_str) {
         Some("booksim2") => ("dateline-partition", FlitConfig::booksim2_router()),
+        Some("timing") => ("dateline-partition", FlitConfig::booksim2_timing()),
         _ => ("dateline", FlitConfig::default()),
     };
     let routing = for_peer(&spec, &net, Some(name)).expect("torus routing");

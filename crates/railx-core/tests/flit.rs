@@ -523,30 +523,36 @@ fn torus_without_datelines_deadlocks(config: FlitConfig) {
     }
 }
 
-/// BookSim2's router and routing as railx models them (`FlitConfig::booksim2_router`,
-/// `dateline-partition`), on the torus as issue 7's reference configured it (2 VCs of 16 flits,
-/// 4-flit packets, 1-cycle links, injection 1 flit/cycle from one source FIFO): at the two loads
-/// BookSim2 reports for the 36 x 36 torus, accepted 0.130 at offered 0.13 (all of it) and a
-/// collapse below 0.11 at 0.16 (BookSim2: 0.074): saturation between the two, as BookSim2's.
+/// BookSim2's router (`FlitConfig::booksim2_router`) and railx's packet router with BookSim2's
+/// timing (`FlitConfig::booksim2_timing`), each with BookSim2's routing (`dateline-partition`), on
+/// the torus as issue 7's reference configured it (2 VCs of 16 flits, 4-flit packets, 1-cycle
+/// links, injection 1 flit/cycle from one source FIFO): at the two loads BookSim2 reports for the
+/// 36 x 36 torus, accepted 0.130 at offered 0.13 (all of it) and a collapse below 0.11 at 0.16
+/// (BookSim2: 0.074): saturation between the two, as BookSim2's.
 #[test]
 fn booksim2_configured_torus_saturates_between_its_two_reported_loads() {
     let (net, routing) = torus_routed(36, "dateline-partition");
-    let config = FlitConfig {
-        long_latency_cycles: 1,
-        injection_flits_per_cycle: 1.0,
-        warmup_cycles: 2000,
-        measure_cycles: 3000,
-        threads: 2,
-        ..FlitConfig::booksim2_router()
-    };
-    let at_013 = run(&net, &*routing, &config, &uniform(0.13));
-    assert!(
-        (at_013.accepted - 0.13).abs() < 0.002,
-        "{}",
-        at_013.accepted
-    );
-    let at_016 = run(&net, &*routing, &config, &uniform(0.16));
-    assert!(at_016.accepted < 0.11, "{}", at_016.accepted);
+    for (name, router) in [
+        ("booksim2_router", FlitConfig::booksim2_router()),
+        ("booksim2_timing", FlitConfig::booksim2_timing()),
+    ] {
+        let config = FlitConfig {
+            long_latency_cycles: 1,
+            injection_flits_per_cycle: 1.0,
+            warmup_cycles: 2000,
+            measure_cycles: 3000,
+            threads: 2,
+            ..router
+        };
+        let at_013 = run(&net, &*routing, &config, &uniform(0.13));
+        assert!(
+            (at_013.accepted - 0.13).abs() < 0.002,
+            "{name}: {}",
+            at_013.accepted
+        );
+        let at_016 = run(&net, &*routing, &config, &uniform(0.16));
+        assert!(at_016.accepted < 0.11, "{name}: {}", at_016.accepted);
+    }
 }
 
 #[test]

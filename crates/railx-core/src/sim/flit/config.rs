@@ -260,19 +260,27 @@ impl FlitConfig {
         Ok(())
     }
 
-    /// BookSim2's input-queued router as issue 7's reference ran it, in railx's terms (the rest
-    /// Table 5's defaults): flits allocated one by one, wormhole, and 4 cycles a hop with 1-cycle
-    /// links (its ~81-cycle zero-load latency over the 36 x 36 torus's 18 mean hops) — a 2-cycle
-    /// router, one of whose stages (routing or VC allocation) a VC's next packet passes only
-    /// after the tail ahead of it has left: one idle cycle per packet per VC. Its torus routing
-    /// is `dateline-partition`.
+    /// BookSim2's router timing in railx's packet router (the rest Table 5's defaults): 4 cycles
+    /// a hop with 1-cycle links (BookSim2's ~81-cycle zero-load latency over the 36 x 36
+    /// torus's 18 mean hops) — a 2-cycle router, one of whose stages (routing or VC allocation)
+    /// a VC's next packet passes only after the tail ahead of it has left: one idle cycle per
+    /// packet per VC.
+    pub fn booksim2_timing() -> FlitConfig {
+        FlitConfig {
+            router_delay_cycles: 2,
+            head_delay_cycles: 1,
+            ..FlitConfig::default()
+        }
+    }
+
+    /// BookSim2's input-queued router as issue 7's reference ran it, in railx's terms: its timing
+    /// (`booksim2_timing`) with flits allocated one by one under wormhole flow control. Its torus
+    /// routing is `dateline-partition`.
     pub fn booksim2_router() -> FlitConfig {
         FlitConfig {
             switch_allocation: SwitchAllocation::Flit,
             flow_control: FlowControl::Wormhole,
-            router_delay_cycles: 2,
-            head_delay_cycles: 1,
-            ..FlitConfig::default()
+            ..FlitConfig::booksim2_timing()
         }
     }
 
