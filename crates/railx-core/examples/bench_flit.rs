@@ -5,9 +5,9 @@
 //! `cargo run --release -p railx-core --example bench_flit -- [LOAD] [CYCLES] [THREADS]
 //! [booksim2|timing]` (`booksim2`: BookSim2's router and routing as railx models them,
 //! `FlitConfig::booksim2_router` and `dateline-partition`; `timing`: railx's packet router with
-//! BookSim2's timing, `FlitConfig::booksim2_timing`, and the same routing) prints wall seconds, router-cycles/s
-//! and flit-hops/s (the Python benchmark, benchmarks/flit_sim.py, runs the full set through the
-//! binding).
+//! BookSim2's timing, `FlitConfig::booksim2_timing`, and the same routing) prints wall seconds,
+//! router-cycles/s and flit-hops/s (the Python benchmark, benchmarks/flit_sim.py, runs the full
+//! set through the binding).
 
 use railx_core::peers::PeerSpec;
 use railx_core::routing::peer::for_peer;
