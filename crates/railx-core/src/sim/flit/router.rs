@@ -572,7 +572,8 @@ impl Router {
 
     /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
     fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
-        let (dst, state) = (self.queues[q][0].dst, self.queues[q][0].state);
+        let front = &self.queues[q][0];
+        let (dst, state) = (front.dst, front.state);
         let cands = &mut self.cands[q];
         if dst == self.id {
             cands.push(Cand {
