@@ -29,7 +29,10 @@ def fig16() -> None:
     print("Fig. 16: iteration time (s) per C ports (DP gets 10 - C); * marks the optimum")
     print(f"{'seq':>7} {'DP overlap':>10} " + " ".join(f"{c:>7}" for c in range(11)) + "   best C")
     for r in rows:
-        cells = " ".join(f"{t:>6.3f}{'*' if c == r.best_c_ports else ' '}" if t != float("inf") else f"{'inf':>7}" for c, t in enumerate(r.times_s))
+        cells = " ".join(
+            f"{t:>6.3f}{'*' if c == r.best_c_ports else ' '}" if t != float("inf") else f"{'inf':>7}"
+            for c, t in enumerate(r.times_s)
+        )
         print(f"{r.sequence:>7} {'yes' if r.overlap else 'no':>10} {cells}   {r.best_c_ports:>2}")
     print(f"sweep of {len(rows) // 2} sequences x 11 splits x 2 overlap settings: {seconds:.3f} s (target <= 5 s)")
 
@@ -45,8 +48,10 @@ def solvers() -> None:
                 continue
             start = time.perf_counter()
             split = static_split(it, method)  # type: ignore[arg-type]
-            print(f"n = {n:>4} {method:>10}: ports {split.ports}, {split.time_s:.6f} s iteration, "
-                  f"{split.candidates:,} allocations, {time.perf_counter() - start:.3f} s")
+            print(
+                f"n = {n:>4} {method:>10}: ports {split.ports}, {split.time_s:.6f} s iteration, "
+                f"{split.candidates:,} allocations, {time.perf_counter() - start:.3f} s"
+            )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from pathlib import Path
 from railx.collectives.commands import collective_report
 from railx.collectives.params import fig15_torus_toml
 
-
 CASES = [("allreduce", a) for a in ("ring", "bidir-ring", "2d-ring", "hierarchical", "multi-rail")] + [
     ("alltoall", a) for a in ("direct", "multi-rail", "two-step")
 ]
@@ -40,8 +39,11 @@ def main() -> None:
                 a = collective_report(system, op, algo, size)
                 f = collective_report(system, op, algo, size, fidelity="flow")
                 aggregated = f"yes ({f['orbit']})" if f["aggregated"] else "no"
-                print(f"| {op} | {algo} | {_fmt_size(size)} | {a['time_s'] * 1e6:,.2f} | {f['time_s'] * 1e6:,.2f} | "
-                      f"{f['time_s'] / a['time_s']:.3f} | {aggregated} |", flush=True)
+                print(
+                    f"| {op} | {algo} | {_fmt_size(size)} | {a['time_s'] * 1e6:,.2f} | {f['time_s'] * 1e6:,.2f} | "
+                    f"{f['time_s'] / a['time_s']:.3f} | {aggregated} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -34,14 +34,34 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def railx_hyperx(k: float) -> System:
-    config = {"system": {"m": 4, "n": 2, "R": 128, "grid": [9, 9], "port_bw_GBps": 50, "k": k, "alpha_out_ns": 300, "alpha_in_ns": 10}, "topology": {"preset": "hyperx"}}
+    config = {
+        "system": {
+            "m": 4,
+            "n": 2,
+            "R": 128,
+            "grid": [9, 9],
+            "port_bw_GBps": 50,
+            "k": k,
+            "alpha_out_ns": 300,
+            "alpha_in_ns": 10,
+        },
+        "topology": {"preset": "hyperx"},
+    }
     return System(f"railx-k{k:g}", f"RailX 2D-HyperX k={k:g}", railx=config)
 
 
 PEERS = [
     System("torus-36x36", "2D torus 36x36", peer={"family": "torus3d", "dims": [36, 36, 1], "ports_per_direction": 2}),
-    System("hx4mesh", "HammingMesh Hx4Mesh 9x9 boards", peer={"family": "hammingmesh", "a": 4, "boards": [9, 9], "planes": 2, "radix": 64, "tiers": 1}),
-    System("fat-tree", "Non-blocking fat-tree, 8 planes", peer={"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 1296, "planes": 8}),
+    System(
+        "hx4mesh",
+        "HammingMesh Hx4Mesh 9x9 boards",
+        peer={"family": "hammingmesh", "a": 4, "boards": [9, 9], "planes": 2, "radix": 64, "tiers": 1},
+    ),
+    System(
+        "fat-tree",
+        "Non-blocking fat-tree, 8 planes",
+        peer={"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 1296, "planes": 8},
+    ),
 ]
 
 
@@ -51,9 +71,18 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--warmup", type=int, help="warm-up cycles (default: Table 5's 5,000; --quick 1,000)")
     parser.add_argument("--cycles", type=int, help="measured cycles (default: Table 5's 10,000; --quick 2,000)")
-    parser.add_argument("--vcs-per-class", type=int, default=1, help="physical VCs per VC the routing function names (1: literal)")
-    parser.add_argument("--railx-routing", default="minimal", help="routing function of the RailX systems (minimal, balanced, ...)")
-    parser.add_argument("--speedup", type=int, default=1, help="crossbar speedup into output queues of 64 flits (1: input-queued, Table 5)")
+    parser.add_argument(
+        "--vcs-per-class", type=int, default=1, help="physical VCs per VC the routing function names (1: literal)"
+    )
+    parser.add_argument(
+        "--railx-routing", default="minimal", help="routing function of the RailX systems (minimal, balanced, ...)"
+    )
+    parser.add_argument(
+        "--speedup",
+        type=int,
+        default=1,
+        help="crossbar speedup into output queues of 64 flits (1: input-queued, Table 5)",
+    )
     parser.add_argument("--railx-only", action="store_true", help="run the RailX k sweep only")
     parser.add_argument("--loads", help="offered loads, comma-separated (default: 0.1 to 1.0 by 0.1, and 1.2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
@@ -64,7 +93,14 @@ def main() -> None:
     loads = [0.2, 0.5, 0.8, 1.0] if args.quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2]
     if args.loads:
         loads = [float(x) for x in args.loads.split(",")]
-    settings = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, vcs_per_class=args.vcs_per_class, switch_speedup=args.speedup, output_buffer_flits=64, threads=args.threads)
+    settings = FlitSettings(
+        warmup_cycles=warmup,
+        measure_cycles=measure,
+        vcs_per_class=args.vcs_per_class,
+        switch_speedup=args.speedup,
+        output_buffer_flits=64,
+        threads=args.threads,
+    )
     catalog = load_catalog("railx-table6")
     systems = [railx_hyperx(k) for k in (1, 2, 3, 4)] + ([] if args.railx_only else PEERS)
     results = []
@@ -89,16 +125,35 @@ def main() -> None:
             "curve": [(p["offered"], p["accepted"], p["latency"]["mean"]) for p in run["points"]],
         }
         results.append(row)
-        print(f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$")
+        print(
+            f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fig14.json").write_text(json.dumps({"warmup_cycles": warmup, "measure_cycles": measure, "vcs_per_class": args.vcs_per_class, "switch_speedup": args.speedup, "railx_routing": args.railx_routing, "loads": loads, "results": results}, indent=2))
+    (args.out / "fig14.json").write_text(
+        json.dumps(
+            {
+                "warmup_cycles": warmup,
+                "measure_cycles": measure,
+                "vcs_per_class": args.vcs_per_class,
+                "switch_speedup": args.speedup,
+                "railx_routing": args.railx_routing,
+                "loads": loads,
+                "results": results,
+            },
+            indent=2,
+        )
+    )
     with (args.out / "fig14.csv").open("w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["system", "offered", "accepted", "latency_mean_cycles"])
         for row in results:
             for offered, accepted, latency in row["curve"]:
                 out.writerow([row["system"], f"{offered:.4f}", f"{accepted:.4f}", f"{latency:.1f}"])
-    plot(results, args.out / "fig14.png", f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class, speedup {args.speedup}, RailX routing {args.railx_routing}")
+    plot(
+        results,
+        args.out / "fig14.png",
+        f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class, speedup {args.speedup}, RailX routing {args.railx_routing}",
+    )
 
 
 def plot(results: list[dict], path: Path, setup: str) -> None:

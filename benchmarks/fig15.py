@@ -103,14 +103,20 @@ def table(data: list[dict]) -> str:
     """Times in microseconds, analytic / flow / flit level ("—" where a fidelity did not run),
     with the speed-up of hierarchical over the better of the others at each fidelity."""
     by = {f: _times(data, f) for f in ("analytic", "flow", "flit")}
-    lines = ["| chips | size | 1D-ring us | 2D-torus us | hierarchical us | speed-up vs best other |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| chips | size | 1D-ring us | 2D-torus us | hierarchical us | speed-up vs best other |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for p in GRIDS:
         chips = params(p).chips
         for size in FLOW_SIZES:
-            cells = [" / ".join(f"{t[(chips, size, a)] * 1e6:,.2f}" if (chips, size, a) in t else "—" for t in by.values())
-                     for a in ALGOS]
-            speedups = " / ".join(_speedup(t, chips, size) if (chips, size, "hierarchical") in t else "—" for t in by.values())
+            cells = [
+                " / ".join(f"{t[(chips, size, a)] * 1e6:,.2f}" if (chips, size, a) in t else "—" for t in by.values())
+                for a in ALGOS
+            ]
+            speedups = " / ".join(
+                _speedup(t, chips, size) if (chips, size, "hierarchical") in t else "—" for t in by.values()
+            )
             lines.append(f"| {chips:,} | {_fmt_size(size)} | {' | '.join(cells)} | {speedups} |")
     return "\n".join(lines)
 
@@ -136,11 +142,15 @@ def flow_claims(data: list[dict]) -> list[str]:
     """The paper's claim at flow level, and how far the flow level is from the analytic model."""
     ana, flow = _times(data, "analytic"), _times(data, "flow")
     multi_node = [(c, s) for c, s, a in flow if a == "hierarchical" and c > 16]
-    fastest = all(flow[(c, s, "hierarchical")] < min(flow[k] for k in flow if k[:2] == (c, s) and k[2] != "hierarchical")
-                  for c, s in multi_node)
+    fastest = all(
+        flow[(c, s, "hierarchical")] < min(flow[k] for k in flow if k[:2] == (c, s) and k[2] != "hierarchical")
+        for c, s in multi_node
+    )
     ratio = {a: [flow[k] / ana[k] for k in flow if k[2] == a] for a in ALGOS}
-    return [f"flow level: hierarchical strictly fastest at every multi-node point: {fastest}",
-            "flow / analytic: " + ", ".join(f"{a} {min(r):.3f}..{max(r):.3f}" for a, r in ratio.items())]
+    return [
+        f"flow level: hierarchical strictly fastest at every multi-node point: {fastest}",
+        "flow / analytic: " + ", ".join(f"{a} {min(r):.3f}..{max(r):.3f}" for a, r in ratio.items()),
+    ]
 
 
 def plot(data: list[dict], path: Path) -> None:
@@ -154,17 +164,28 @@ def plot(data: list[dict], path: Path) -> None:
     for ax, chips in zip(axes, shown):
         for color, label in zip(("C0", "C1", "C2"), ALGOS):
             for fidelity, style in (("analytic", "-o"), ("flow", "x"), ("flit", "+")):
-                pts = [(r["size_bytes"], r["time_s"]) for r in data
-                       if r["chips"] == chips and r["algorithm"] == label and r["fidelity"] == fidelity]
+                pts = [
+                    (r["size_bytes"], r["time_s"])
+                    for r in data
+                    if r["chips"] == chips and r["algorithm"] == label and r["fidelity"] == fidelity
+                ]
                 if pts:
-                    ax.loglog([s for s, _ in pts], [t for _, t in pts], style, color=color, markersize=8,
-                              label=f"{label} ({fidelity})")
+                    ax.loglog(
+                        [s for s, _ in pts],
+                        [t for _, t in pts],
+                        style,
+                        color=color,
+                        markersize=8,
+                        label=f"{label} ({fidelity})",
+                    )
         ax.set_title(f"{chips:,} chips")
         ax.set_xlabel("all-reduce size (bytes)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("time (s)")
     axes[0].legend()
-    fig.suptitle("RailX Fig. 15 (lines: analytic, x: flow level, +: flit level): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh")
+    fig.suptitle(
+        "RailX Fig. 15 (lines: analytic, x: flow level, +: flit level): all-reduce time, m=4, n=1, 100 GB/s 300 ns external, 400 GB/s 10 ns mesh"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

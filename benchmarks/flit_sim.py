@@ -40,7 +40,9 @@ from railx.sim import FlitSettings, simulate, sweep
 from railx.systems import System, resolve_system
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-TORUS = System("torus-36x36", "36 x 36 2D torus", peer={"family": "torus3d", "dims": [36, 36, 1], "ports_per_direction": 1})
+TORUS = System(
+    "torus-36x36", "36 x 36 2D torus", peer={"family": "torus3d", "dims": [36, 36, 1], "ports_per_direction": 1}
+)
 BOOKSIM_ROUTER_CYCLES_PER_S = 1296 * 5462 / 36
 BOOKSIM_SATURATION = 0.13
 # Mean DOR hops on a 36-ring pair of dimensions (k/4 each) times the load: flit-hops per router-cycle.
@@ -51,10 +53,17 @@ def timed(system: System, traffic: str, load: float, settings: FlitSettings, rou
     start = time.perf_counter()
     report, _ = simulate(system, traffic, load, settings=settings, routing=routing)  # type: ignore[arg-type]
     wall = time.perf_counter() - start
-    return {"wall_s": wall, "router_cycles_per_s": report["router_cycles"] / wall, "flit_hops_per_s": report["flit_hops"] / wall, "report": report}
+    return {
+        "wall_s": wall,
+        "router_cycles_per_s": report["router_cycles"] / wall,
+        "flit_hops_per_s": report["flit_hops"] / wall,
+        "report": report,
+    }
 
 
-TORUS_SETTINGS = dict(long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single")
+TORUS_SETTINGS = dict(
+    long_latency_cycles=1, short_latency_cycles=1, injection_flits_per_cycle=1.0, injection_queues="single"
+)
 # BookSim2's pipeline timing (4 cycles a hop; one idle cycle between the packets of a VC), and
 # with it its flit-by-flit switch allocation and wormhole flow control.
 BOOKSIM2_TIMING = {"router_delay_cycles": 2, "head_delay_cycles": 1}
@@ -85,13 +94,24 @@ def speed(cycles: int, repeats: int) -> None:
         cases.append((name, threads, True, functools.partial(timed, TORUS, "uniform", 0.108, settings, routing)))
     for threads in (1, 2):
         settings = FlitSettings(warmup_cycles=warmup, measure_cycles=cycles - warmup, threads=threads)
-        cases.append(("RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8", threads, False, functools.partial(timed, railx, "alltoall", 0.8, settings)))
+        cases.append(
+            (
+                "RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8",
+                threads,
+                False,
+                functools.partial(timed, railx, "alltoall", 0.8, settings),
+            )
+        )
     runs: list[list[dict]] = [[] for _ in cases]
     for _ in range(repeats):
         for (_, _, _, run), done in zip(cases, runs):
             done.append(run())
-    print(f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s; issue 7's target: 20x on the torus")
-    print(f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>15} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}")
+    print(
+        f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s; issue 7's target: 20x on the torus"
+    )
+    print(
+        f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>15} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}"
+    )
     for (name, threads, on_torus, _), done in zip(cases, runs):
         best = min(done, key=lambda r: r["wall_s"])
         median = statistics.median(r["router_cycles_per_s"] for r in done) / BOOKSIM_ROUTER_CYCLES_PER_S
@@ -112,17 +132,40 @@ def saturation(cycles: int, quick: bool) -> None:
     all_seeds = tuple(range(6)) if not quick else (0,)
     routers = {
         "railx's default router, dateline": ({}, "dateline", (0,)),
-        "railx's router, BookSim2's timing and routing (dateline-partition)": (BOOKSIM2_TIMING, "dateline-partition", all_seeds),
+        "railx's router, BookSim2's timing and routing (dateline-partition)": (
+            BOOKSIM2_TIMING,
+            "dateline-partition",
+            all_seeds,
+        ),
         "BookSim2's router and routing (dateline-partition)": (BOOKSIM2_ROUTER, "dateline-partition", all_seeds),
         "BookSim2's router, dateline": (BOOKSIM2_ROUTER, "dateline", (0,)),
-        "BookSim2's non-speculative pipeline and routing": ({**BOOKSIM2_ROUTER, "router_delay_cycles": 3, "head_delay_cycles": 2}, "dateline-partition", (0,)),
+        "BookSim2's non-speculative pipeline and routing": (
+            {**BOOKSIM2_ROUTER, "router_delay_cycles": 3, "head_delay_cycles": 2},
+            "dateline-partition",
+            (0,),
+        ),
     }
     for name, (router, routing, seeds) in routers.items():
-        zero, _ = simulate(TORUS, "uniform", 0.005, settings=FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=1000, measure_cycles=3000), routing=routing)  # type: ignore[arg-type]
-        print(f"\ntorus 36x36 uniform saturation sweep, {name} (zero-load latency {zero['latency']['mean']:.1f}; BookSim2: ~81, accepted 0.130 at 0.13, 0.074 at 0.16):")
+        zero, _ = simulate(
+            TORUS,
+            "uniform",
+            0.005,
+            settings=FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=1000, measure_cycles=3000),
+            routing=routing,
+        )  # type: ignore[arg-type]
+        print(
+            f"\ntorus 36x36 uniform saturation sweep, {name} (zero-load latency {zero['latency']['mean']:.1f}; BookSim2: ~81, accepted 0.130 at 0.13, 0.074 at 0.16):"
+        )
         peaks = []
         for seed in seeds:
-            settings = FlitSettings(**TORUS_SETTINGS, **router, warmup_cycles=cycles // 3, measure_cycles=cycles - cycles // 3, threads=2, seed=seed)  # type: ignore[arg-type]
+            settings = FlitSettings(
+                **TORUS_SETTINGS,
+                **router,
+                warmup_cycles=cycles // 3,
+                measure_cycles=cycles - cycles // 3,
+                threads=2,
+                seed=seed,
+            )  # type: ignore[arg-type]
             points = sweep(TORUS, loads, "uniform", settings=settings, routing=routing)["points"]
             peak = max(p["accepted"] for p in points)
             peaks.append(peak)
@@ -135,7 +178,9 @@ def saturation(cycles: int, quick: bool) -> None:
             )
         if len(peaks) > 1:
             mean = statistics.mean(peaks)
-            print(f"  mean peak over seeds {seeds[0]}-{seeds[-1]}: {mean:.4f} ({100 * (mean / BOOKSIM_SATURATION - 1):+.1f}%; issue 7's target: within 5%)")
+            print(
+                f"  mean peak over seeds {seeds[0]}-{seeds[-1]}: {mean:.4f} ({100 * (mean / BOOKSIM_SATURATION - 1):+.1f}%; issue 7's target: within 5%)"
+            )
 
 
 def positive(text: str) -> int:
@@ -151,7 +196,13 @@ def main() -> None:
     part = parser.add_mutually_exclusive_group()
     part.add_argument("--speed", action="store_true", help="the speed cases only")
     part.add_argument("--saturation", action="store_true", help="the saturation sweeps only")
-    parser.add_argument("--repeat", type=positive, default=3, metavar="N", help="runs of each speed case, taking turns; the fastest is reported (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=positive,
+        default=3,
+        metavar="N",
+        help="runs of each speed case, taking turns; the fastest is reported (default 3)",
+    )
     args = parser.parse_args()
     cycles = 3000 if args.quick else 15000
     if not args.saturation:

@@ -28,7 +28,6 @@ CASES = {
 }
 
 
-
 def run_case(name: str) -> None:
     import railx
     from railx.collectives.params import fig15_torus_toml

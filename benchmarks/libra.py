@@ -37,14 +37,18 @@ def _communicator(inputs: Path, dims: str, workload: str) -> Path:
 
 def _row(label: str, r: LibraResult, seconds: float) -> str:
     bw = "/".join(f"{b:.1f}" for b in r.optimum.bw_per_dim_GBps)
-    return (f"{label:<34} {bw:<28} {r.optimum.time_s:>10.5g} {r.optimum.cost_usd / 1e6:>8.3f} "
-            f"{r.baseline.time_s:>10.5g} {r.baseline.cost_usd / 1e6:>8.3f} {r.speedup:>7.3f} {r.perf_per_cost_gain:>7.3f} {seconds:>6.3f}")
+    return (
+        f"{label:<34} {bw:<28} {r.optimum.time_s:>10.5g} {r.optimum.cost_usd / 1e6:>8.3f} "
+        f"{r.baseline.time_s:>10.5g} {r.baseline.cost_usd / 1e6:>8.3f} {r.speedup:>7.3f} {r.perf_per_cost_gain:>7.3f} {seconds:>6.3f}"
+    )
 
 
 def main(inputs: Path) -> None:
     """Runs and prints every instance."""
-    print(f"{'instance':<34} {'bw per dim (GB/s)':<28} {'time s':>10} {'cost $M':>8} {'Equal s':>10} {'Equal $M':>8} "
-          f"{'speedup':>7} {'ppc x':>7} {'wall s':>6}")
+    print(
+        f"{'instance':<34} {'bw per dim (GB/s)':<28} {'time s':>10} {'cost $M':>8} {'Equal s':>10} {'Equal $M':>8} "
+        f"{'speedup':>7} {'ppc x':>7} {'wall s':>6}"
+    )
     slowest = 0.0
     for dims in ("3d", "4d"):
         net = load_network(inputs / "network" / f"{dims}_network.yml")
@@ -52,7 +56,12 @@ def main(inputs: Path) -> None:
         cons = ConstraintSet(len(net.dims), total_bw_GBps=500.0)
         group = {}
         for name in ("GPT_3", "MSFT_1T", "Turing_NLG", "ResNet_50", "DLRM"):
-            times = {name: build_time(load_workload(inputs / "workload" / f"{name}.txt"), load_communicator(_communicator(inputs, dims, name), net))}
+            times = {
+                name: build_time(
+                    load_workload(inputs / "workload" / f"{name}.txt"),
+                    load_communicator(_communicator(inputs, dims, name), net),
+                )
+            }
             group.update(times)
             for objective in ("perf", "perf-per-cost"):
                 start = time.perf_counter()
@@ -66,10 +75,17 @@ def main(inputs: Path) -> None:
     net = load_network(inputs / "network" / "4d_network.yml")
     texts = ["bw0 == 500", "bw0 >= bw1 >= bw2", "bw2 + bw3 == 200"]
     cons = ConstraintSet(4, tuple(c for t in texts for c in parse_constraint(t, 4)), total_bw_GBps=1000.0)
-    times = {"GPT_3": build_time(load_workload(inputs / "workload" / "GPT_3.txt"), load_communicator(_communicator(inputs, "4d", "GPT_3"), net))}
+    times = {
+        "GPT_3": build_time(
+            load_workload(inputs / "workload" / "GPT_3.txt"),
+            load_communicator(_communicator(inputs, "4d", "GPT_3"), net),
+        )
+    }
     for objective in ("perf", "perf-per-cost"):
         start = time.perf_counter()
-        result = optimize(net, load_cost_model(inputs / "cost_model" / "4d_cost_model.yml"), times, {"GPT_3": 1.0}, cons, objective)  # type: ignore[arg-type]
+        result = optimize(
+            net, load_cost_model(inputs / "cost_model" / "4d_cost_model.yml"), times, {"GPT_3": 1.0}, cons, objective
+        )  # type: ignore[arg-type]
         seconds = time.perf_counter() - start
         slowest = max(slowest, seconds)
         print(_row(f"4d GPT_3 multiple_constraints {objective}", result, seconds))

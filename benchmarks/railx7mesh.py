@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-import railx
 from railx._core import verify_ocs
+
+import railx
 
 CONFIG = Path(__file__).resolve().parent.parent / "examples" / "railx7mesh-hyperx.toml"
 
@@ -40,14 +41,23 @@ def main() -> int:
     total = time.perf_counter() - start
     peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is KiB on Linux
 
-    print(f"RailX7Mesh 2D-HyperX: {plan['chips']:,} chips, {plan['nodes']:,} nodes, {plan['switches']:,} OCS, "
-          f"{report['circuits']:,} circuits, {network.links()['src'].size:,} directed links")
+    print(
+        f"RailX7Mesh 2D-HyperX: {plan['chips']:,} chips, {plan['nodes']:,} nodes, {plan['switches']:,} OCS, "
+        f"{report['circuits']:,} circuits, {network.links()['src'].size:,} directed links"
+    )
     for name, seconds in stages:
         print(f"  {name:<48} {seconds:7.2f} s")
     print(f"  {'total wall':<48} {total:7.2f} s   (target <= 10 s)")
     print(f"  {'peak memory':<48} {peak_gib:7.2f} GiB (target <= 4 GiB)")
     closed = plan["closed_form"]
-    for key in ("chips", "switches", "diameter_inter_node", "diameter_hops", "bisection_bw_per_chip", "a2a_bound_per_chip"):
+    for key in (
+        "chips",
+        "switches",
+        "diameter_inter_node",
+        "diameter_hops",
+        "bisection_bw_per_chip",
+        "a2a_bound_per_chip",
+    ):
         print(f"  {key:<24} realized {json.dumps(plan[key]):<22} closed form {json.dumps(closed[key])}")
     ok = total <= 10 and peak_gib <= 4 and plan["chips"] == 200_704 and plan["switches"] == 8_064
     print("PASS" if ok else "MISS")

@@ -50,9 +50,7 @@ def run_railx_process(*args: str | os.PathLike[str], console_script: bool = Fals
     """Runs the CLI in a fresh process (`python -m railx.cli ...`, or the `railx` console script)."""
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb")
     head = ["railx"] if console_script else [sys.executable, "-m", "railx.cli"]
-    proc = subprocess.run(
-        [*head, *map(str, args)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
-    )
+    proc = subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 

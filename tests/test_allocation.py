@@ -23,10 +23,12 @@ LISTING1 = EXAMPLES / "workloads" / "listing1.toml"
 
 def model_on(n: int, overlap: list[str], sequence: int = 8192, model: str = "llama3-70b-moe8") -> IterationModel:
     system = load_workload_system(LISTING1).with_ports({"C": 1, "E": 1, "De": 1, "P": 1})
-    system = system.model_copy(update={
-        "system": system.system.model_copy(update={"n": n}),
-        "training": system.training.model_copy(update={"overlap": overlap, "sequence": sequence}),
-    })
+    system = system.model_copy(
+        update={
+            "system": system.system.model_copy(update={"n": n}),
+            "training": system.training.model_copy(update={"overlap": overlap, "sequence": sequence}),
+        }
+    )
     return IterationModel(load_model(model), system.parallelism(T=4, C=2, E=2, D=4, P=2), system)
 
 
@@ -40,7 +42,11 @@ def brute_force(it: IterationModel) -> float:
 
 
 @settings(max_examples=12, deadline=None)
-@given(n=st.integers(2, 9), overlap=st.sampled_from([[], ["D"], ["P"], ["D", "P"]]), sequence=st.sampled_from([2048, 8192, 32768]))
+@given(
+    n=st.integers(2, 9),
+    overlap=st.sampled_from([[], ["D"], ["P"], ["D", "P"]]),
+    sequence=st.sampled_from([2048, 8192, 32768]),
+)
 def test_static_split_is_the_brute_force_optimum(n: int, overlap: list[str], sequence: int) -> None:
     it = model_on(n, overlap, sequence)
     exhaustive, milp = static_split(it, "exhaustive"), static_split(it, "milp")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import railx
+from conftest import run_railx
 from railx.availability import (
     algorithm2,
     availability,
@@ -24,8 +25,6 @@ from railx.availability import (
 )
 from railx.availability.packing import JobRequest
 from railx.config import ConfigError, TopologyConfig
-
-from conftest import run_railx
 
 
 def brute_force(blocked: np.ndarray) -> int:

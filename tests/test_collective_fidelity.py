@@ -6,22 +6,31 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from railx._core import RailxError
-from railx.collectives.commands import collective_report
-from railx.config import ConfigError
 
 from conftest import fig15_torus
+from railx.collectives.commands import collective_report
+from railx.config import ConfigError
 
 SIZE_BYTES = 8 << 20  # 8 MB: the latency terms are under 3% of the time on these systems
 
 
 @pytest.mark.parametrize("m,rails", [(2, 4), (2, 6), (4, 4)])  # 2x2, 3x3 and 2x2 nodes
-@pytest.mark.parametrize("op,algo", [
-    ("allreduce", "ring"), ("allreduce", "bidir-ring"), ("allreduce", "2d-ring"), ("allreduce", "hierarchical"),
-    ("allreduce", "multi-rail"), ("reducescatter", "hierarchical"), ("allgather", "2d-ring"),
-])
-def test_flit_within_10_percent_of_flow_for_large_messages(tmp_path: Path, m: int, rails: int, op: str, algo: str) -> None:
+@pytest.mark.parametrize(
+    "op,algo",
+    [
+        ("allreduce", "ring"),
+        ("allreduce", "bidir-ring"),
+        ("allreduce", "2d-ring"),
+        ("allreduce", "hierarchical"),
+        ("allreduce", "multi-rail"),
+        ("reducescatter", "hierarchical"),
+        ("allgather", "2d-ring"),
+    ],
+)
+def test_flit_within_10_percent_of_flow_for_large_messages(
+    tmp_path: Path, m: int, rails: int, op: str, algo: str
+) -> None:
     system = fig15_torus(tmp_path, m, rails // 2)
     flow = collective_report(system, op, algo, SIZE_BYTES, fidelity="flow", routing="dateline")
     flit = collective_report(system, op, algo, SIZE_BYTES, fidelity="flit", routing="dateline")
@@ -39,7 +48,9 @@ def test_flit_all_to_all_is_bounded_by_router_saturation_not_max_min_sharing(tmp
 
 
 def test_flit_report_maps_cycles_to_seconds(tmp_path: Path) -> None:
-    r = collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", routing="dateline")
+    r = collective_report(
+        fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", routing="dateline"
+    )
     assert r["fidelity"] == "flit" and r["flit_bytes"] == 256
     assert r["cycle_s"] == pytest.approx(256 / 100e9)  # flit over the external port bandwidth
     assert r["time_s"] == pytest.approx(r["cycles"] * r["cycle_s"])

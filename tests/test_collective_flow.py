@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from railx.collectives.commands import collective_report
-
 from conftest import fig15_torus
+from railx.collectives.commands import collective_report
 
 
 @pytest.mark.parametrize("algo", ["hierarchical", "2d-ring", "multi-rail"])
@@ -33,7 +32,9 @@ def test_flow_equals_analytic_where_nothing_contends(tmp_path: Path, algo: str, 
 def test_flow_report_keys_and_aggregation(tmp_path: Path) -> None:
     system = fig15_torus(tmp_path, 2, 3)
     hier = collective_report(system, "allreduce", "hierarchical", 1 << 20, fidelity="flow")
-    assert {"time_s", "algbw_Bps", "busbw_Bps", "fidelity", "algo", "flows", "events", "aggregated", "orbit"} <= set(hier)
+    assert {"time_s", "algbw_Bps", "busbw_Bps", "fidelity", "algo", "flows", "events", "aggregated", "orbit"} <= set(
+        hier
+    )
     assert hier["aggregated"] and hier["orbit"] == 9 and hier["flows"] * 9 == hier["messages"]
     # The ring over all chips is invariant under whole-row translations only: orbits of 3.
     ring = collective_report(system, "allreduce", "bidir-ring", 1 << 20, fidelity="flow")
@@ -44,8 +45,12 @@ def test_flow_report_keys_and_aggregation(tmp_path: Path) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from railx.cli import main; main()", "collective", *args],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", "from railx.cli import main; main()", "collective", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_cli_flow_and_errors(tmp_path: Path) -> None:
@@ -57,7 +62,10 @@ def test_cli_flow_and_errors(tmp_path: Path) -> None:
     # 1,024 chips: a 1D ring in 20 chunks is 83.8M messages, 10.5M flows over orbits of 8 rows
     big = fig15_torus(tmp_path, 4, 8)
     for args, message in [
-        ((big, "--algo", "bidir-ring", "--size", "8", "--chunks", "20", "--fidelity", "flow"), "error: schedule = 83804160 messages"),
+        (
+            (big, "--algo", "bidir-ring", "--size", "8", "--chunks", "20", "--fidelity", "flow"),
+            "error: schedule = 83804160 messages",
+        ),
         ((system, "--size", "8", "--fidelity", "flow", "--routing", "zigzag"), "error: routing = zigzag"),
         ((system, "--size", "8", "--fidelity", "flow", "--reduce-s-per-byte", "-1"), "error: reduce_s_per_byte = -1"),
     ]:

@@ -10,15 +10,17 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from railx._core import RailxError, collective_check, collective_counts
+
 from railx.collectives import LogicalDim, RailxParams, analytic, estimate
 from railx.collectives.plans import ALGORITHMS, OPS
 from railx.config import Config, ConfigError
 
 
 def railx(m: int, p: int, n: int = 1, alpha_in_s: float = 0.0, k: float = 4.0) -> RailxParams:
-    return RailxParams(m=m, n=n, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=k * n * 100e9, alpha_out_s=300e-9, alpha_in_s=alpha_in_s)
+    return RailxParams(
+        m=m, n=n, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=k * n * 100e9, alpha_out_s=300e-9, alpha_in_s=alpha_in_s
+    )
 
 
 def t_r(p: int, v: float, b: float, alpha: float) -> float:
@@ -33,11 +35,19 @@ def test_2d_ring_is_eq7(m: int, p: int, n: int, v: float) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(m=st.sampled_from([2, 4, 6]), p=st.integers(1, 64), n=st.integers(1, 9), k=st.sampled_from([1.0, 2.0, 4.0, 8.0]), v=st.floats(1e3, 1e10))
+@given(
+    m=st.sampled_from([2, 4, 6]),
+    p=st.integers(1, 64),
+    n=st.integers(1, 9),
+    k=st.sampled_from([1.0, 2.0, 4.0, 8.0]),
+    v=st.floats(1e3, 1e10),
+)
 def test_hierarchical_is_eq8_exact_form_below_its_closed_form(m: int, p: int, n: int, k: float, v: float) -> None:
     nb, a = n * 100e9, 300e-9
     got = estimate("allreduce", "hierarchical", v, railx(m, p, n, k=k)).time_s
-    exact = 2 * t_r(m * m, v, k * nb, 0.0) + 2 * (t_r(p, v / (2 * m * m), nb / m, a) + t_r(p, v / (2 * m * m * p), nb / m, a))
+    exact = 2 * t_r(m * m, v, k * nb, 0.0) + 2 * (
+        t_r(p, v / (2 * m * m), nb / m, a) + t_r(p, v / (2 * m * m * p), nb / m, a)
+    )
     assert got == pytest.approx(exact, rel=1e-12)
     closed = analytic.mesh_hierarchical_all_reduce_time_s(m, p, k, v, nb, a)
     # The closed form keeps the lower-order terms the exact form does not have.
@@ -48,8 +58,18 @@ def test_hierarchical_is_eq8_exact_form_below_its_closed_form(m: int, p: int, n:
 @settings(max_examples=60, deadline=None)
 @given(m=st.sampled_from([2, 4, 7]), p=st.integers(2, 64), n=st.integers(1, 9), v=st.floats(1e3, 1e10))
 def test_direct_on_hyperx_is_eq13(m: int, p: int, n: int, v: float) -> None:
-    hx = RailxParams(m=m, n=n, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=4 * n * 100e9, alpha_out_s=300e-9, alpha_in_s=0.0,
-                     x=(LogicalDim(p, "all-to-all", m * n),), y=(LogicalDim(p, "all-to-all", m * n),))
+    hx = RailxParams(
+        m=m,
+        n=n,
+        p=p,
+        q=p,
+        port_bw_Bps=100e9,
+        intra_bw_Bps=4 * n * 100e9,
+        alpha_out_s=300e-9,
+        alpha_in_s=0.0,
+        x=(LogicalDim(p, "all-to-all", m * n),),
+        y=(LogicalDim(p, "all-to-all", m * n),),
+    )
     got = estimate("allreduce", "direct", v, hx).time_s
     assert got == pytest.approx(analytic.hyperx_all_reduce_time_s(m, p, 4.0, v, n * 100e9, 300e-9), rel=1e-12)
 
@@ -57,9 +77,13 @@ def test_direct_on_hyperx_is_eq13(m: int, p: int, n: int, v: float) -> None:
 CONFIGS = {
     "torus": {"system": {"m": 2, "n": 2, "R": 16, "grid": [3, 3]}, "topology": {"preset": "torus"}},
     "hyperx": {"system": {"m": 2, "n": 2, "R": 16, "grid": [3, 3]}, "topology": {"preset": "hyperx"}},
-    "mixed": {"system": {"m": 2, "n": 2, "R": 32, "grid": [9, 4]},
-              "topology": {"x": [{"size": 3, "kind": "ring", "rails": 2}, {"size": 3, "kind": "all-to-all", "rails": 2}],
-                           "y": [{"size": 2, "kind": "ring", "rails": 2}, {"size": 2, "kind": "ring", "rails": 2}]}},
+    "mixed": {
+        "system": {"m": 2, "n": 2, "R": 32, "grid": [9, 4]},
+        "topology": {
+            "x": [{"size": 3, "kind": "ring", "rails": 2}, {"size": 3, "kind": "all-to-all", "rails": 2}],
+            "y": [{"size": 2, "kind": "ring", "rails": 2}, {"size": 2, "kind": "ring", "rails": 2}],
+        },
+    },
 }
 
 
@@ -96,7 +120,9 @@ def test_schedules_are_correct_as_data_through_the_binding() -> None:
 
 def test_fig15_hierarchical_is_never_slower_and_wins_across_nodes() -> None:
     for p in (1, 2, 8, 64):
-        params = RailxParams(m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9)
+        params = RailxParams(
+            m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9
+        )
         for size in (1 << 10, 1 << 20, 1 << 30):
             t = {a: estimate("allreduce", a, size, params).time_s for a in ("bidir-ring", "2d-ring", "hierarchical")}
             best_other = min(t["bidir-ring"], t["2d-ring"])
@@ -111,8 +137,12 @@ def test_bus_bandwidth_follows_nccl() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from railx.cli import main; main()", "collective", *args],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", "from railx.cli import main; main()", "collective", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_cli_json_and_errors(tmp_path) -> None:
@@ -126,10 +156,16 @@ def test_cli_json_and_errors(tmp_path) -> None:
     assert out.returncode == 0, out.stderr
     assert len(json.loads(out.stdout)) == 11 and plot.stat().st_size > 0
     for args, message in [
-        (("examples/torus-9x9.toml", "--algo", "direct", "--size", "8"), "error: algo = direct: a direct reduction needs fully connected"),
+        (
+            ("examples/torus-9x9.toml", "--algo", "direct", "--size", "8"),
+            "error: algo = direct: a direct reduction needs fully connected",
+        ),
         (("examples/torus-9x9.toml", "--size", "0"), "error: size = 0: a collective moves at least one byte"),
         (("examples/torus-9x9.toml", "--size", "8", "--fidelity", "packet"), "error: fidelity = 'packet'"),
-        (("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"), "error: algo = ring: ring is a reduction algorithm"),
+        (
+            ("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"),
+            "error: algo = ring: ring is a reduction algorithm",
+        ),
         (("ft2", "--size", "8"), "error: system = 'ft2': a fat-tree system"),
         (("examples/torus-9x9.toml",), "error: collective: give --size BYTES or --sweep"),
         (("examples/torus-9x9.toml", "--size", "1.5KiB?"), "error: size = '1.5KiB?': not a byte size"),
@@ -144,4 +180,7 @@ def test_cli_size_takes_units() -> None:
     with_unit = run_cli("examples/torus-9x9.toml", "--size", "1MiB", "--json")
     assert plain.returncode == with_unit.returncode == 0, with_unit.stderr
     assert json.loads(with_unit.stdout) == json.loads(plain.stdout)
-    assert json.loads(run_cli("examples/torus-9x9.toml", "--size", "1.5 GB", "--json").stdout)["size_bytes"] == 1_500_000_000
+    assert (
+        json.loads(run_cli("examples/torus-9x9.toml", "--size", "1.5 GB", "--json").stdout)["size_bytes"]
+        == 1_500_000_000
+    )

@@ -47,16 +47,32 @@ class Bad:
 
 BAD = [
     # All-to-all of 4 or 6 nodes: no Hamiltonian decomposition, so an explicit opt-in is needed.
-    Bad("hyperx-preset-over-4", system(grid=(4, 4)) + topology('preset = "hyperx"'),
-        "topology.x[0].size", "allow_matching_rail"),
-    Bad("all-to-all-size-6", system(m=3, n=2, grid=(6, 2))
+    Bad(
+        "hyperx-preset-over-4",
+        system(grid=(4, 4)) + topology('preset = "hyperx"'),
+        "topology.x[0].size",
+        "allow_matching_rail",
+    ),
+    Bad(
+        "all-to-all-size-6",
+        system(m=3, n=2, grid=(6, 2))
         + topology('x = [{ size = 6, kind = "all-to-all", rails = 5 }]\ny = [{ size = 2, kind = "ring", rails = 1 }]'),
-        "topology.x[0].size", "allow_matching_rail"),
-    Bad("all-to-all-size-4-on-y", system(grid=(2, 4))
+        "topology.x[0].size",
+        "allow_matching_rail",
+    ),
+    Bad(
+        "all-to-all-size-4-on-y",
+        system(grid=(2, 4))
         + topology('x = [{ size = 2, kind = "ring", rails = 1 }]\ny = [{ size = 4, kind = "all-to-all", rails = 3 }]'),
-        "topology.y[0].size", "allow_matching_rail"),
-    Bad("job-hyperx-over-4", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "hyperx"'),
-        "jobs[0].topology.x[0].size", "allow_matching_rail"),
+        "topology.y[0].size",
+        "allow_matching_rail",
+    ),
+    Bad(
+        "job-hyperx-over-4",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "hyperx"'),
+        "jobs[0].topology.x[0].size",
+        "allow_matching_rail",
+    ),
     # The plant.
     Bad("grid-P-over-R/2", system(R=16, grid=(9, 4)) + TORUS, "system.grid[0]", "use grid = [8, 8]"),
     Bad("grid-Q-over-R/2", system(R=16, grid=(4, 9)) + TORUS, "system.grid[1]", "use grid = [8, 8]"),
@@ -68,89 +84,202 @@ BAD = [
     Bad("n-zero", system(n=0) + TORUS, "system.n", "e.g. n ="),
     Bad("R-zero", system(R=0, grid=None) + TORUS, "system.R", "e.g. R ="),
     Bad("R-negative", system(R=-16, grid=None) + TORUS, "system.R", "e.g. R ="),
-    Bad("k-and-intra-bw", system(extra="k = 2\nintra_bw_GBps = 100\n") + TORUS, "system", ("k", "intra_bw_GBps", "e.g.")),
+    Bad(
+        "k-and-intra-bw", system(extra="k = 2\nintra_bw_GBps = 100\n") + TORUS, "system", ("k", "intra_bw_GBps", "e.g.")
+    ),
     Bad("m-string", system(m='"4"') + TORUS, "system.m", "e.g. m = 4"),  # type: ignore[arg-type]
     Bad("m-float", system(m=4.0) + TORUS, "system.m", "e.g. m = 4"),  # type: ignore[arg-type]
     Bad("unknown-preset", system() + topology('preset = "mesh"'), "topology.preset", "'hyperx'"),
-    Bad("unknown-kind", system() + topology(f'x = [{{ size = 4, kind = "torus", rails = 1 }}]\ny = [{RING4}]'),
-        "topology.x[0].kind", "'ring'"),
+    Bad(
+        "unknown-kind",
+        system() + topology(f'x = [{{ size = 4, kind = "torus", rails = 1 }}]\ny = [{RING4}]'),
+        "topology.x[0].kind",
+        "'ring'",
+    ),
     # Rails.
-    Bad("rails-over-r", system(grid=(4, 4))
-        + topology(f'x = [{{ size = 2, kind = "ring", rails = 3 }}, {{ size = 2, kind = "ring", rails = 2 }}]\ny = [{RING4}]'),
-        "topology.x", ("r = m*n = 4", "fewer rails")),
-    Bad("all-to-all-rails-not-multiple", system(grid=(5, 4))
-        + topology(f'x = [{{ size = 5, kind = "all-to-all", rails = 3 }}]\ny = [{RING4}]'),
-        "topology.x[0].rails", "use rails = 4"),
-    Bad("rails-zero", system() + topology(f'x = [{{ size = 4, kind = "ring", rails = 0 }}]\ny = [{RING4}]'),
-        "topology.x[0].rails", "e.g. rails ="),
-    Bad("rails-negative", system() + topology(f'x = [{{ size = 4, kind = "ring", rails = -1 }}]\ny = [{RING4}]'),
-        "topology.x[0].rails", "e.g. rails ="),
+    Bad(
+        "rails-over-r",
+        system(grid=(4, 4))
+        + topology(
+            f'x = [{{ size = 2, kind = "ring", rails = 3 }}, {{ size = 2, kind = "ring", rails = 2 }}]\ny = [{RING4}]'
+        ),
+        "topology.x",
+        ("r = m*n = 4", "fewer rails"),
+    ),
+    Bad(
+        "all-to-all-rails-not-multiple",
+        system(grid=(5, 4)) + topology(f'x = [{{ size = 5, kind = "all-to-all", rails = 3 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        "use rails = 4",
+    ),
+    Bad(
+        "rails-zero",
+        system() + topology(f'x = [{{ size = 4, kind = "ring", rails = 0 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        "e.g. rails =",
+    ),
+    Bad(
+        "rails-negative",
+        system() + topology(f'x = [{{ size = 4, kind = "ring", rails = -1 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        "e.g. rails =",
+    ),
     # Factorizations.
-    Bad("sizes-do-not-multiply-to-grid", system(grid=(6, 4))
-        + topology(f'x = [{{ size = 2, kind = "ring", rails = 1 }}, {{ size = 2, kind = "ring", rails = 1 }}]\ny = [{RING4}]'),
-        "topology.x", "one dimension of size 6"),
+    Bad(
+        "sizes-do-not-multiply-to-grid",
+        system(grid=(6, 4))
+        + topology(
+            f'x = [{{ size = 2, kind = "ring", rails = 1 }}, {{ size = 2, kind = "ring", rails = 1 }}]\ny = [{RING4}]'
+        ),
+        "topology.x",
+        "one dimension of size 6",
+    ),
     Bad("axis-missing", system(grid=(4, 4)) + topology(f"x = [{RING4}]"), "topology.y", "one dimension of size 4"),
-    Bad("size-1-dimension", system()
-        + topology(f'x = [{{ size = 1, kind = "ring", rails = 1 }}, {RING4}]\ny = [{RING4}]'),
-        "topology.x[0].size", "drop it"),
-    Bad("hyperx-preset-over-r+1", system(R=16, grid=(7, 7)) + topology('preset = "hyperx"'),
-        "topology.preset", "use at most r+1 = 5 nodes"),
-    Bad("all-to-all-over-r+1", system(R=16, grid=(7, 2))
+    Bad(
+        "size-1-dimension",
+        system() + topology(f'x = [{{ size = 1, kind = "ring", rails = 1 }}, {RING4}]\ny = [{RING4}]'),
+        "topology.x[0].size",
+        "drop it",
+    ),
+    Bad(
+        "hyperx-preset-over-r+1",
+        system(R=16, grid=(7, 7)) + topology('preset = "hyperx"'),
+        "topology.preset",
+        "use at most r+1 = 5 nodes",
+    ),
+    Bad(
+        "all-to-all-over-r+1",
+        system(R=16, grid=(7, 2))
         + topology('x = [{ size = 7, kind = "all-to-all", rails = 6 }]\ny = [{ size = 2, kind = "ring", rails = 1 }]'),
-        "topology.x", "r = m*n = 4"),
-    Bad("dragonfly-too-many-groups", system(R=64, grid=(22, 5)) + topology('preset = "dragonfly"'),
-        "topology.preset", "at most 21 groups"),
-    Bad("dragonfly-group-too-big", system(R=16, grid=(8, 6)) + topology('preset = "dragonfly"'),
-        "topology.preset", "use at most r+1 = 5 nodes along Y"),
-    Bad("global-all-to-all-not-alone", system(grid=(6, 4))
-        + topology(f'x = [{{ size = 3, kind = "global-all-to-all", rails = 2 }}, {{ size = 2, kind = "ring", rails = 1 }}]\ny = [{RING4}]'),
-        "topology.x[0].kind", 'use kind = "all-to-all"'),
-    Bad("global-all-to-all-too-few-rails", system(grid=(7, 2))
-        + topology('x = [{ size = 7, kind = "global-all-to-all", rails = 2 }]\ny = [{ size = 2, kind = "ring", rails = 1 }]'),
-        "topology.x[0].rails", "use rails >= 3"),
+        "topology.x",
+        "r = m*n = 4",
+    ),
+    Bad(
+        "dragonfly-too-many-groups",
+        system(R=64, grid=(22, 5)) + topology('preset = "dragonfly"'),
+        "topology.preset",
+        "at most 21 groups",
+    ),
+    Bad(
+        "dragonfly-group-too-big",
+        system(R=16, grid=(8, 6)) + topology('preset = "dragonfly"'),
+        "topology.preset",
+        "use at most r+1 = 5 nodes along Y",
+    ),
+    Bad(
+        "global-all-to-all-not-alone",
+        system(grid=(6, 4))
+        + topology(
+            f'x = [{{ size = 3, kind = "global-all-to-all", rails = 2 }}, {{ size = 2, kind = "ring", rails = 1 }}]\ny = [{RING4}]'
+        ),
+        "topology.x[0].kind",
+        'use kind = "all-to-all"',
+    ),
+    Bad(
+        "global-all-to-all-too-few-rails",
+        system(grid=(7, 2))
+        + topology(
+            'x = [{ size = 7, kind = "global-all-to-all", rails = 2 }]\ny = [{ size = 2, kind = "ring", rails = 1 }]'
+        ),
+        "topology.x[0].rails",
+        "use rails >= 3",
+    ),
     # Topology / jobs structure.
     Bad("topology-and-jobs", system(grid=(8, 8)) + TORUS + job("a", "[0, 4]", "[0, 4]"), "topology", "drop [[jobs]]"),
     Bad("neither-topology-nor-jobs", system(grid=(8, 8)), "topology", "add [topology]"),
     Bad("empty-topology", system() + topology(""), "topology", "e.g. preset ="),
     Bad("preset-with-x-y", system() + topology(f'preset = "torus"\nx = [{RING4}]'), "topology.preset", "drop preset"),
-    Bad("overlapping-jobs", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("b", "[3, 8]", "[0, 4]"),
-        "jobs[1].nodes", ("job 'a'", "disjoint")),
-    Bad("duplicate-job-names", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("a", "[4, 8]", "[0, 4]"),
-        "jobs[1].name", 'e.g. name = "job-1"'),
+    Bad(
+        "overlapping-jobs",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("b", "[3, 8]", "[0, 4]"),
+        "jobs[1].nodes",
+        ("job 'a'", "disjoint"),
+    ),
+    Bad(
+        "duplicate-job-names",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("a", "[4, 8]", "[0, 4]"),
+        "jobs[1].name",
+        'e.g. name = "job-1"',
+    ),
     Bad("blank-job-name", system(grid=(8, 8)) + job(" ", "[0, 4]", "[0, 4]"), "jobs[0].name", "e.g. name ="),
-    Bad("job-x-outside-grid", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("b", "[4, 9]", "[0, 4]"),
-        "jobs[1].nodes.x", "use coordinates in 0..8"),
-    Bad("job-y-outside-grid", system(grid=(8, 8)) + job("a", "[0, 4]", "[5, 10]"),
-        "jobs[0].nodes.y", "use coordinates in 0..8"),
-    Bad("job-listed-coordinate-outside", system(grid=(8, 8))
+    Bad(
+        "job-x-outside-grid",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]") + job("b", "[4, 9]", "[0, 4]"),
+        "jobs[1].nodes.x",
+        "use coordinates in 0..8",
+    ),
+    Bad(
+        "job-y-outside-grid",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[5, 10]"),
+        "jobs[0].nodes.y",
+        "use coordinates in 0..8",
+    ),
+    Bad(
+        "job-listed-coordinate-outside",
+        system(grid=(8, 8))
         + '\n[[jobs]]\nname = "a"\nnodes = { xs = [0, 8], ys = [0, 1] }\ntopology = { preset = "torus" }\n',
-        "jobs[0].nodes.x", "use coordinates in 0..8"),
-    Bad("job-coordinate-twice", system(grid=(8, 8))
+        "jobs[0].nodes.x",
+        "use coordinates in 0..8",
+    ),
+    Bad(
+        "job-coordinate-twice",
+        system(grid=(8, 8))
         + '\n[[jobs]]\nname = "a"\nnodes = { xs = [0, 2, 2], ys = [0, 1] }\ntopology = { preset = "torus" }\n',
-        "jobs[0].nodes.x", "list each coordinate once"),
+        "jobs[0].nodes.x",
+        "list each coordinate once",
+    ),
     Bad("job-negative-range", system(grid=(8, 8)) + job("a", "[-1, 4]", "[0, 4]"), "jobs[0].nodes", "e.g. x = [0, 4]"),
     Bad("job-empty-range", system(grid=(8, 8)) + job("a", "[3, 3]", "[0, 4]"), "jobs[0].nodes", "e.g. x = [0, 4]"),
-    Bad("job-range-and-list", system(grid=(8, 8))
+    Bad(
+        "job-range-and-list",
+        system(grid=(8, 8))
         + '\n[[jobs]]\nname = "a"\nnodes = { x = [0, 2], xs = [3], y = [0, 2] }\ntopology = { preset = "torus" }\n',
-        "jobs[0].nodes", "e.g. x = [0, 4]"),
+        "jobs[0].nodes",
+        "e.g. x = [0, 4]",
+    ),
     # Unknown keys are errors that list the valid keys of that level.
     Bad("unknown-key-top-level", "foo = 1\n" + system() + TORUS, "foo", ("valid keys", "system", "topology", "jobs")),
-    Bad("unknown-key-system", system(extra="radix = 16\n") + TORUS, "system.radix", ("valid keys", "R", "port_bw_GBps")),
-    Bad("unknown-key-topology", system() + topology('preset = "torus"\nallow_matching = true'),
-        "topology.allow_matching", ("valid keys", "allow_matching_rail")),
-    Bad("unknown-key-dim", system()
-        + topology(f'x = [{{ size = 4, kind = "ring", rails = 1, rail = 2 }}]\ny = [{RING4}]'),
-        "topology.x[0].rail", ("valid keys", "size", "kind", "rails")),
-    Bad("unknown-key-job", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", extra="priority = 1\n"),
-        "jobs[0].priority", ("valid keys", "name", "nodes", "topology")),
-    Bad("unknown-key-job-nodes", system(grid=(8, 8))
+    Bad(
+        "unknown-key-system", system(extra="radix = 16\n") + TORUS, "system.radix", ("valid keys", "R", "port_bw_GBps")
+    ),
+    Bad(
+        "unknown-key-topology",
+        system() + topology('preset = "torus"\nallow_matching = true'),
+        "topology.allow_matching",
+        ("valid keys", "allow_matching_rail"),
+    ),
+    Bad(
+        "unknown-key-dim",
+        system() + topology(f'x = [{{ size = 4, kind = "ring", rails = 1, rail = 2 }}]\ny = [{RING4}]'),
+        "topology.x[0].rail",
+        ("valid keys", "size", "kind", "rails"),
+    ),
+    Bad(
+        "unknown-key-job",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", extra="priority = 1\n"),
+        "jobs[0].priority",
+        ("valid keys", "name", "nodes", "topology"),
+    ),
+    Bad(
+        "unknown-key-job-nodes",
+        system(grid=(8, 8))
         + '\n[[jobs]]\nname = "a"\nnodes = { x = [0, 2], y = [0, 2], z = [0, 1] }\ntopology = { preset = "torus" }\n',
-        "jobs[0].nodes.z", ("valid keys", "xs", "ys")),
-    Bad("unknown-key-job-topology", system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "torus", seed = 1'),
-        "jobs[0].topology.seed", ("valid keys", "preset")),
+        "jobs[0].nodes.z",
+        ("valid keys", "xs", "ys"),
+    ),
+    Bad(
+        "unknown-key-job-topology",
+        system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "torus", seed = 1'),
+        "jobs[0].topology.seed",
+        ("valid keys", "preset"),
+    ),
     Bad("missing-system", TORUS, "system", "add it"),
-    Bad("missing-job-topology", system(grid=(8, 8)) + '\n[[jobs]]\nname = "a"\nnodes = { x = [0, 2], y = [0, 2] }\n',
-        "jobs[0].topology", "add it"),
+    Bad(
+        "missing-job-topology",
+        system(grid=(8, 8)) + '\n[[jobs]]\nname = "a"\nnodes = { x = [0, 2], y = [0, 2] }\n',
+        "jobs[0].topology",
+        "add it",
+    ),
 ]
 
 
@@ -219,7 +348,7 @@ def test_malformed_toml_is_one_line_naming_the_source() -> None:
     assert message.startswith("<string>: not valid TOML"), message
     assert "line 1" in message
     with pytest.raises(ConfigError) as info:
-        Config.from_toml('[system]\nm = 2\nm = 3\n', source="cluster.toml")
+        Config.from_toml("[system]\nm = 2\nm = 3\n", source="cluster.toml")
     assert str(info.value).startswith("cluster.toml: not valid TOML"), str(info.value)
 
 
@@ -233,15 +362,21 @@ def test_missing_file_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param(system(grid=(4, 4)) + topology('preset = "hyperx"\nallow_matching_rail = true'), id="hyperx-preset-over-4"),
+        pytest.param(
+            system(grid=(4, 4)) + topology('preset = "hyperx"\nallow_matching_rail = true'), id="hyperx-preset-over-4"
+        ),
         pytest.param(
             system(m=3, n=2, grid=(6, 2))
-            + topology('allow_matching_rail = true\nx = [{ size = 6, kind = "all-to-all", rails = 5 }]\n'
-                       'y = [{ size = 2, kind = "ring", rails = 1 }]'),
+            + topology(
+                'allow_matching_rail = true\nx = [{ size = 6, kind = "all-to-all", rails = 5 }]\n'
+                'y = [{ size = 2, kind = "ring", rails = 1 }]'
+            ),
             id="all-to-all-size-6",
         ),
-        pytest.param(system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "hyperx", allow_matching_rail = true'),
-                     id="job-hyperx-over-4"),
+        pytest.param(
+            system(grid=(8, 8)) + job("a", "[0, 4]", "[0, 4]", 'preset = "hyperx", allow_matching_rail = true'),
+            id="job-hyperx-over-4",
+        ),
     ],
 )
 def test_allow_matching_rail_opts_in(text: str) -> None:
@@ -321,18 +456,16 @@ def axis_dims(draw: st.DrawFn, extent: int, r: int, allow_matching_rail: bool) -
     return dims
 
 
-def general_case(m: int, n: int, radix: int, grid: tuple[int, int], allow: bool,
-                 xs: list[Dim], ys: list[Dim]) -> tuple[str, dict]:
+def general_case(
+    m: int, n: int, radix: int, grid: tuple[int, int], allow: bool, xs: list[Dim], ys: list[Dim]
+) -> tuple[str, dict]:
     """A general-form configuration and its closed forms (DESIGN.md §2: N = P*Q*m^2, Ns = r(P+Q))."""
     p, q = grid
     r = m * n
-    text = (
-        system(m=m, n=n, R=radix, grid=grid)
-        + topology(
-            f"allow_matching_rail = {str(allow).lower()}\n"
-            f"x = [{', '.join(d.toml() for d in xs)}]\n"
-            f"y = [{', '.join(d.toml() for d in ys)}]"
-        )
+    text = system(m=m, n=n, R=radix, grid=grid) + topology(
+        f"allow_matching_rail = {str(allow).lower()}\n"
+        f"x = [{', '.join(d.toml() for d in xs)}]\n"
+        f"y = [{', '.join(d.toml() for d in ys)}]"
     )
     expected = {
         "nodes": p * q,
@@ -363,9 +496,17 @@ def general_topologies(draw: st.DrawFn) -> tuple[str, dict]:
 @given(general_topologies())
 @example(general_case(2, 2, 16, (4, 8), True, [Dim(4, "all-to-all", 3)], [Dim(2, "ring", 1), Dim(4, "all-to-all", 3)]))
 @example(general_case(3, 2, 24, (12, 6), True, [Dim(2, "ring", 1), Dim(6, "all-to-all", 5)], [Dim(6, "all-to-all", 5)]))
-@example(general_case(4, 3, 32, (16, 15), False,
-                      [Dim(2, "all-to-all", 2), Dim(8, "all-to-all", 7)],
-                      [Dim(3, "ring", 2), Dim(5, "all-to-all", 8)]))
+@example(
+    general_case(
+        4,
+        3,
+        32,
+        (16, 15),
+        False,
+        [Dim(2, "all-to-all", 2), Dim(8, "all-to-all", 7)],
+        [Dim(3, "ring", 2), Dim(5, "all-to-all", 8)],
+    )
+)
 def test_valid_general_topologies_realize_with_closed_forms(case: tuple[str, dict]) -> None:
     text, expected = case
     config = Config.from_toml(text)
@@ -403,17 +544,20 @@ def test_byte_sizes_read_decimals_and_exponents(count: int, shift: int) -> None:
     assert parse_bytes(f"{count}e{9 - shift}", "size") == count * 10 ** (9 - shift)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "size = '': not a byte size; e.g. 1048576, 1MiB or 1.5GB"),
-    ("-5", "size = '-5': not a byte size"),
-    ("1 parsec", "size = '1 parsec': not a byte size"),
-    ("nan", "size = 'nan': not a byte size"),
-    ("1.5", "size = '1.5': not a whole number of bytes (1.5); e.g. 2"),
-    ("0.1B", "size = '0.1B': not a whole number of bytes"),
-    ("2e18", "size = '2e18': over 1e+18 bytes; e.g. 1TiB"),
-    ("1e999999999", "size = '1e999999999': exponent 999999999 beyond +-40; e.g. 1e9"),
-    ("1e-999999999", "size = '1e-999999999': exponent -999999999 beyond +-40"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "size = '': not a byte size; e.g. 1048576, 1MiB or 1.5GB"),
+        ("-5", "size = '-5': not a byte size"),
+        ("1 parsec", "size = '1 parsec': not a byte size"),
+        ("nan", "size = 'nan': not a byte size"),
+        ("1.5", "size = '1.5': not a whole number of bytes (1.5); e.g. 2"),
+        ("0.1B", "size = '0.1B': not a whole number of bytes"),
+        ("2e18", "size = '2e18': over 1e+18 bytes; e.g. 1TiB"),
+        ("1e999999999", "size = '1e999999999': exponent 999999999 beyond +-40; e.g. 1e9"),
+        ("1e-999999999", "size = '1e-999999999': exponent -999999999 beyond +-40"),
+    ],
+)
 def test_bad_byte_sizes_are_one_line(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_bytes(text, "size")

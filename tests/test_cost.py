@@ -10,7 +10,17 @@ import pytest
 
 from conftest import run_railx
 from railx.config import ConfigError
-from railx.cost import PRESETS, compare, consistent_hb_domains, figures, load_catalog, relative_to, scalability, table2, table6
+from railx.cost import (
+    PRESETS,
+    compare,
+    consistent_hb_domains,
+    figures,
+    load_catalog,
+    relative_to,
+    scalability,
+    table2,
+    table6,
+)
 from railx.cost.railonly import PAPER_SAVINGS
 from railx.cost.table6 import DISCREPANCIES, PAPER
 
@@ -97,7 +107,10 @@ def test_table2_with_installed_ports_breaks_one_row(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (("[aot]", "[aot2]"), "aot2: unknown key; valid keys here are name, description, packet_switch, ocs, pcc, aot, nic"),
+        (
+            ("[aot]", "[aot2]"),
+            "aot2: unknown key; valid keys here are name, description, packet_switch, ocs, pcc, aot, nic",
+        ),
         (("usd = 1000", "usd = -1000"), "aot.usd = -1000"),
         (('source = "RailX (000) §6.2: a passive', 'sauce = "'), "pcc.source: required key is missing"),
         (("usd = 250", "usd = 250\nusd_per_port = 3"), "pcc: give exactly one of usd (per unit) or usd_per_port"),

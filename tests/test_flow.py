@@ -60,7 +60,7 @@ def test_aggregated_run_equals_full_run(torus: railx.Network) -> None:
         for g in range(nodes):
             gx, gy = g % 3, g // 3
 
-            def move(chip: int) -> int:
+            def move(chip: int, gx: int = gx, gy: int = gy) -> int:
                 node, local = divmod(int(chip), per)
                 x, y = node % 3, node // 3
                 return (((y + gy) % 3) * 3 + (x + gx) % 3) * per + local
@@ -92,6 +92,13 @@ def test_bad_inputs_raise_one_line_errors(torus: railx.Network) -> None:
         symmetric_traffic(torus, "ring", 8)  # type: ignore[arg-type]
     with pytest.raises(railx.RailxError, match=r"^routing = fastest"):
         simulate(torus, Messages.from_lists([0], [1], [8]), routing="fastest")  # type: ignore[arg-type]
-    hyperx = railx.realize(Config.from_toml(TORUS.replace('"torus"', '"hyperx"').replace("R = 16", "R = 16\nn = 2").replace("n = 1\n", "").replace("[3, 3]", "[5, 5]")))
+    hyperx = railx.realize(
+        Config.from_toml(
+            TORUS.replace('"torus"', '"hyperx"')
+            .replace("R = 16", "R = 16\nn = 2")
+            .replace("n = 1\n", "")
+            .replace("[3, 3]", "[5, 5]")
+        )
+    )
     with pytest.raises(railx.RailxError, match="not invariant under translations"):
         simulate_symmetric(hyperx, symmetric_traffic(hyperx, "all-to-all", 8))

@@ -27,7 +27,13 @@ INPUTS = Path(__file__).resolve().parents[2] / "shared" / "peers" / "libra-input
 if not INPUTS.is_dir():  # the repository's checkout next to shared/
     INPUTS = Path("/work/shared/peers/libra-inputs")
 needs_inputs = pytest.mark.skipif(not INPUTS.is_dir(), reason="LIBRA's shipped inputs are not available")
-PRICES = CostModel({"A": {"Link": 2.0, "Switch": 9.0}, "B": {"Link": 4.0, "Switch": 13.0}, "C": {"Link": 7.8, "Switch": 18.0, "Nic": 31.6}})
+PRICES = CostModel(
+    {
+        "A": {"Link": 2.0, "Switch": 9.0},
+        "B": {"Link": 4.0, "Switch": 13.0},
+        "C": {"Link": 7.8, "Switch": 18.0, "Nic": 31.6},
+    }
+)
 
 
 def test_notation_round_trip_and_errors() -> None:
@@ -78,7 +84,9 @@ def test_reader_errors_name_the_line(tmp_path: Path) -> None:
 
 def test_multi_rail_volumes_follow_the_paper() -> None:
     m, n1, n2 = 1000.0, 4, 8
-    assert dimension_bytes("ALLREDUCE", m, (n1, n2)) == pytest.approx((2 * m * (n1 - 1) / n1, 2 * m * (n2 - 1) / (n1 * n2)))
+    assert dimension_bytes("ALLREDUCE", m, (n1, n2)) == pytest.approx(
+        (2 * m * (n1 - 1) / n1, 2 * m * (n2 - 1) / (n1 * n2))
+    )
     assert dimension_bytes("REDUCESCATTER", m, (n1, n2)) == pytest.approx((m * (n1 - 1) / n1, m * (n2 - 1) / (n1 * n2)))
     assert dimension_bytes("ALLTOALL", m, (n1, n2)) == pytest.approx((m * (n1 - 1) / n1, m * (n2 - 1) / n2))
     shard = m / (n1 * n2)  # an all-gather of the reduce-scatter's output mirrors it
@@ -99,16 +107,27 @@ def synthetic(dims: tuple[int, ...], seed: int) -> tuple[object, dict, dict]:
     """A random workload of all-reduces, all-to-alls and compute on a random network."""
     rng = np.random.default_rng(seed)
     kinds = ["RI", "FC", "SW"]
-    net = parse_notation("_".join(f"{kinds[rng.integers(3)]}({s})" for s in dims)).with_cost_dimensions(["A", "B", "C"][: len(dims)])
+    net = parse_notation("_".join(f"{kinds[rng.integers(3)]}({s})" for s in dims)).with_cost_dimensions(
+        ["A", "B", "C"][: len(dims)]
+    )
     layers = []
     for i in range(4):
         coll = ["ALLREDUCE", "ALLTOALL", "REDUCESCATTER", "ALLGATHER"][i]
-        layers.append(Layer(f"l{i}", Phase(float(rng.integers(1, 10**7)), coll, float(rng.integers(10**7, 10**9))),
-                            Phase(float(rng.integers(1, 10**7)), "NONE", 0.0),
-                            Phase(float(rng.integers(1, 10**7)), "ALLREDUCE", float(rng.integers(10**7, 10**9)))))
+        layers.append(
+            Layer(
+                f"l{i}",
+                Phase(float(rng.integers(1, 10**7)), coll, float(rng.integers(10**7, 10**9))),
+                Phase(float(rng.integers(1, 10**7)), "NONE", 0.0),
+                Phase(float(rng.integers(1, 10**7)), "ALLREDUCE", float(rng.integers(10**7, 10**9))),
+            )
+        )
     everything = tuple(int(s) for s in dims)
     comm = Communicator(everything, everything, everything)
-    return net, {"w": build_time(LibraWorkload("w", tuple(layers)), comm, ["no-overlap", "tp-dp-overlap"][seed % 2])}, {"w": 1.0}
+    return (
+        net,
+        {"w": build_time(LibraWorkload("w", tuple(layers)), comm, ["no-overlap", "tp-dp-overlap"][seed % 2])},
+        {"w": 1.0},
+    )
 
 
 def grid_2d(total: float, points: int) -> np.ndarray:
@@ -130,7 +149,10 @@ def brute_force_3d(f, total: float, steps: int = 400, zoom: int = 200) -> float:
     values = f(coarse)
     h = total / steps
     c0, c1 = coarse[:2, int(np.argmin(values))]
-    b0, b1 = np.meshgrid(np.linspace(max(c0 - 2 * h, 1e-9), c0 + 2 * h, 4 * zoom), np.linspace(max(c1 - 2 * h, 1e-9), c1 + 2 * h, 4 * zoom))
+    b0, b1 = np.meshgrid(
+        np.linspace(max(c0 - 2 * h, 1e-9), c0 + 2 * h, 4 * zoom),
+        np.linspace(max(c1 - 2 * h, 1e-9), c1 + 2 * h, 4 * zoom),
+    )
     fine = np.stack([b0.ravel(), b1.ravel(), total - b0.ravel() - b1.ravel()])
     fine = fine[:, fine[2] > 0]
     return float(min(values.min(), f(fine).min()))
@@ -199,16 +221,31 @@ def test_infeasible_constraints_are_named(tmp_path: Path) -> None:
     message = str(info.value)
     assert "bw0 >= 200" in message and "bw1 >= 150" in message and "total bandwidth == 300" in message
     assert "bw1 <= 1000" not in message
-    for text, match in [("bw0 >= bw1 bw2", "joined by"), ("bw0 >= bw1 ** 2", "cannot read"), ("bw7 <= 3", "bw7 does not exist"), ("bw0", "needs <=")]:
+    for text, match in [
+        ("bw0 >= bw1 bw2", "joined by"),
+        ("bw0 >= bw1 ** 2", "cannot read"),
+        ("bw7 <= 3", "bw7 does not exist"),
+        ("bw0", "needs <="),
+    ]:
         with pytest.raises(ConfigError, match=match):
             parse_constraint(text, 2)
 
 
 @needs_inputs
 def test_libra_cli(tmp_path: Path) -> None:
-    args = ["libra", "--network", INPUTS / "network/3d_network.yml", "--workload", INPUTS / "workload/GPT_3.txt",
-            "--communicator", INPUTS / "communicator/GPT_3_3d.yml", "--cost", INPUTS / "cost_model/3d_cost_model.yml",
-            "--total-bw", "500"]
+    args = [
+        "libra",
+        "--network",
+        INPUTS / "network/3d_network.yml",
+        "--workload",
+        INPUTS / "workload/GPT_3.txt",
+        "--communicator",
+        INPUTS / "communicator/GPT_3_3d.yml",
+        "--cost",
+        INPUTS / "cost_model/3d_cost_model.yml",
+        "--total-bw",
+        "500",
+    ]
     res = run_railx(*args, "--objective", "perf-per-cost", "--json")
     assert res.rc == 0, res.stderr
     report = json.loads(res.stdout)
@@ -218,14 +255,36 @@ def test_libra_cli(tmp_path: Path) -> None:
     assert report["baseline"]["bw_per_dim"] == [500 / 3] * 3
     assert report["perf_per_cost_gain"] >= 1.0
     assert run_railx(*args, "--objective", "perf").rc == 0
-    notation = run_railx("libra", "--network", "RI(16)_FC(8)_SW(32)", "--cost-dims", "InterPackage,InterNode,InterPod", *args[3:], "--json")
-    assert json.loads(notation.stdout)["bw_per_dim"] == pytest.approx(json.loads(run_railx(*args, "--json").stdout)["bw_per_dim"], rel=1e-4)
+    notation = run_railx(
+        "libra",
+        "--network",
+        "RI(16)_FC(8)_SW(32)",
+        "--cost-dims",
+        "InterPackage,InterNode,InterPod",
+        *args[3:],
+        "--json",
+    )
+    assert json.loads(notation.stdout)["bw_per_dim"] == pytest.approx(
+        json.loads(run_railx(*args, "--json").stdout)["bw_per_dim"], rel=1e-4
+    )
     bad = run_railx(*args, "--objective", "speed")
     assert bad.rc == 2 and bad.stderr.startswith("error: --objective")
     copy = tmp_path / "GPT_3.txt"
     shutil.copy(INPUTS / "workload/GPT_3.txt", copy)
-    two = run_railx(*args[:5], "--workload", copy, *args[5:7], "--communicator", INPUTS / "communicator/GPT_3_3d.yml",
-                    *args[7:], "--weight", "1", "--weight", "3", "--json")
+    two = run_railx(
+        *args[:5],
+        "--workload",
+        copy,
+        *args[5:7],
+        "--communicator",
+        INPUTS / "communicator/GPT_3_3d.yml",
+        *args[7:],
+        "--weight",
+        "1",
+        "--weight",
+        "3",
+        "--json",
+    )
     assert two.rc == 0, two.stderr
     both = json.loads(two.stdout)
     assert both["time_s"] == pytest.approx(4 * json.loads(run_railx(*args, "--json").stdout)["time_s"], rel=1e-4)
@@ -241,17 +300,25 @@ def test_training_loops_by_hand() -> None:
     wg = max(2 * 4 * 3 / 4 / 10, 2 * 4 * 3 / 16 / 5)
     workload = LibraWorkload("w", (layer,))
     assert float(build_time(workload, comm).evaluate(algebra)) == pytest.approx(1 + 2 + 1 + ig + wg)
-    assert float(build_time(workload, comm, "tp-dp-overlap").evaluate(algebra)) == pytest.approx(1 + 2 + max(ig, 1 + wg))
+    assert float(build_time(workload, comm, "tp-dp-overlap").evaluate(algebra)) == pytest.approx(
+        1 + 2 + max(ig, 1 + wg)
+    )
 
 
 @needs_inputs
 def test_cost_bound_binds_and_holds() -> None:
     net = load_network(INPUTS / "network/3d_network.yml")
     cost = load_cost_model(INPUTS / "cost_model/3d_cost_model.yml")
-    times = {"GPT_3": build_time(load_workload(INPUTS / "workload/GPT_3.txt"), load_communicator(INPUTS / "communicator/GPT_3_3d.yml", net))}
+    times = {
+        "GPT_3": build_time(
+            load_workload(INPUTS / "workload/GPT_3.txt"), load_communicator(INPUTS / "communicator/GPT_3_3d.yml", net)
+        )
+    }
     free = optimize(net, cost, times, {"GPT_3": 1.0}, ConstraintSet(3, total_bw_GBps=500.0), "perf")
     bound = 0.9 * free.optimum.cost_usd
-    capped = optimize(net, cost, times, {"GPT_3": 1.0}, ConstraintSet(3, total_bw_GBps=500.0, max_cost_usd=bound), "perf")
+    capped = optimize(
+        net, cost, times, {"GPT_3": 1.0}, ConstraintSet(3, total_bw_GBps=500.0, max_cost_usd=bound), "perf"
+    )
     assert capped.optimum.cost_usd <= bound * (1 + 1e-6)
     assert capped.optimum.cost_usd == pytest.approx(bound, rel=1e-4)  # binding: cheaper means slower
     assert capped.optimum.time_s >= free.optimum.time_s

@@ -7,14 +7,15 @@ import copy
 import json
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import networkx as nx
 import pytest
-from conftest import EXAMPLES, CliResult, run_railx, run_railx_process
 
 import railx
+from conftest import EXAMPLES, CliResult, run_railx, run_railx_process
 
 HYPERX = EXAMPLES / "hyperx-5x5.toml"
 TORUS = EXAMPLES / "torus-9x9.toml"
@@ -123,8 +124,16 @@ def test_bad_config_is_one_line(tmp_path: Path) -> None:
 # plan
 
 
-PLAN_KEYS = ("chips", "nodes", "switches", "rails_per_dim", "diameter_inter_node", "diameter_hops",
-             "bisection_bw_per_chip", "a2a_bound_per_chip")
+PLAN_KEYS = (
+    "chips",
+    "nodes",
+    "switches",
+    "rails_per_dim",
+    "diameter_inter_node",
+    "diameter_hops",
+    "bisection_bw_per_chip",
+    "a2a_bound_per_chip",
+)
 
 
 def test_plan_json_fig7() -> None:
@@ -198,7 +207,11 @@ def test_ocs_synth_json_summary(tmp_path: Path) -> None:
     result = run_railx("ocs", "synth", JOBS, "--out", tmp_path, "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert [Path(row["file"]).name for row in summary] == ["system.ocs.json", "moe-train.ocs.json", "dense-train.ocs.json"]
+    assert [Path(row["file"]).name for row in summary] == [
+        "system.ocs.json",
+        "moe-train.ocs.json",
+        "dense-train.ocs.json",
+    ]
     assert summary[0]["circuits"] == summary[1]["circuits"] + summary[2]["circuits"]
 
 
@@ -345,7 +358,7 @@ def test_invalid_json_is_refused(ocs_dirs: dict[str, Path], tmp_path: Path) -> N
     path = tmp_path / "truncated.ocs.json"
     path.write_text((ocs_dirs["hyperx"] / "system.ocs.json").read_text()[:-40])
     assert_one_line_error(run_railx("ocs", "verify", path), "OCS file")
-    path.write_text("{\n  \"format\": \"railx.ocs/v1\",\n  \"system\": \n}\n")
+    path.write_text('{\n  "format": "railx.ocs/v1",\n  "system": \n}\n')
     assert_one_line_error(run_railx("ocs", "verify", path), "OCS file")
 
 
@@ -523,7 +536,7 @@ def test_network_unknown_format_writes_nothing(tmp_path: Path) -> None:
 
 def _two_jobs(first: str) -> str:
     return (
-        '[system]\nm = 2\nn = 1\nR = 16\ngrid = [4, 4]\n'
+        "[system]\nm = 2\nn = 1\nR = 16\ngrid = [4, 4]\n"
         f'[[jobs]]\nname = "{first}"\nnodes = {{ x = [0, 2], y = [0, 2] }}\ntopology = {{ preset = "torus" }}\n'
         '[[jobs]]\nname = "b"\nnodes = { x = [2, 4], y = [0, 2] }\ntopology = { preset = "torus" }\n'
     )

@@ -14,9 +14,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import EXAMPLES
 
 import railx
+from conftest import EXAMPLES
 from railx import Config
 
 
@@ -285,7 +285,9 @@ def test_links_are_the_circuits(name: str) -> None:
                 a, b = chip(line, plus, lane, m - 1), chip(line, minus, lane, 0)
             expected[(a, b, rail)] += 1
             expected[(b, a, rail)] += 1
-    realized = Counter(zip(links["src"][optical].tolist(), links["dst"][optical].tolist(), links["rail"][optical].tolist()))
+    realized = Counter(
+        zip(links["src"][optical].tolist(), links["dst"][optical].tolist(), links["rail"][optical].tolist())
+    )
     assert realized == expected
 
     # Each optical link runs along one axis between edge chips of the rail's row or column.

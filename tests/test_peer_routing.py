@@ -9,16 +9,21 @@ from typing import Any
 
 import pytest
 
+from conftest import run_railx
 from railx.config import ConfigError
 from railx.routing.peer import peer_check_deadlock, peer_route, routing_names
 from railx.systems import System, resolve_system
 
-from conftest import run_railx
-
 SMALL: dict[str, dict[str, Any]] = {
     "hyperx": {"family": "hyperx", "dims": [4, 4], "terminals": 2, "radix": 8},
     "dragonfly": {"family": "dragonfly", "groups": 5, "routers": 4, "terminals": 2, "global_ports": 1, "radix": 8},
-    "rail-only": {"family": "rail-only", "radix": 8, "hb_domain": 4, "hb_ports_per_chip": 4, "dims": [{"size": 8, "rails": 1}]},
+    "rail-only": {
+        "family": "rail-only",
+        "radix": 8,
+        "hb_domain": 4,
+        "hb_ports_per_chip": 4,
+        "dims": [{"size": 8, "rails": 1}],
+    },
     "hammingmesh": {"family": "hammingmesh", "a": 3, "boards": [2, 3], "radix": 8},
     "fat-tree": {"family": "fat-tree", "radix": 8, "chips": 32},
     "torus3d": {"family": "torus3d", "dims": [4, 4, 4], "ports_per_direction": 1},

@@ -20,7 +20,13 @@ def _peer(**spec: object) -> System:
         {"family": "fat-tree", "radix": 8, "tiers": 3, "taper": [3, 1], "chips": 96},
         {"family": "hammingmesh", "a": 3, "boards": [4, 2], "planes": 2, "radix": 8},
         {"family": "torus3d", "dims": [8, 4, 4], "ports_per_direction": 2},
-        {"family": "rail-only", "radix": 8, "hb_domain": 4, "hb_ports_per_chip": 9.0, "dims": [{"size": 16, "rails": 1}]},
+        {
+            "family": "rail-only",
+            "radix": 8,
+            "hb_domain": 4,
+            "hb_ports_per_chip": 9.0,
+            "dims": [{"size": 16, "rails": 1}],
+        },
         {"family": "hyperx", "dims": [4, 4], "terminals": 4, "radix": 12},
         {"family": "dragonfly", "groups": 9, "routers": 4, "terminals": 2, "global_ports": 2, "radix": 8},
     ],
@@ -57,7 +63,10 @@ def test_huge_graph_is_refused_with_its_size() -> None:
     ("spec", "expected"),
     [
         ({"family": "fat-tree", "radix": 64, "tiers": 2, "taper": [4], "chips": 100}, "fat_tree.taper[0] = 4: "),
-        ({"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 5000}, "fat_tree.chips = 5000: 2 tier(s) of radix 64"),
+        (
+            {"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 5000},
+            "fat_tree.chips = 5000: 2 tier(s) of radix 64",
+        ),
         ({"family": "fat-tree", "radix": 64, "chips": 100, "colour": 3}, "unknown field `colour`"),
         ({"family": "mesh", "radix": 64}, "unknown variant `mesh`"),
         ({"family": "torus3d", "dims": [16, 16, 16], "ports_per_direction": 0}, "torus3d.ports_per_direction = 0"),

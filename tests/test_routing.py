@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 import railx
-from railx.routing import check_deadlock, link_load, parse_chip, route, route_stats
-
 from conftest import run_railx
+from railx.routing import check_deadlock, link_load, parse_chip, route, route_stats
 
 
 def test_route_between_coordinates_is_a_chain_to_the_destination(examples: Path) -> None:
@@ -26,7 +25,10 @@ def test_route_between_coordinates_is_a_chain_to_the_destination(examples: Path)
     assert [h["vc"] for h in path] == sorted(h["vc"] for h in path)
 
 
-@pytest.mark.parametrize(("config", "routing", "vcs"), [("hyperx-9x9.toml", "minimal", 3), ("hyperx-5x5.toml", "balanced", 6), ("torus-9x9.toml", "dateline", 4)])
+@pytest.mark.parametrize(
+    ("config", "routing", "vcs"),
+    [("hyperx-9x9.toml", "minimal", 3), ("hyperx-5x5.toml", "balanced", 6), ("torus-9x9.toml", "dateline", 4)],
+)
 def test_check_deadlock_keys_and_values(examples: Path, config: str, routing: str, vcs: int) -> None:
     result = run_railx("route", examples / config, "--check-deadlock", "--routing", routing, "--json")
     assert result.rc == 0, result.stderr
@@ -70,7 +72,10 @@ def test_jobs_are_routed_one_at_a_time(examples: Path) -> None:
         (["--from", "9,9,0,0", "--to", "0"], ("outside the system",)),
         (["--from", "a", "--to", "0"], ("chip id or coordinates",)),
         (["--check-deadlock", "--routing", "dateline"], ("routing = dateline", "no ring dimension")),
-        (["--check-deadlock", "--routing", "valiant"], ("routing = valiant", "minimal, dateline, adaptive or balanced")),
+        (
+            ["--check-deadlock", "--routing", "valiant"],
+            ("routing = valiant", "minimal, dateline, adaptive or balanced"),
+        ),
         (["--check-deadlock", "--vcs", "2"], ("vcs = 2", "needs 3 virtual channels")),
         (["--stats", "--check-deadlock"], ("give --from CHIP --to CHIP",)),
     ],

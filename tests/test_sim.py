@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_railx, run_railx_process
 from railx.config import ConfigError
 from railx.sim import FlitSettings, simulate, sweep
-
-from conftest import run_railx, run_railx_process
 
 QUICK = ("--warmup", "200", "--cycles", "800")
 
@@ -37,7 +36,18 @@ def test_json_keys_and_accepted_equals_offered_at_low_load(torus: Path) -> None:
 
 def test_railx_all_to_all_and_link_export(examples: Path, tmp_path: Path) -> None:
     links = tmp_path / "links.csv"
-    result = run_railx("sim", examples / "hyperx-5x5.toml", "--traffic", "alltoall", "--load", "0.1", *QUICK, "--links", links, "--json")
+    result = run_railx(
+        "sim",
+        examples / "hyperx-5x5.toml",
+        "--traffic",
+        "alltoall",
+        "--load",
+        "0.1",
+        *QUICK,
+        "--links",
+        links,
+        "--json",
+    )
     assert result.rc == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["chips"] == 100 and report["routing"] == "minimal"
@@ -76,10 +86,19 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
         (("--injection-queues", "lifo"), "injection_queues = 'lifo': unknown queueing; use single or per-message"),
         (("--head-delay", "2000000"), "head_delay_cycles = 2000000: delays above 1,000,000 cycles"),
         (("--speedup", "17"), "switch_speedup = 17: must be in 1..=16"),
-        (("--flow-control", "store-and-forward"), "flow_control = 'store-and-forward': unknown flow control; use cut-through or wormhole"),
-        (("--flow-control", "wormhole"), "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation"),
+        (
+            ("--flow-control", "store-and-forward"),
+            "flow_control = 'store-and-forward': unknown flow control; use cut-through or wormhole",
+        ),
+        (
+            ("--flow-control", "wormhole"),
+            "flow_control = wormhole: a packet's flits advance one by one only with flit switch allocation",
+        ),
         (("--switch-allocation", "word"), "switch_allocation = 'word': unknown switch allocation; use packet or flit"),
-        (("--switch-allocation", "flit", "--speedup", "2"), "switch_speedup = 2: output queues are modelled with packet switch allocation only"),
+        (
+            ("--switch-allocation", "flit", "--speedup", "2"),
+            "switch_speedup = 2: output queues are modelled with packet switch allocation only",
+        ),
         (("--speedup", "2", "--output-buffer", "3"), "output_buffer_flits = 3: with switch_speedup > 1"),
     ],
 )
@@ -91,7 +110,12 @@ def test_bad_input_gets_one_line(torus: Path, args: tuple[str, ...], message: st
 
 
 def test_api_results_do_not_depend_on_threads(torus: Path) -> None:
-    runs = [simulate(str(torus), "uniform", 0.5, settings=FlitSettings(warmup_cycles=100, measure_cycles=300, threads=t, seed=3)) for t in (1, 2)]
+    runs = [
+        simulate(
+            str(torus), "uniform", 0.5, settings=FlitSettings(warmup_cycles=100, measure_cycles=300, threads=t, seed=3)
+        )
+        for t in (1, 2)
+    ]
     (a, ua), (b, ub) = runs
     a.pop("threads")
     b.pop("threads")

@@ -33,7 +33,9 @@ def test_ring_and_direct_formulas() -> None:
     assert analytic.direct_reduce_scatter_time_s(4, 1e9, 1e10, 1e-6) == pytest.approx(1e-6 + 0.75 * 1e9 / 2e10)
     one = analytic.hierarchical_all_reduce_time_s(1e9, [analytic.HierarchyLevel(8, 1e10, 1e-6)])
     assert one == pytest.approx(2 * analytic.ring_reduce_scatter_time_s(8, 1e9, 1e10, 1e-6))
-    two = analytic.hierarchical_all_reduce_stages_s(1e9, [analytic.HierarchyLevel(4, 1e10, 0.0), analytic.HierarchyLevel(2, 1e9, 0.0, "direct")])
+    two = analytic.hierarchical_all_reduce_stages_s(
+        1e9, [analytic.HierarchyLevel(4, 1e10, 0.0), analytic.HierarchyLevel(2, 1e9, 0.0, "direct")]
+    )
     assert two[1] == pytest.approx(2 * 0.5 * (1e9 / 4) / 2e9)  # the second level works on V / 4
 
 
@@ -47,7 +49,9 @@ def test_closed_forms_approximate_their_exact_forms(m: int, p: int, k: float, vo
     closed = 4 * alpha + (2 / k + 1 / m) * volume / (2 * nB)  # eq. 13's approximation
     assert closed * (1 - 1 / m**2) - 1e-12 <= hyperx <= closed * 1.0001
     if 2 / k + 1 / m < 1:  # §4.2: the hierarchical algorithm (eq. 8) beats the 2D ring (eq. 7)
-        assert analytic.mesh_hierarchical_all_reduce_time_s(m, p, k, volume, nB, alpha) < 4 * m * p * alpha + volume / (2 * nB)
+        assert analytic.mesh_hierarchical_all_reduce_time_s(m, p, k, volume, nB, alpha) < 4 * m * p * alpha + volume / (
+            2 * nB
+        )
 
 
 def test_eq10_structure_and_breakdown() -> None:
@@ -56,15 +60,23 @@ def test_eq10_structure_and_breakdown() -> None:
     hidden = sum(max(r.windows_s[c], float(r.comm_hidden_class_s[c])) for c in ("D", "P"))
     assert float(r.total_s) == pytest.approx(r.compute_exposed_s + float(r.comm_exposed_s) + hidden)
     assert r.compute_exposed_s + sum(r.windows_s.values()) == pytest.approx(it.compute_total_s)
-    assert sum(float(v) for v in r.by_parallelism_s.values()) == pytest.approx(sum(float(v) for v in r.by_collective_s.values()))
+    assert sum(float(v) for v in r.by_parallelism_s.values()) == pytest.approx(
+        sum(float(v) for v in r.by_collective_s.values())
+    )
     assert set(r.by_parallelism_s) == {"T", "C", "E", "D", "P"}
     exposed = listing1([]).evaluate()  # no overlap: every communication adds up
-    assert float(exposed.total_s) == pytest.approx(it.compute_total_s + sum(float(v) for v in exposed.by_collective_s.values()))
+    assert float(exposed.total_s) == pytest.approx(
+        it.compute_total_s + sum(float(v) for v in exposed.by_collective_s.values())
+    )
     assert float(r.total_s) <= float(exposed.total_s)
 
 
 @settings(max_examples=30, deadline=None)
-@given(dim=st.sampled_from(["T", "C", "E", "De", "P"]), factor=st.floats(1.0, 100.0), overlap=st.sampled_from([[], ["D"], ["D", "P"]]))
+@given(
+    dim=st.sampled_from(["T", "C", "E", "De", "P"]),
+    factor=st.floats(1.0, 100.0),
+    overlap=st.sampled_from([[], ["D"], ["D", "P"]]),
+)
 def test_iteration_time_is_non_increasing_in_bandwidth(dim: str, factor: float, overlap: list[str]) -> None:
     it = listing1(overlap)
     base = it.links[dim].bw_bytes_per_s

@@ -13,7 +13,17 @@ from railx.workload.traffic import Parallelism, compute_flops, traffic
 
 
 def spec(**values: int) -> ModelSpec:
-    fields = {"layers": 8, "hidden": 64, "heads": 8, "kv_heads": 2, "ffn": 96, "ffn_matrices": 3, "vocab": 1000, "experts": 8, "top_k": 2}
+    fields = {
+        "layers": 8,
+        "hidden": 64,
+        "heads": 8,
+        "kv_heads": 2,
+        "ffn": 96,
+        "ffn_matrices": 3,
+        "vocab": 1000,
+        "experts": 8,
+        "top_k": 2,
+    }
     fields.update(values)
     return ModelSpec(name="test", **{k: SourcedInt(value=v, source="test") for k, v in fields.items()})
 
@@ -41,10 +51,13 @@ def test_catalogue_shapes_give_the_published_parameter_counts(key: str) -> None:
 
 
 def test_user_model_file_and_errors(tmp_path) -> None:
-    text = (load_model("llama3-70b").model_dump_json())
+    text = load_model("llama3-70b").model_dump_json()
     import json
+
     data = json.loads(text)
-    lines = [f'name = "{data.pop("name")}"'] + [f'{k} = {{ value = {v["value"]}, source = "mine" }}' for k, v in data.items()]
+    lines = [f'name = "{data.pop("name")}"'] + [
+        f'{k} = {{ value = {v["value"]}, source = "mine" }}' for k, v in data.items()
+    ]
     path = tmp_path / "mine.toml"
     path.write_text("\n".join(lines))
     assert load_model(path).values() == load_model("llama3-70b").values()
@@ -57,9 +70,17 @@ def test_user_model_file_and_errors(tmp_path) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    T=st.sampled_from([1, 2, 4]), C=st.sampled_from([1, 2, 4]), E=st.sampled_from([1, 2, 4, 8]), De=st.integers(1, 3),
-    P=st.sampled_from([1, 2, 4, 8]), B=st.integers(1, 4), NB=st.integers(1, 16), S=st.sampled_from([1024, 4096, 8192]),
-    kv=st.sampled_from([1, 2, 4, 8]), K=st.integers(1, 8), dtype=st.sampled_from([1, 2, 4]),
+    T=st.sampled_from([1, 2, 4]),
+    C=st.sampled_from([1, 2, 4]),
+    E=st.sampled_from([1, 2, 4, 8]),
+    De=st.integers(1, 3),
+    P=st.sampled_from([1, 2, 4, 8]),
+    B=st.integers(1, 4),
+    NB=st.integers(1, 16),
+    S=st.sampled_from([1024, 4096, 8192]),
+    kv=st.sampled_from([1, 2, 4, 8]),
+    K=st.integers(1, 8),
+    dtype=st.sampled_from([1, 2, 4]),
 )
 def test_volumes_frequencies_and_groups_are_table_4(T, C, E, De, P, B, NB, S, kv, K, dtype) -> None:
     H, I, V, L, hA = 64, 96, 1000, 8, 8
@@ -115,7 +136,12 @@ def test_listing_1_configuration() -> None:
     assert rows["C"].volume_bytes == 8192 * 8192 * (2 * 8 / 64) / 4 * 2
     assert rows["E"].frequency == 4 * 8 * 80 / 2 and rows["P"].frequency == 16
     assert [par.group(0, rows[n].dims) for n in ("C", "E", "D.vocab", "D.ffn", "P")] == [
-        [0, 4], [0, 8], [0, 8, 16, 24], [0, 4, 16, 20], [0, 32]]
+        [0, 4],
+        [0, 8],
+        [0, 8, 16, 24],
+        [0, 4, 16, 20],
+        [0, 32],
+    ]
 
 
 @pytest.mark.parametrize(

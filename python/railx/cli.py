@@ -110,7 +110,9 @@ def plan(config: ConfigArg, as_json: JsonOpt = False) -> None:
         console.print(jobs)
     for note in closed["approximate"]:
         console.print(f"[dim]closed form {note}[/dim]")
-    scales = ", ".join(f"{s['preset']} {s['chips']:,} chips ({s['grid'][0]}x{s['grid'][1]} nodes)" for s in report["max_scale"])
+    scales = ", ".join(
+        f"{s['preset']} {s['chips']:,} chips ({s['grid'][0]}x{s['grid'][1]} nodes)" for s in report["max_scale"]
+    )
     console.print(f"[dim]largest system for this m, n, R: {scales}[/dim]")
 
 
@@ -123,8 +125,10 @@ def ocs_synth(
     """Synthesise the cross-connect tables (railx.ocs/v1 JSON) that realise CONFIG's topology."""
     network = realize(config)
     paths = network.write_ocs(out)
-    summary = [{"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
-               for p, d in ((p, json.loads(p.read_text())) for p in paths)]
+    summary = [
+        {"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
+        for p, d in ((p, json.loads(p.read_text())) for p in paths)
+    ]
     if as_json:
         print(json.dumps(summary, indent=2))
         return
@@ -161,7 +165,9 @@ def ocs_verify(
 def network(
     config: ConfigArg,
     out: Annotated[Path, typer.Option("--out", help="Output file.")],
-    fmt: Annotated[str, typer.Option("--format", help="json (railx.network/v1 edge list) or graphml (networkx reads it).")] = "json",
+    fmt: Annotated[
+        str, typer.Option("--format", help="json (railx.network/v1 edge list) or graphml (networkx reads it).")
+    ] = "json",
     as_json: JsonOpt = False,
 ) -> None:
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
@@ -185,7 +191,15 @@ def network(
 
 
 # Each subsystem keeps its commands beside its code, in a module with `register(app)`.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("railx.availability.commands", "railx.workload.commands", "railx.libra.commands", "railx.cost.commands", "railx.routing.commands", "railx.collectives.commands", "railx.sim.commands")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "railx.availability.commands",
+    "railx.workload.commands",
+    "railx.libra.commands",
+    "railx.cost.commands",
+    "railx.routing.commands",
+    "railx.collectives.commands",
+    "railx.sim.commands",
+)
 
 
 def _register_subcommands() -> None:

@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import RailxError, validate_config
 
-__all__ = ["ConfigError", "Config", "Strict", "one_line_error", "parse_bytes", "read_text", "read_toml", "SystemConfig", "TopologyConfig", "DimConfig", "JobConfig", "load_config"]
+__all__ = [
+    "ConfigError",
+    "Config",
+    "Strict",
+    "one_line_error",
+    "parse_bytes",
+    "read_text",
+    "read_toml",
+    "SystemConfig",
+    "TopologyConfig",
+    "DimConfig",
+    "JobConfig",
+    "load_config",
+]
 
 GBPS = 1e9  # bytes/second in one GB/s
 NS = 1e-9  # seconds in one nanosecond
@@ -31,8 +44,18 @@ class ConfigError(RailxError):
 
 
 # Byte units, decimal (SI) and binary (IEC), by lower-case name.
-BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-              "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+BYTE_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 MAX_BYTES = 10**18
 MAX_EXPONENT = 40
 _BYTE_SIZE = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?)\s*([A-Za-z]*)\s*")
@@ -54,7 +77,9 @@ def parse_bytes(text: str, field: str) -> int:
         raise ConfigError(f"{field} = {text!r}: over {MAX_BYTES:.0e} bytes; e.g. 1TiB")
     count = Fraction(match.group(1)) * BYTE_UNITS[unit]
     if count.denominator != 1:
-        raise ConfigError(f"{field} = {text!r}: not a whole number of bytes ({float(count):g}); e.g. {max(1, round(count))}")
+        raise ConfigError(
+            f"{field} = {text!r}: not a whole number of bytes ({float(count):g}); e.g. {max(1, round(count))}"
+        )
     return int(count)
 
 
@@ -70,11 +95,15 @@ class SystemConfig(Strict):
     m: int = Field(gt=0, le=1024, description="chips per mesh side", examples=[4])
     n: int = Field(gt=0, le=1024, description="external ports per chip edge", examples=[2])
     R: int = Field(gt=0, le=1 << 20, description="OCS radix (ports per switch), even", examples=[128])
-    grid: list[int] | None = Field(default=None, min_length=2, max_length=2, description="P x Q nodes; default [R/2, R/2]", examples=[[9, 9]])
+    grid: list[int] | None = Field(
+        default=None, min_length=2, max_length=2, description="P x Q nodes; default [R/2, R/2]", examples=[[9, 9]]
+    )
     port_bw_GBps: float = Field(
         default=50.0, gt=0, allow_inf_nan=False, description="one external (optical) port, per direction", examples=[50]
     )
-    k: float | None = Field(default=None, gt=0, allow_inf_nan=False, description="intra_bw = k * port_bw (default 2)", examples=[2])
+    k: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="intra_bw = k * port_bw (default 2)", examples=[2]
+    )
     intra_bw_GBps: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="one mesh link, per direction", examples=[100]
     )
@@ -145,9 +174,13 @@ class NodesConfig(Strict):
         for axis in ("x", "y"):
             span, listed = getattr(self, axis), getattr(self, axis + "s")
             if (span is None) == (listed is None):
-                raise ValueError(f"give exactly one of {axis} = [start, stop] or {axis}s = [...] (e.g. {axis} = [0, 4])")
+                raise ValueError(
+                    f"give exactly one of {axis} = [start, stop] or {axis}s = [...] (e.g. {axis} = [0, 4])"
+                )
             if span is not None and not 0 <= span[0] < span[1]:
-                raise ValueError(f"{axis} = {span} must be a half-open range with 0 <= start < stop (e.g. {axis} = [0, 4])")
+                raise ValueError(
+                    f"{axis} = {span} must be a half-open range with 0 <= start < stop (e.g. {axis} = [0, 4])"
+                )
             if listed is not None and any(v < 0 for v in listed):
                 raise ValueError(f"{axis}s holds a negative coordinate (coordinates start at 0)")
         return self

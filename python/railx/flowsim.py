@@ -107,7 +107,9 @@ class FlowResult:
         return self.mean_utilisation[self.resource_of_link]
 
 
-def _run(network: Network, messages: Messages, routing: str, misroutes: int, job: str | None, bins: int, symmetric: bool) -> FlowResult:
+def _run(
+    network: Network, messages: Messages, routing: str, misroutes: int, job: str | None, bins: int, symmetric: bool
+) -> FlowResult:
     raw = flow_simulate(network._core, *messages._columns(), routing, misroutes, job, bins, symmetric)
     return FlowResult(**raw)
 

@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from railx._core import RealizedNetwork, verify_ocs as _verify_ocs
+from railx._core import RealizedNetwork
+from railx._core import verify_ocs as _verify_ocs
 from railx.config import Config, load_config, read_text
 
 __all__ = ["Network", "realize", "verify_ocs_file"]

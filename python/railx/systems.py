@@ -62,7 +62,9 @@ class System:
         3 switch link; bandwidth_Bps, latency_s, rail). Refused beyond 50M directed links; a
         RailX system is realized with `railx.realize` instead."""
         if self.peer is None:
-            raise ConfigError(f"{self.name}: a RailX system's graph comes from its OCS circuits; use railx.realize(config)")
+            raise ConfigError(
+                f"{self.name}: a RailX system's graph comes from its OCS circuits; use railx.realize(config)"
+            )
         try:
             return dict(peer_network(json.dumps(self.peer)))
         except RailxError as exc:
@@ -78,7 +80,13 @@ def _hx(a: int, boards: int, tiers: int) -> dict[str, Any]:
 
 
 def _torus(ocs: bool) -> dict[str, Any]:
-    spec: dict[str, Any] = {"family": "torus3d", "dims": [16, 16, 16], "cube": 4, "board": [2, 2], "ports_per_direction": 6}
+    spec: dict[str, Any] = {
+        "family": "torus3d",
+        "dims": [16, 16, 16],
+        "cube": 4,
+        "board": [2, 2],
+        "ports_per_direction": 6,
+    }
     if ocs:
         spec["ocs_radix"] = 128
     return spec
@@ -113,11 +121,23 @@ PRESETS: dict[str, System] = {
         System("ft3-tap49", "1:7:49 Tap. 3-Tier FT", peer=_fat_tree(200704, 3, [7, 7])),
         System("hx7mesh-2t", "Hx7Mesh (2-Tier FT)", peer=_hx(7, 64, 2)),
         # Beyond Table 6: packet-switched HyperX and Dragonfly with the same 36 planes.
-        System("hyperx", "2D HyperX 16x16, 16 chips/switch", peer={"family": "hyperx", "dims": [16, 16], "terminals": 16, "radix": 64, "planes": 36}),
+        System(
+            "hyperx",
+            "2D HyperX 16x16, 16 chips/switch",
+            peer={"family": "hyperx", "dims": [16, 16], "terminals": 16, "radix": 64, "planes": 36},
+        ),
         System(
             "dragonfly",
             "Dragonfly 65 groups x 32 switches",
-            peer={"family": "dragonfly", "groups": 65, "routers": 32, "terminals": 16, "global_ports": 16, "radix": 64, "planes": 36},
+            peer={
+                "family": "dragonfly",
+                "groups": 65,
+                "routers": 32,
+                "terminals": 16,
+                "global_ports": 16,
+                "radix": 64,
+                "planes": 36,
+            },
         ),
     ]
 }
@@ -131,7 +151,9 @@ def resolve_system(name_or_path: str) -> System:
         return PRESETS[name_or_path]
     path = Path(name_or_path)
     if not path.suffix:
-        raise ConfigError(f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file")
+        raise ConfigError(
+            f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file"
+        )
     data = read_toml(path, f"system = {name_or_path!r}")
     name = path.stem
     if "peer" in data:

@@ -5,4 +5,12 @@ from railx.allocation.dynamic import DynamicSplit, dynamic_split
 from railx.allocation.static import StaticSplit, static_split, time_for_ports
 from railx.allocation.sweep import fig16_table, split_curve
 
-__all__ = ["DynamicSplit", "StaticSplit", "dynamic_split", "fig16_table", "split_curve", "static_split", "time_for_ports"]
+__all__ = [
+    "DynamicSplit",
+    "StaticSplit",
+    "dynamic_split",
+    "fig16_table",
+    "split_curve",
+    "static_split",
+    "time_for_ports",
+]

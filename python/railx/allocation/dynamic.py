@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from railx.config import ConfigError
 from railx.allocation.static import StaticSplit, axis_dims, static_split, time_for_ports
+from railx.config import ConfigError
 from railx.workload.iteration import IterationModel
 
 __all__ = ["DynamicSplit", "dynamic_split"]
@@ -61,7 +61,9 @@ def dynamic_split(it: IterationModel, reconfiguration_delay_s: float) -> Dynamic
     groups = axis_dims(it)
     axis = next((a for a, dims in groups.items() if "C" in dims and "E" in dims), None)
     if axis is None:
-        raise ConfigError("mapping: dynamic allocation needs C and E (both > 1) on the same axis; e.g. C = { axis = \"x\", ports = 1 } and E = { axis = \"x\", ports = 1 }")
+        raise ConfigError(
+            'mapping: dynamic allocation needs C and E (both > 1) on the same axis; e.g. C = { axis = "x", ports = 1 } and E = { axis = "x", ports = 1 }'
+        )
     static = static_split(it)
     others = sum(static.ports[d] for d in groups[axis] if d not in ("C", "E"))
     shared = it.system.axis_ports()[axis] - others

@@ -80,7 +80,9 @@ def static_split(it: IterationModel, method: Literal["auto", "exhaustive", "milp
     n = it.system.axis_ports()
     for axis, dims in groups.items():
         if len(dims) > n[axis]:
-            raise ConfigError(f"mapping: axis {axis} carries {len(dims)} communicating dimensions ({', '.join(dims)}) but has n = {n[axis]} ports; map one elsewhere")
+            raise ConfigError(
+                f"mapping: axis {axis} carries {len(dims)} communicating dimensions ({', '.join(dims)}) but has n = {n[axis]} ports; map one elsewhere"
+            )
     count = math.prod(math.comb(n[a] - 1, len(d) - 1) for a, d in groups.items())
     if not groups:
         return StaticSplit({}, float(it.evaluate().total_s), "exhaustive", 1)
@@ -126,11 +128,11 @@ def _milp(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], c
     rows = lil_matrix((len(dims) + len(groups) + len(classes), nvar))
     lo, hi = [], []
     for r, (_, d) in enumerate(dims):  # one value per dimension
-        rows[r, offset[d]:offset[d] + len(values[d])] = 1.0
+        rows[r, offset[d] : offset[d] + len(values[d])] = 1.0
         lo.append(1.0), hi.append(1.0)
     for r, (a, ds) in enumerate(groups.items(), start=len(dims)):  # the axis's ports all used
         for d in ds:
-            rows[r, offset[d]:offset[d] + len(values[d])] = values[d]
+            rows[r, offset[d] : offset[d] + len(values[d])] = values[d]
         lo.append(n[a]), hi.append(n[a])
     for r, c in enumerate(classes, start=len(dims) + len(groups)):  # t_c >= hidden_c
         rows[r, :pos] = hidden[r - len(dims) - len(groups), :pos]
@@ -140,11 +142,16 @@ def _milp(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], c
     lb = np.concatenate([np.zeros(pos), [windows[c] for c in classes]])
     ub = np.concatenate([np.ones(pos), np.full(len(classes), np.inf)])
     integrality = np.concatenate([np.ones(pos), np.zeros(len(classes))])
-    res = milp(cost, constraints=LinearConstraint(rows.tocsr(), lo, hi), bounds=Bounds(lb, ub), integrality=integrality,
-               options={"mip_rel_gap": 1e-9})
+    res = milp(
+        cost,
+        constraints=LinearConstraint(rows.tocsr(), lo, hi),
+        bounds=Bounds(lb, ub),
+        integrality=integrality,
+        options={"mip_rel_gap": 1e-9},
+    )
     if res.x is None:
         raise ConfigError(f"allocation: the port split has no solution ({res.message})")
-    ports = {d: int(values[d][int(np.argmax(res.x[offset[d]:offset[d] + len(values[d])]))]) for _, d in dims}
+    ports = {d: int(values[d][int(np.argmax(res.x[offset[d] : offset[d] + len(values[d])]))]) for _, d in dims}
     return StaticSplit(ports, float(time_for_ports(it, ports)), "milp", count)
 
 

@@ -25,9 +25,12 @@ def split_curve(it: IterationModel, first: str, second: str) -> list[float]:
     i ports and `second` the rest (infinite when a communicating dimension gets none)."""
     a, b = it.system.mapping.get(first), it.system.mapping.get(second)
     if not (isinstance(a, AxisMapping) and isinstance(b, AxisMapping) and a.axis == b.axis):
-        raise ConfigError(f"mapping: {first} and {second} must share one axis to split it; e.g. both axis = \"x\"")
+        raise ConfigError(f'mapping: {first} and {second} must share one axis to split it; e.g. both axis = "x"')
     n = it.system.axis_ports()[a.axis] - sum(
-        w.ports for d, w in it.system.mapping.items() if isinstance(w, AxisMapping) and w.axis == a.axis and d not in (first, second))
+        w.ports
+        for d, w in it.system.mapping.items()
+        if isinstance(w, AxisMapping) and w.axis == a.axis and d not in (first, second)
+    )
     base = {d: w.ports for d, w in it.system.mapping.items() if isinstance(w, AxisMapping)}
     return [float(time_for_ports(it, {**base, first: i, second: n - i})) for i in range(n + 1)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -59,13 +59,21 @@ def register(app: typer.Typer) -> None:
     @app.command("availability")
     def availability_cmd(
         config: Annotated[Path, typer.Argument(help="TOML configuration (its grid is used).", show_default=False)],
-        failed: Annotated[Optional[Path], typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")] = None,
-        rate: Annotated[Optional[float], typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")] = None,
+        failed: Annotated[
+            Path | None, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")
+        ] = None,
+        rate: Annotated[
+            float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
+        ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Random samples with --rate.")] = 100,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling.")] = 0,
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
-        time_limit: Annotated[float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")] = 30.0,
-        plot: Annotated[Optional[Path], typer.Option("--plot", help="Directory for Fig. 17(a)/(b)-style PNG plots.")] = None,
+        time_limit: Annotated[
+            float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")
+        ] = 30.0,
+        plot: Annotated[
+            Path | None, typer.Option("--plot", help="Directory for Fig. 17(a)/(b)-style PNG plots.")
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """Largest single job with failed nodes (--failed), or availability at a failure rate (--rate).
@@ -115,9 +123,14 @@ def register(app: typer.Typer) -> None:
     def allocate_cmd(
         config: Annotated[Path, typer.Argument(help="TOML configuration (its system is used).", show_default=False)],
         failed: Annotated[Path, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")],
-        jobs: Annotated[str, typer.Option("--jobs", help="'all' (fill every healthy node), 'single' (largest job) or a TOML jobs file.")],
+        jobs: Annotated[
+            str,
+            typer.Option("--jobs", help="'all' (fill every healthy node), 'single' (largest job) or a TOML jobs file."),
+        ],
         out: Annotated[Path, typer.Option("--out", help="Directory for allocation.json and the OCS files.")],
-        topology: Annotated[str, typer.Option("--topology", help="Preset for jobs placed by 'all'/'single'.")] = "torus",
+        topology: Annotated[
+            str, typer.Option("--topology", help="Preset for jobs placed by 'all'/'single'.")
+        ] = "torus",
         min_nodes: Annotated[int, typer.Option("--min-nodes", min=1, help="Smallest job 'all' creates.")] = 1,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:

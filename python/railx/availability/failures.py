@@ -42,13 +42,17 @@ def load_failed(path: str | Path, grid: tuple[int, int]) -> np.ndarray:
     try:
         data = json.loads(read_text(path, f"failed-nodes file {path}"))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]") from None
+        raise ConfigError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]"
+        ) from None
     if not isinstance(data, list):
         raise ConfigError(f"{path}: a failed-nodes file is a JSON list of [x, y] pairs; e.g. [[3, 5], [0, 7]]")
     return blocked_matrix(data, grid, source=str(path))
 
 
-def sample_failed(grid: tuple[int, int], rng: np.random.Generator, *, rate: float | None = None, count: int | None = None) -> np.ndarray:
+def sample_failed(
+    grid: tuple[int, int], rng: np.random.Generator, *, rate: float | None = None, count: int | None = None
+) -> np.ndarray:
     """Random failed nodes: each node independently with probability `rate`, or exactly `count`
     distinct nodes chosen uniformly."""
     p, q = grid

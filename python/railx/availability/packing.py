@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
@@ -170,7 +169,10 @@ def allocation_config(config: Config, packing: Packing) -> Config:
         raise ConfigError("jobs: nothing could be placed on the healthy nodes; use smaller shapes or fewer failures")
     try:
         return Config.from_dict(
-            {"system": config.system.model_dump(exclude_none=True), "jobs": [j.model_dump(exclude_none=True) for j in jobs]}
+            {
+                "system": config.system.model_dump(exclude_none=True),
+                "jobs": [j.model_dump(exclude_none=True) for j in jobs],
+            }
         )
     except ConfigError as exc:
         names = ", ".join(f"jobs[{i}] = '{j.name}'" for i, j in enumerate(jobs))

@@ -33,7 +33,15 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, maxi
 
 from railx.config import ConfigError
 
-__all__ = ["Allocation", "Solver", "largest_allocation", "algorithm2", "components", "milp_solver", "rows_with_most_columns"]
+__all__ = [
+    "Allocation",
+    "Solver",
+    "largest_allocation",
+    "algorithm2",
+    "components",
+    "milp_solver",
+    "rows_with_most_columns",
+]
 
 Solver = Literal["auto", "algorithm2", "components", "milp"]
 
@@ -84,7 +92,9 @@ class _Graph:
             free_cols=np.flatnonzero(~blocked.any(axis=0)),
         )
 
-    def allocation(self, kept_rows: np.ndarray, kept_cols: np.ndarray, solver: str, optimal: bool, upper: int) -> Allocation:
+    def allocation(
+        self, kept_rows: np.ndarray, kept_cols: np.ndarray, solver: str, optimal: bool, upper: int
+    ) -> Allocation:
         """Builds the result from boolean masks over the active rows and columns."""
         rows = np.sort(np.r_[self.free_rows, self.rows[kept_rows]])
         cols = np.sort(np.r_[self.free_cols, self.cols[kept_cols]])
@@ -98,12 +108,18 @@ def _check(blocked: np.ndarray) -> np.ndarray:
     return blocked
 
 
-def _balanced_split(fixed_rows: np.ndarray, fixed_cols: np.ndarray, isolated: int, n_rows: int, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+def _balanced_split(
+    fixed_rows: np.ndarray, fixed_cols: np.ndarray, isolated: int, n_rows: int, n_cols: int
+) -> tuple[np.ndarray, np.ndarray]:
     """For each case, the number of isolated failures to clear by removing rows (the rest remove
     columns) that maximises (rows left) x (columns left), and that area."""
     extra = np.arange(isolated + 1)
-    area = (n_rows - fixed_rows[:, None] - extra[None, :]) * (n_cols - fixed_cols[:, None] - (isolated - extra)[None, :])
-    area = np.where((n_rows - fixed_rows[:, None] - extra >= 0) & (n_cols - fixed_cols[:, None] - (isolated - extra) >= 0), area, -1)
+    area = (n_rows - fixed_rows[:, None] - extra[None, :]) * (
+        n_cols - fixed_cols[:, None] - (isolated - extra)[None, :]
+    )
+    area = np.where(
+        (n_rows - fixed_rows[:, None] - extra >= 0) & (n_cols - fixed_cols[:, None] - (isolated - extra) >= 0), area, -1
+    )
     best = area.argmax(axis=1)
     return best, area[np.arange(len(best)), best]
 
@@ -156,7 +172,9 @@ def algorithm2(blocked: np.ndarray) -> Allocation:
     for j in range(len(cr)):
         removes_row[:, row_of[j]] |= cases[:, j] == 1
         removes_col[:, col_of[j]] |= cases[:, j] == 0
-    extra_rows, area = _balanced_split(removes_row.sum(axis=1), removes_col.sum(axis=1), int(isolated.sum()), n_rows, n_cols)
+    extra_rows, area = _balanced_split(
+        removes_row.sum(axis=1), removes_col.sum(axis=1), int(isolated.sum()), n_rows, n_cols
+    )
     best = int(area.argmax())
     removed_rows = set(row_ids[removes_row[best]].tolist())
     removed_cols = set(col_ids[removes_col[best]].tolist())
@@ -335,7 +353,9 @@ def _greedy(g: _Graph, transpose: bool) -> tuple[int, np.ndarray, np.ndarray]:
     return (best_area, other, chosen) if transpose else (best_area, chosen, other)
 
 
-def _milp_for_rows(g: _Graph, kept_rows: int, time_limit_s: float) -> tuple[np.ndarray, np.ndarray, int, int, bool] | None:
+def _milp_for_rows(
+    g: _Graph, kept_rows: int, time_limit_s: float
+) -> tuple[np.ndarray, np.ndarray, int, int, bool] | None:
     """Most kept active columns with exactly `kept_rows` kept active rows: masks, value, bound, proven."""
     nr, nc = len(g.rows), len(g.cols)
     m = len(g.edge_row)

@@ -89,7 +89,9 @@ def hierarchical_all_reduce_time_s(volume_bytes: float, levels: Sequence[Hierarc
     return sum(hierarchical_all_reduce_stages_s(volume_bytes, levels), 0.0)
 
 
-def two_d_ring_all_reduce_time_s(m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float) -> ArrayLike:
+def two_d_ring_all_reduce_time_s(
+    m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float
+) -> ArrayLike:
     """Eq. 7: 2D-ring all-reduce on an m^2 x p x p RailX, the data split in two halves running X-then-Y
     and Y-then-X at once: 2 [T_R(mp, V/2, nB) + T_R(mp, V/(2mp), nB)]; `edge_bw` is nB."""
     q = m * p
@@ -107,12 +109,16 @@ def mesh_hierarchical_all_reduce_time_s(
     return 4 * p * alpha_s + (2.0 / k + 1.0 / m) * volume_bytes / (2.0 * edge_bw_bytes_per_s)
 
 
-def node_all_reduce_1d_time_s(m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float) -> ArrayLike:
+def node_all_reduce_1d_time_s(
+    m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float
+) -> ArrayLike:
     """Eq. 9, 1D: node-level all-reduce among p nodes when TP holds the mesh: 2p alpha + V/(nB/m)."""
     return 2 * p * alpha_s + volume_bytes / (edge_bw_bytes_per_s / m)
 
 
-def node_all_reduce_2d_time_s(m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float) -> ArrayLike:
+def node_all_reduce_2d_time_s(
+    m: int, p: int, volume_bytes: float, edge_bw_bytes_per_s: ArrayLike, alpha_s: float
+) -> ArrayLike:
     """Eq. 9, 2D: node-level all-reduce among p x p nodes: 4p alpha + V/(2nB/m)."""
     return 4 * p * alpha_s + volume_bytes / (2.0 * edge_bw_bytes_per_s / m)
 
@@ -125,4 +131,3 @@ def hyperx_all_reduce_time_s(
     m2, p2 = m * m, p * p
     mesh = (m2 - 1) / m2 * volume_bytes / (k * edge_bw_bytes_per_s)
     return mesh + 4 * alpha_s + (p2 - 1) / p2 * (volume_bytes / m2) / (2.0 * edge_bw_bytes_per_s / m)
-

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -59,18 +59,26 @@ def collective_report(
     `flit` (the schedule's message DAG on the flit-level simulator with flits of `flit_bytes`,
     up to 1,296 chips and 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
     if fidelity not in FIDELITIES:
-        raise ConfigError(f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit")
+        raise ConfigError(
+            f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit"
+        )
     if flit_bytes < 1:
-        raise ConfigError(f"flit_bytes = {flit_bytes}: a flit carries at least one byte; e.g. --flit-bytes {DEFAULT_FLIT_BYTES}")
+        raise ConfigError(
+            f"flit_bytes = {flit_bytes}: a flit carries at least one byte; e.g. --flit-bytes {DEFAULT_FLIT_BYTES}"
+        )
     if size_bytes < 1:
         raise ConfigError(f"size = {size_bytes}: a collective moves at least one byte; e.g. --size 1048576")
     if chunks < 1:
         raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use --chunks 1 for no pipelining")
     if not reduce_s_per_byte >= 0:
-        raise ConfigError(f"reduce_s_per_byte = {reduce_s_per_byte}: must be >= 0 seconds per byte; use 0 for no reduction delay")
+        raise ConfigError(
+            f"reduce_s_per_byte = {reduce_s_per_byte}: must be >= 0 seconds per byte; use 0 for no reduction delay"
+        )
     sys = resolve_system(system)
     if sys.railx is None:
-        raise ConfigError(f"system = {system!r}: a {sys.family} system; collective schedules run on RailX systems (a RailX TOML or railx4mesh, railx7mesh)")
+        raise ConfigError(
+            f"system = {system!r}: a {sys.family} system; collective schedules run on RailX systems (a RailX TOML or railx4mesh, railx7mesh)"
+        )
     params = RailxParams.from_config(sys.railx)
     est = estimate(op, algo, size_bytes, params)
     counts = collective_counts(Config.from_dict(sys.railx).to_core_json(), op, algo, size_bytes, chunks)
@@ -89,16 +97,31 @@ def collective_report(
     if fidelity == "flow":
         from railx.flowsim import collective
 
-        run = collective(_network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing)  # type: ignore[arg-type]
-        report.update(time_s=run.completion_s, flows=run.flows, events=run.events, aggregated=run.aggregated, orbit=run.orbit,
-                      routing=routing, reduce_s_per_byte=reduce_s_per_byte)
+        run = collective(
+            _network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing
+        )  # type: ignore[arg-type]
+        report.update(
+            time_s=run.completion_s,
+            flows=run.flows,
+            events=run.events,
+            aggregated=run.aggregated,
+            orbit=run.orbit,
+            routing=routing,
+            reduce_s_per_byte=reduce_s_per_byte,
+        )
     if fidelity == "flit":
         from railx._core import flit_collective
 
         net = _network(json.dumps(sys.railx, sort_keys=True))
         run = flit_collective(net._core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, flit_bytes)
-        report.update(time_s=run["time_s"], cycles=run["cycles"], cycle_s=run["cycle_s"], flit_bytes=flit_bytes,
-                      routing=routing, reduce_s_per_byte=reduce_s_per_byte)
+        report.update(
+            time_s=run["time_s"],
+            cycles=run["cycles"],
+            cycle_s=run["cycle_s"],
+            flit_bytes=flit_bytes,
+            routing=routing,
+            reduce_s_per_byte=reduce_s_per_byte,
+        )
     report["algbw_Bps"] = size_bytes / report["time_s"]
     report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, est.ranks)
     return report
@@ -126,17 +149,62 @@ def register(app: typer.Typer) -> None:
 
     @app.command("collective")
     def collective_cmd(
-        system: Annotated[str, typer.Argument(help="RailX system: a TOML configuration or a preset name (railx4mesh, railx7mesh).", show_default=False)],
+        system: Annotated[
+            str,
+            typer.Argument(
+                help="RailX system: a TOML configuration or a preset name (railx4mesh, railx7mesh).", show_default=False
+            ),
+        ],
         op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
-        algo: Annotated[str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")] = "hierarchical",
-        size: Annotated[Optional[str], typer.Option("--size", metavar="BYTES", help="Bytes per rank (all-to-all: bytes each rank sends in total): a number, or with a unit, e.g. 1048576, 1MiB, 1.5GB.", show_default=False)] = None,
-        fidelity: Annotated[str, typer.Option("--fidelity", help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).")] = "analytic",
-        routing: Annotated[str, typer.Option("--routing", help="With --fidelity flow or flit: routing function: minimal, dateline, adaptive or balanced (use dateline at flit level on tori: deadlock-free).")] = "minimal",
-        reduce_s_per_byte: Annotated[float, typer.Option("--reduce-s-per-byte", help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).")] = DEFAULT_REDUCE_S_PER_BYTE,
-        flit_bytes: Annotated[int, typer.Option("--flit-bytes", help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.")] = DEFAULT_FLIT_BYTES,
-        chunks: Annotated[int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")] = 1,
-        sweep: Annotated[bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")] = False,
-        plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
+        algo: Annotated[
+            str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")
+        ] = "hierarchical",
+        size: Annotated[
+            str | None,
+            typer.Option(
+                "--size",
+                metavar="BYTES",
+                help="Bytes per rank (all-to-all: bytes each rank sends in total): a number, or with a unit, e.g. 1048576, 1MiB, 1.5GB.",
+                show_default=False,
+            ),
+        ] = None,
+        fidelity: Annotated[
+            str,
+            typer.Option(
+                "--fidelity",
+                help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).",
+            ),
+        ] = "analytic",
+        routing: Annotated[
+            str,
+            typer.Option(
+                "--routing",
+                help="With --fidelity flow or flit: routing function: minimal, dateline, adaptive or balanced (use dateline at flit level on tori: deadlock-free).",
+            ),
+        ] = "minimal",
+        reduce_s_per_byte: Annotated[
+            float,
+            typer.Option(
+                "--reduce-s-per-byte",
+                help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).",
+            ),
+        ] = DEFAULT_REDUCE_S_PER_BYTE,
+        flit_bytes: Annotated[
+            int,
+            typer.Option(
+                "--flit-bytes",
+                help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.",
+            ),
+        ] = DEFAULT_FLIT_BYTES,
+        chunks: Annotated[
+            int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")
+        ] = 1,
+        sweep: Annotated[
+            bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")
+        ] = False,
+        plot: Annotated[
+            Path | None, typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """Time of a collective (all-reduce, reduce-scatter, all-gather, all-to-all) over every chip of
@@ -146,7 +214,10 @@ def register(app: typer.Typer) -> None:
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
-        rows = [collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes) for s in sizes]  # type: ignore[arg-type]
+        rows = [
+            collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes)
+            for s in sizes
+        ]  # type: ignore[arg-type]
         if plot is not None:
             _plot(rows, plot)
         if as_json:
@@ -157,8 +228,14 @@ def register(app: typer.Typer) -> None:
         for col in ("size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "messages", "bytes sent"):
             table.add_column(col, justify="right")
         for r in rows:
-            table.add_row(f"{r['size_bytes']:,}", f"{r['time_s'] * 1e6:,.3f}", f"{r['algbw_Bps'] / 1e9:,.2f}",
-                          f"{r['busbw_Bps'] / 1e9:,.2f}", f"{r['messages']:,}", f"{r['bytes']:,.0f}")
+            table.add_row(
+                f"{r['size_bytes']:,}",
+                f"{r['time_s'] * 1e6:,.3f}",
+                f"{r['algbw_Bps'] / 1e9:,.2f}",
+                f"{r['busbw_Bps'] / 1e9:,.2f}",
+                f"{r['messages']:,}",
+                f"{r['bytes']:,.0f}",
+            )
         console.print(table)
         if plot is not None:
             console.print(f"wrote {plot}")

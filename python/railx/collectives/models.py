@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from railx.collectives.plans import Line, Plan, plan
 from railx.collectives.params import RailxParams
+from railx.collectives.plans import Line, Plan, plan
 
 __all__ = ["Estimate", "bus_bandwidth_factor", "estimate"]
 

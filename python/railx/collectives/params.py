@@ -106,13 +106,21 @@ class RailxParams:
 
         def axis(dims: list[dict[str, Any]] | None, extent: int) -> tuple[LogicalDim, ...]:
             if dims:
-                return tuple(LogicalDim(d["size"], "ring" if d["kind"] == "ring" else "all-to-all", d["rails"]) for d in dims)
+                return tuple(
+                    LogicalDim(d["size"], "ring" if d["kind"] == "ring" else "all-to-all", d["rails"]) for d in dims
+                )
             kind: DimKindName = "ring" if preset in (None, "torus") else "all-to-all"
             return (LogicalDim(extent, kind, r),)
 
         return cls(
-            m=s["m"], n=s["n"], p=p, q=q,
-            port_bw_Bps=s["port_bw_Bps"], intra_bw_Bps=s["intra_bw_Bps"],
-            alpha_out_s=s["alpha_out_s"], alpha_in_s=s["alpha_in_s"],
-            x=axis(topo.get("x"), p), y=axis(topo.get("y"), q),
+            m=s["m"],
+            n=s["n"],
+            p=p,
+            q=q,
+            port_bw_Bps=s["port_bw_Bps"],
+            intra_bw_Bps=s["intra_bw_Bps"],
+            alpha_out_s=s["alpha_out_s"],
+            alpha_in_s=s["alpha_in_s"],
+            x=axis(topo.get("x"), p),
+            y=axis(topo.get("y"), q),
         )

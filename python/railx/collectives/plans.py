@@ -108,13 +108,19 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
     nodes = params.p * params.q
     reduction = op != "alltoall"
     if algo in ("ring", "bidir-ring", "2d-ring", "hierarchical") and not reduction:
-        raise ConfigError(f"algo = {algo}: {algo} is a reduction algorithm; use direct, two-step or multi-rail for an all-to-all")
+        raise ConfigError(
+            f"algo = {algo}: {algo} is a reduction algorithm; use direct, two-step or multi-rail for an all-to-all"
+        )
     if algo == "two-step" and reduction:
-        raise ConfigError("algo = two-step: two-step is an all-to-all algorithm; use hierarchical, multi-rail, 2d-ring or ring for a reduction")
+        raise ConfigError(
+            "algo = two-step: two-step is an all-to-all algorithm; use hierarchical, multi-rail, 2d-ring or ring for a reduction"
+        )
     if algo in ("ring", "bidir-ring"):
         across = nodes > 1
-        link = LineLink(params.alpha_out_s if across else params.alpha_in_s,
-                        min(2 * n * pb, params.intra_bw_Bps / 2) if across else params.intra_bw_Bps)
+        link = LineLink(
+            params.alpha_out_s if across else params.alpha_in_s,
+            min(2 * n * pb, params.intra_bw_Bps / 2) if across else params.intra_bw_Bps,
+        )
         line = Line("all", params.chips, "ring" if algo == "ring" else "bidir-ring", link)
         return Plan(params.chips, ((line,),))
     if algo == "2d-ring":
@@ -139,17 +145,23 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
                     raise ConfigError(
                         f"algo = direct: a direct reduction needs fully connected (HyperX) dimensions, but {axis.upper()} "
                         f"dimension {i} (size {d.size}) is a {d.kind}; configure the rails as all-to-all "
-                        f"(topology preset \"hyperx\"), or use hierarchical or 2d-ring"
+                        f'(topology preset "hyperx"), or use hierarchical or 2d-ring'
                     )
         direct = {"all-to-all": "direct", "ring": "direct"}
         xs, ys = _node_lines(params, "x", direct), _node_lines(params, "y", direct)  # type: ignore[arg-type]
         return Plan(params.chips, ((_mesh(params), *xs, *ys), (_mesh(params), *ys, *xs)))
     if algo == "multi-rail":
         inner = LineLink(params.alpha_in_s, params.intra_bw_Bps)
-        kinds: dict[str, LineAlgo] = {"ring": "bidir-ring", "all-to-all": "direct"} if reduction else {"ring": "direct", "all-to-all": "direct"}
+        kinds: dict[str, LineAlgo] = (
+            {"ring": "bidir-ring", "all-to-all": "direct"} if reduction else {"ring": "direct", "all-to-all": "direct"}
+        )
         mesh_algo: LineAlgo = "bidir-ring" if reduction else "direct"
-        lines = (Line("mesh-x", m, mesh_algo, inner), Line("mesh-y", m, mesh_algo, inner),
-                 *_node_lines(params, "x", kinds), *_node_lines(params, "y", kinds))
+        lines = (
+            Line("mesh-x", m, mesh_algo, inner),
+            Line("mesh-y", m, mesh_algo, inner),
+            *_node_lines(params, "x", kinds),
+            *_node_lines(params, "y", kinds),
+        )
         return Plan(params.chips, (lines,))
     # two-step: across nodes among the same local rank, then inside the mesh.
     return Plan(params.chips, ((_routed_nodes(params), _mesh(params, "direct")),))

@@ -8,8 +8,8 @@ from railx.cost.catalog import BUILTIN_CATALOGS, Catalog, load_catalog
 from railx.cost.model import figures, relative_to
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import plot_scalability, scalability
-from railx.systems import PRESETS, System, resolve_system
 from railx.cost.table6 import compare, table6
+from railx.systems import PRESETS, System, resolve_system
 
 __all__ = [
     "BUILTIN_CATALOGS",

@@ -9,11 +9,11 @@ cable), `aot` (active optical transceiver), `nic`. A switch is priced per unit o
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import tomllib
 from pydantic import Field, ValidationError, model_validator
 
 from railx.config import ConfigError, Strict, one_line_error
@@ -36,9 +36,13 @@ class Component(Strict):
     watts_per_port: float | None = Field(
         default=None, ge=0, allow_inf_nan=False, description="switches: power per installed port", examples=[18]
     )
-    radix: int | None = Field(default=None, gt=0, description="switches priced per unit: the radix that price is for", examples=[64])
+    radix: int | None = Field(
+        default=None, gt=0, description="switches priced per unit: the radix that price is for", examples=[64]
+    )
     port_basis: Literal["installed", "used"] = Field(
-        default="installed", description="per-port figures count every installed port, or only ports in use", examples=["installed"]
+        default="installed",
+        description="per-port figures count every installed port, or only ports in use",
+        examples=["installed"],
     )
     source: str = Field(min_length=1, description="where the numbers come from", examples=["vendor list price, 2025"])
 
@@ -107,7 +111,9 @@ class Catalog(Strict):
         catalog says) or per unit, a switch priced per unit only at the catalog's radix."""
         if per_port is not None:
             if ports is None:
-                raise ConfigError(f"catalog {self.name!r}: {kind}.{what}_per_port: only switches have ports; give {what} per unit")
+                raise ConfigError(
+                    f"catalog {self.name!r}: {kind}.{what}_per_port: only switches have ports; give {what} per unit"
+                )
             return per_port * ports[comp.port_basis]
         if per_unit is None:  # a per-port price beside per-unit watts, or the reverse
             return 0.0

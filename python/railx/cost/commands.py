@@ -17,8 +17,8 @@ from railx.cost.model import figures, relative_to
 from railx.cost.plots import plot_cost
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
-from railx.systems import PRESETS, resolve_system
 from railx.cost.table6 import compare, table6
+from railx.systems import PRESETS, resolve_system
 
 __all__ = ["register"]
 
@@ -33,8 +33,20 @@ def _num(value: float | None, digits: int = 3) -> str:
 def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title)
     heads = (
-        "system", "chips", "pkt sw", "OCS", "PCC", "AOT", "cost M$", "$/chip", "cost/inject",
-        "GBW % (bisect)", "a2a %", "cost/GBW", "cost/a2a", "power MW",
+        "system",
+        "chips",
+        "pkt sw",
+        "OCS",
+        "PCC",
+        "AOT",
+        "cost M$",
+        "$/chip",
+        "cost/inject",
+        "GBW % (bisect)",
+        "a2a %",
+        "cost/GBW",
+        "cost/a2a",
+        "power MW",
     )
     for head in heads:
         table.add_column(head, justify="left" if head == "system" else "right")
@@ -95,14 +107,28 @@ def _print_table2(hb_domain: int, as_json: bool) -> None:
 def cost(
     systems: Annotated[
         list[str] | None,
-        typer.Argument(help=f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a \\[peer] table).", show_default=False),
+        typer.Argument(
+            help=f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a \\[peer] table).",
+            show_default=False,
+        ),
     ] = None,
-    catalog: Annotated[str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")] = "railx-table6",
+    catalog: Annotated[
+        str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")
+    ] = "railx-table6",
     baseline: Annotated[str, typer.Option("--baseline", help="System whose cost per bandwidth is 1.")] = "ft2",
-    plot: Annotated[Path | None, typer.Option("--plot", help="Also write cost per injection/global bandwidth vs chips (PNG or SVG).")] = None,
-    table6_: Annotated[bool, typer.Option("--table6", help="Recompute RailX Table 6 and compare it with the paper.")] = False,
-    table2_: Annotated[bool, typer.Option("--railonly-table2", help="Recompute Rail-only Table II and compare it with the paper.")] = False,
-    hb_domain: Annotated[int, typer.Option("--hb-domain", help="Rail-only HB-domain size K for --railonly-table2.")] = 256,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Also write cost per injection/global bandwidth vs chips (PNG or SVG)."),
+    ] = None,
+    table6_: Annotated[
+        bool, typer.Option("--table6", help="Recompute RailX Table 6 and compare it with the paper.")
+    ] = False,
+    table2_: Annotated[
+        bool, typer.Option("--railonly-table2", help="Recompute Rail-only Table II and compare it with the paper.")
+    ] = False,
+    hb_domain: Annotated[
+        int, typer.Option("--hb-domain", help="Rail-only HB-domain size K for --railonly-table2.")
+    ] = 256,
     as_json: JsonOpt = False,
 ) -> None:
     """Bill of materials, cost, cost per injection and global bandwidth, and power of systems.
@@ -116,7 +142,9 @@ def cost(
     elif table2_:
         _print_table2(hb_domain, as_json)
     elif not systems:
-        raise ConfigError("systems: none given; name presets (e.g. railx cost ft2 railx7mesh) or use --table6 / --railonly-table2")
+        raise ConfigError(
+            "systems: none given; name presets (e.g. railx cost ft2 railx7mesh) or use --table6 / --railonly-table2"
+        )
     else:
         cat = load_catalog(catalog)
         rows = relative_to([figures(resolve_system(s), cat) for s in systems], figures(resolve_system(baseline), cat))

@@ -15,7 +15,10 @@ __all__ = ["family_sweeps", "plot_cost"]
 
 
 def _railx(m: int, grid: int) -> dict[str, Any]:
-    return {"system": {"m": m, "n": 9, "R": 128, "grid": [grid, grid], "port_bw_GBps": 50.0}, "topology": {"preset": "hyperx"}}
+    return {
+        "system": {"m": m, "n": 9, "R": 128, "grid": [grid, grid], "port_bw_GBps": 50.0},
+        "topology": {"preset": "hyperx"},
+    }
 
 
 def family_sweeps() -> dict[str, list[System]]:
@@ -35,22 +38,40 @@ def family_sweeps() -> dict[str, list[System]]:
             for k in (8, 16, 32, 64)
         ],
         "TPUv4 (3D torus w/ OCS)": [
-            System(f"tpuv4-{k}", "", peer={"family": "torus3d", "dims": [k, k, k], "ports_per_direction": 6, "ocs_radix": 128})
+            System(
+                f"tpuv4-{k}",
+                "",
+                peer={"family": "torus3d", "dims": [k, k, k], "ports_per_direction": 6, "ocs_radix": 128},
+            )
             for k in (4, 8, 16)
         ],
         "Rail-only 2D": [
-            System(f"ro2d-{n}", "", peer={"family": "rail-only", "radix": 64, "dims": [{"size": n, "rails": 18}, {"size": n, "rails": 18}]})
+            System(
+                f"ro2d-{n}",
+                "",
+                peer={"family": "rail-only", "radix": 64, "dims": [{"size": n, "rails": 18}, {"size": n, "rails": 18}]},
+            )
             for n in (16, 32, 64, 128, 256)
         ],
         "HyperX 2D": [
-            System(f"hyperx-{s}", "", peer={"family": "hyperx", "dims": [s, s], "terminals": s, "radix": 64, "planes": 36})
+            System(
+                f"hyperx-{s}", "", peer={"family": "hyperx", "dims": [s, s], "terminals": s, "radix": 64, "planes": 36}
+            )
             for s in (4, 8, 16, 21)
         ],
         "Dragonfly": [
             System(
                 f"df-{g}",
                 "",
-                peer={"family": "dragonfly", "groups": g, "routers": 16, "terminals": 8, "global_ports": 8, "radix": 64, "planes": 36},
+                peer={
+                    "family": "dragonfly",
+                    "groups": g,
+                    "routers": 16,
+                    "terminals": 8,
+                    "global_ports": 8,
+                    "radix": 64,
+                    "planes": 36,
+                },
             )
             for g in (5, 17, 33, 65, 129)
         ],
@@ -73,7 +94,10 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     panels = (
         ("cost per injection bandwidth [USD per GB/s]", lambda r: r["cost_per_inject_usd_per_GBps"]),
-        ("cost per global (bisection) bandwidth [USD per GB/s]", lambda r: r["cost_per_inject_usd_per_GBps"] / r["global_bw_frac"]),
+        (
+            "cost per global (bisection) bandwidth [USD per GB/s]",
+            lambda r: r["cost_per_inject_usd_per_GBps"] / r["global_bw_frac"],
+        ),
     )
     curves: dict[str, list[dict[str, Any]]] = {}
     skipped: list[str] = []

@@ -34,7 +34,9 @@ PAPER_SAVINGS: dict[tuple[int, int], tuple[str, str]] = {
 
 
 def _sota(gpus: int, radix: int) -> System:
-    return System(f"sota-{gpus}-r{radix}", "rail-optimised Clos", peer={"family": "fat-tree", "radix": radix, "chips": gpus})
+    return System(
+        f"sota-{gpus}-r{radix}", "rail-optimised Clos", peer={"family": "fat-tree", "radix": radix, "chips": gpus}
+    )
 
 
 def _rail_only(gpus: int, radix: int, hb_domain: int) -> System:
@@ -80,7 +82,8 @@ def table2(hb_domain: int = 256, catalog: str = "railonly") -> list[dict[str, An
                     "power_saving_pct": 100 * power_saving,
                     "paper_cost_saving_pct": paper_cost,
                     "paper_power_saving_pct": paper_power,
-                    "match": round(100 * cost_saving) == int(paper_cost) and _floor_or_round(100 * power_saving, paper_power),
+                    "match": round(100 * cost_saving) == int(paper_cost)
+                    and _floor_or_round(100 * power_saving, paper_power),
                 }
             )
     return rows

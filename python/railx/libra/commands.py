@@ -22,13 +22,25 @@ __all__ = ["register", "result_json"]
 
 
 def _design_json(d: Design) -> dict[str, object]:
-    return {"bw_per_dim": list(d.bw_per_dim_GBps), "time_s": d.time_s, "workload_times_s": d.workload_times_s, "cost_usd": d.cost_usd}
+    return {
+        "bw_per_dim": list(d.bw_per_dim_GBps),
+        "time_s": d.time_s,
+        "workload_times_s": d.workload_times_s,
+        "cost_usd": d.cost_usd,
+    }
 
 
 def result_json(r: LibraResult) -> dict[str, object]:
     """The JSON record of a result: bandwidths in GB/s per NPU, times in seconds, costs in dollars."""
-    return {"network": r.network, "objective": r.objective, **_design_json(r.optimum), "baseline": _design_json(r.baseline),
-            "speedup": r.speedup, "perf_per_cost_gain": r.perf_per_cost_gain, "solver": r.solver}
+    return {
+        "network": r.network,
+        "objective": r.objective,
+        **_design_json(r.optimum),
+        "baseline": _design_json(r.baseline),
+        "speedup": r.speedup,
+        "perf_per_cost_gain": r.perf_per_cost_gain,
+        "solver": r.solver,
+    }
 
 
 def _table(r: LibraResult) -> Table:
@@ -45,16 +57,33 @@ def _table(r: LibraResult) -> Table:
 
 
 def libra(
-    network: Annotated[str, typer.Option("--network", help="LIBRA network YAML, or a notation like RI(4)_FC(8)_RI(4)_SW(32).")],
-    workload: Annotated[list[Path], typer.Option("--workload", help="ASTRA-sim 1.0 workload text file (repeat for several).")],
-    communicator: Annotated[list[Path], typer.Option("--communicator", help="Communicator YAML, one per --workload, same order.")],
+    network: Annotated[
+        str, typer.Option("--network", help="LIBRA network YAML, or a notation like RI(4)_FC(8)_RI(4)_SW(32).")
+    ],
+    workload: Annotated[
+        list[Path], typer.Option("--workload", help="ASTRA-sim 1.0 workload text file (repeat for several).")
+    ],
+    communicator: Annotated[
+        list[Path], typer.Option("--communicator", help="Communicator YAML, one per --workload, same order.")
+    ],
     cost: Annotated[Path, typer.Option("--cost", help="LIBRA cost-model YAML ($ per GB/s).")],
-    objective: Annotated[str, typer.Option("--objective", help="perf (PerfOpt) or perf-per-cost (PerfPerCostOpt).")] = "perf",
-    total_bw: Annotated[float | None, typer.Option("--total-bw", help="Sum of all dimensions' bandwidth, GB/s per NPU.")] = None,
-    constraints: Annotated[Path | None, typer.Option("--constraints", help="Constraints TOML (see docs/workloads.md).")] = None,
-    weight: Annotated[list[float] | None, typer.Option("--weight", help="Weight of each --workload (default 1).")] = None,
+    objective: Annotated[
+        str, typer.Option("--objective", help="perf (PerfOpt) or perf-per-cost (PerfPerCostOpt).")
+    ] = "perf",
+    total_bw: Annotated[
+        float | None, typer.Option("--total-bw", help="Sum of all dimensions' bandwidth, GB/s per NPU.")
+    ] = None,
+    constraints: Annotated[
+        Path | None, typer.Option("--constraints", help="Constraints TOML (see docs/workloads.md).")
+    ] = None,
+    weight: Annotated[
+        list[float] | None, typer.Option("--weight", help="Weight of each --workload (default 1).")
+    ] = None,
     loop: Annotated[str, typer.Option("--loop", help="Training loop: no-overlap or tp-dp-overlap.")] = "no-overlap",
-    cost_dims: Annotated[str | None, typer.Option("--cost-dims", help="Comma-separated cost dimension per network dimension (for a notation).")] = None,
+    cost_dims: Annotated[
+        str | None,
+        typer.Option("--cost-dims", help="Comma-separated cost dimension per network dimension (for a notation)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")] = False,
 ) -> None:
     """Optimise per-dimension bandwidth of a multi-dimensional network (LIBRA), globally.
@@ -66,7 +95,9 @@ def libra(
     if loop not in ("no-overlap", "tp-dp-overlap"):
         raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
     if len(communicator) != len(workload):
-        raise ConfigError(f"--communicator: {len(communicator)} given for {len(workload)} --workload; give one per workload, same order")
+        raise ConfigError(
+            f"--communicator: {len(communicator)} given for {len(workload)} --workload; give one per workload, same order"
+        )
     weights_in = weight or [1.0] * len(workload)
     if len(weights_in) != len(workload) or any(w <= 0 for w in weights_in):
         raise ConfigError(f"--weight: give one positive weight per --workload ({len(workload)}), e.g. --weight 1")

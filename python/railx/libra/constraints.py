@@ -47,7 +47,9 @@ class Constraint:
         """Whether bw satisfies it, to a relative tolerance."""
         lhs = float(np.dot(self.coeffs, bw))
         slack = rtol * max(1.0, abs(self.rhs), float(np.abs(np.asarray(self.coeffs) * bw).sum()))
-        return {"<=": lhs <= self.rhs + slack, ">=": lhs >= self.rhs - slack, "==": abs(lhs - self.rhs) <= slack}[self.op]
+        return {"<=": lhs <= self.rhs + slack, ">=": lhs >= self.rhs - slack, "==": abs(lhs - self.rhs) <= slack}[
+            self.op
+        ]
 
 
 def _linear(text: str, dims: int, label: str) -> tuple[np.ndarray, float]:
@@ -55,13 +57,15 @@ def _linear(text: str, dims: int, label: str) -> tuple[np.ndarray, float]:
     coeffs, constant, pos = np.zeros(dims), 0.0, 0
     text = text.strip()
     if not text:
-        raise ConfigError(f"constraint {label!r}: a side is empty; e.g. \"bw0 >= bw1\"")
+        raise ConfigError(f'constraint {label!r}: a side is empty; e.g. "bw0 >= bw1"')
     while pos < len(text):
         match = _TERM.match(text, pos)
         if match is None or match.end() == pos or (match.group(2) is None and match.group(3) is None):
-            raise ConfigError(f"constraint {label!r}: cannot read {text[pos:]!r}; write sums of numbers and c*bwN, e.g. \"bw2 + bw3 == 200\"")
+            raise ConfigError(
+                f'constraint {label!r}: cannot read {text[pos:]!r}; write sums of numbers and c*bwN, e.g. "bw2 + bw3 == 200"'
+            )
         if pos > 0 and not match.group(1):
-            raise ConfigError(f"constraint {label!r}: terms must be joined by + or -; e.g. \"bw0 + bw1 <= 400\"")
+            raise ConfigError(f'constraint {label!r}: terms must be joined by + or -; e.g. "bw0 + bw1 <= 400"')
         sign = -1.0 if match.group(1) == "-" else 1.0
         number = float(match.group(2)) if match.group(2) is not None else 1.0
         if match.group(3) is None:
@@ -69,7 +73,9 @@ def _linear(text: str, dims: int, label: str) -> tuple[np.ndarray, float]:
         else:
             dim = int(match.group(4))
             if dim >= dims:
-                raise ConfigError(f"constraint {label!r}: bw{dim} does not exist in a {dims}D network; use bw0..bw{dims - 1}")
+                raise ConfigError(
+                    f"constraint {label!r}: bw{dim} does not exist in a {dims}D network; use bw0..bw{dims - 1}"
+                )
             coeffs[dim] += sign * number
         pos = match.end()
     return coeffs, constant
@@ -79,7 +85,7 @@ def parse_constraint(text: str, dims: int) -> list[Constraint]:
     """One declaration (possibly a chain like `25 <= bw3 <= 150`) as linear constraints."""
     parts = _SPLIT.split(text)
     if len(parts) < 3:
-        raise ConfigError(f"constraint {text!r}: needs <=, >= or ==; e.g. \"bw0 >= bw1\"")
+        raise ConfigError(f'constraint {text!r}: needs <=, >= or ==; e.g. "bw0 >= bw1"')
     sides = [_linear(p, dims, text) for p in parts[0::2]]
     out = []
     for (left, lc), op, (right, rc) in zip(sides, parts[1::2], sides[1:]):
@@ -108,9 +114,17 @@ class ConstraintSet:
         """Every constraint as a linear row (bw >= 0 is implicit everywhere, not a row)."""
         rows: list[Constraint] = []
         if self.total_bw_GBps is not None:
-            rows.append(Constraint((1.0,) * self.dims, "==", self.total_bw_GBps, f"total bandwidth == {self.total_bw_GBps:g} GB/s"))
+            rows.append(
+                Constraint(
+                    (1.0,) * self.dims, "==", self.total_bw_GBps, f"total bandwidth == {self.total_bw_GBps:g} GB/s"
+                )
+            )
         if self.max_cost_usd is not None:
-            rows.append(Constraint(tuple(unit_usd_per_GBps), "<=", self.max_cost_usd, f"network cost <= ${self.max_cost_usd:,.0f}"))
+            rows.append(
+                Constraint(
+                    tuple(unit_usd_per_GBps), "<=", self.max_cost_usd, f"network cost <= ${self.max_cost_usd:,.0f}"
+                )
+            )
         return rows + list(self.linear)
 
     def check_feasible(self, unit_usd_per_GBps: np.ndarray) -> None:
@@ -130,9 +144,11 @@ class ConstraintSet:
     def bounded(self) -> bool:
         """Whether the bandwidths are bounded (a total or a cost bound, or bounds on every dim):
         without that, PerfOpt has no optimum."""
-        return self.total_bw_GBps is not None or self.max_cost_usd is not None or all(
-            _bounded_above(list(self.linear), self.dims, d) for d in range(self.dims))
-
+        return (
+            self.total_bw_GBps is not None
+            or self.max_cost_usd is not None
+            or all(_bounded_above(list(self.linear), self.dims, d) for d in range(self.dims))
+        )
 
     def away_from_zero(self) -> bool:
         """Whether the constraints keep the total bandwidth above zero: without that,
@@ -141,10 +157,16 @@ class ConstraintSet:
         if self.total_bw_GBps is not None:
             rows.append(Constraint((1.0,) * self.dims, "==", self.total_bw_GBps, "total"))
         A_ub, b_ub, A_eq, b_eq = _matrices(rows, self.dims)
-        res = linprog(np.ones(self.dims), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                      A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None, bounds=[(0, None)] * self.dims, method="highs")
+        res = linprog(
+            np.ones(self.dims),
+            A_ub=A_ub if len(b_ub) else None,
+            b_ub=b_ub if len(b_ub) else None,
+            A_eq=A_eq if len(b_eq) else None,
+            b_eq=b_eq if len(b_eq) else None,
+            bounds=[(0, None)] * self.dims,
+            method="highs",
+        )
         return res.status == 0 and res.fun > 1e-9
-
 
     def reference_bw_GBps(self) -> float:
         """A typical per-dimension bandwidth of the feasible set (its largest, else smallest, total
@@ -153,15 +175,26 @@ class ConstraintSet:
             return self.total_bw_GBps / self.dims
         A_ub, b_ub, A_eq, b_eq = _matrices(list(self.linear), self.dims)
         for sense in (-1.0, 1.0):
-            res = linprog(sense * np.ones(self.dims), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                          A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None, bounds=[(0, None)] * self.dims, method="highs")
+            res = linprog(
+                sense * np.ones(self.dims),
+                A_ub=A_ub if len(b_ub) else None,
+                b_ub=b_ub if len(b_ub) else None,
+                A_eq=A_eq if len(b_eq) else None,
+                b_eq=b_eq if len(b_eq) else None,
+                bounds=[(0, None)] * self.dims,
+                method="highs",
+            )
             if res.status == 0 and abs(res.fun) > 1e-9:
                 return abs(res.fun) / self.dims
         return 1.0
 
 
 def _matrices(rows: list[Constraint], dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    ub = [(np.array(r.coeffs) * (1 if r.op == "<=" else -1), r.rhs * (1 if r.op == "<=" else -1)) for r in rows if r.op != "=="]
+    ub = [
+        (np.array(r.coeffs) * (1 if r.op == "<=" else -1), r.rhs * (1 if r.op == "<=" else -1))
+        for r in rows
+        if r.op != "=="
+    ]
     eq = [(np.array(r.coeffs), r.rhs) for r in rows if r.op == "=="]
     A_ub = np.array([a for a, _ in ub]).reshape(-1, dims)
     A_eq = np.array([a for a, _ in eq]).reshape(-1, dims)
@@ -170,15 +203,29 @@ def _matrices(rows: list[Constraint], dims: int) -> tuple[np.ndarray, np.ndarray
 
 def _feasible(rows: list[Constraint], dims: int) -> bool:
     A_ub, b_ub, A_eq, b_eq = _matrices(rows, dims)
-    res = linprog(np.zeros(dims), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                  A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None, bounds=[(0, None)] * dims, method="highs")
+    res = linprog(
+        np.zeros(dims),
+        A_ub=A_ub if len(b_ub) else None,
+        b_ub=b_ub if len(b_ub) else None,
+        A_eq=A_eq if len(b_eq) else None,
+        b_eq=b_eq if len(b_eq) else None,
+        bounds=[(0, None)] * dims,
+        method="highs",
+    )
     return res.status != 2
 
 
 def _bounded_above(rows: list[Constraint], dims: int, d: int) -> bool:
     A_ub, b_ub, A_eq, b_eq = _matrices(rows, dims)
-    res = linprog(-np.eye(dims)[d], A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                  A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None, bounds=[(0, None)] * dims, method="highs")
+    res = linprog(
+        -np.eye(dims)[d],
+        A_ub=A_ub if len(b_ub) else None,
+        b_ub=b_ub if len(b_ub) else None,
+        A_eq=A_eq if len(b_eq) else None,
+        b_eq=b_eq if len(b_eq) else None,
+        bounds=[(0, None)] * dims,
+        method="highs",
+    )
     return res.status == 0
 
 
@@ -190,14 +237,18 @@ def load_constraints(path: str | Path | None, dims: int) -> ConstraintSet:
     data = read_toml(path, f"--constraints {path}")
     unknown = set(data) - {"total_bw_GBps", "max_cost_usd", "constraints"}
     if unknown:
-        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints")
+        raise ConfigError(
+            f"{path}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints"
+        )
     for key in ("total_bw_GBps", "max_cost_usd"):
         value = data.get(key)
         if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0):
             raise ConfigError(f"{path}: {key} = {value!r}: must be a positive number; e.g. {key} = 500")
     texts = data.get("constraints", [])
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-        raise ConfigError(f"{path}: constraints must be a list of strings, e.g. constraints = [\"bw0 >= bw1\"]")
+        raise ConfigError(f'{path}: constraints must be a list of strings, e.g. constraints = ["bw0 >= bw1"]')
     linear = tuple(c for t in texts for c in parse_constraint(t, dims))
     total, cost = data.get("total_bw_GBps"), data.get("max_cost_usd")
-    return ConstraintSet(dims, linear, float(total) if total is not None else None, float(cost) if cost is not None else None)
+    return ConstraintSet(
+        dims, linear, float(total) if total is not None else None, float(cost) if cost is not None else None
+    )

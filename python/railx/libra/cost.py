@@ -36,9 +36,13 @@ class CostModel:
     def _price(self, cost_dim: str, element: str, required: bool) -> float:
         prices = self.prices_usd_per_GBps.get(cost_dim)
         if prices is None:
-            raise ConfigError(f"cost model: no entry for cost dimension {cost_dim!r}; it has {', '.join(self.prices_usd_per_GBps)}")
+            raise ConfigError(
+                f"cost model: no entry for cost dimension {cost_dim!r}; it has {', '.join(self.prices_usd_per_GBps)}"
+            )
         if element not in prices and required:
-            raise ConfigError(f"cost model: {cost_dim} has no {element} price ($ per GB/s), which a {'Switch' if element == 'Switch' else ''} dimension priced by it needs; add e.g. {element}: 13.0")
+            raise ConfigError(
+                f"cost model: {cost_dim} has no {element} price ($ per GB/s), which a {'Switch' if element == 'Switch' else ''} dimension priced by it needs; add e.g. {element}: 13.0"
+            )
         return prices.get(element, 0.0)
 
     def _counts(self, network: LibraNetwork, d: int) -> tuple[int, int, float]:
@@ -49,14 +53,16 @@ class CostModel:
             return network.npus // dim.size, 2 * dim.size, 0.5
         if dim.kind == "FC":
             return network.npus // dim.size, dim.size * (dim.size - 1), 1.0 / (dim.size - 1)
-        return math.prod(sizes[d + 1:]), math.prod(sizes[: d + 1]), 1.0
+        return math.prod(sizes[d + 1 :]), math.prod(sizes[: d + 1]), 1.0
 
     def unit_usd_per_GBps(self, network: LibraNetwork) -> np.ndarray:
         """Per dimension, the network's dollars per GB/s of per-NPU bandwidth in that dimension."""
         units = []
         for d, dim in enumerate(network.dims):
             if dim.cost_dimension is None:
-                raise ConfigError(f"network {network.notation}: dimension {d} has no cost dimension; give CostDimension in the network file")
+                raise ConfigError(
+                    f"network {network.notation}: dimension {d} has no cost dimension; give CostDimension in the network file"
+                )
             blocks, links, link_bw = self._counts(network, d)
             price = self._price(dim.cost_dimension, "Link", True)
             if dim.kind == "SW":
@@ -80,7 +86,9 @@ def load_cost_model(path: str | Path) -> CostModel:
             if element not in _ELEMENTS:
                 raise ConfigError(f"{path}: {cost_dim}.{element}: unknown element; use Link, Switch or Nic")
             if not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"{path}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)")
+                raise ConfigError(
+                    f"{path}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)"
+                )
         prices[cost_dim] = {k: float(v) for k, v in entries.items()}  # type: ignore[arg-type]
     if not prices:
         raise ConfigError(f"{path}: no cost dimensions")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, Union
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Max:
     items: tuple[Node, ...]
 
 
-Node = Union[Const, Comm, Add, Max]
+Node = Const | Comm | Add | Max
 
 
 class Algebra(Protocol):
@@ -152,7 +152,9 @@ LOOPS: dict[str, Callable[[LibraWorkload, Communicator, float], list[Node]]] = {
 }
 
 
-def build_time(workload: LibraWorkload, comm: Communicator, loop: LoopName = "no-overlap", cycle_s: float = 1e-9) -> TimeExpr:
+def build_time(
+    workload: LibraWorkload, comm: Communicator, loop: LoopName = "no-overlap", cycle_s: float = 1e-9
+) -> TimeExpr:
     """End-to-end time of one iteration of `workload` (compute times in cycles of `cycle_s`
     seconds; ASTRA-sim 1.0 and LIBRA use 1 GHz) under a training loop."""
     constant = 0.0

@@ -48,7 +48,9 @@ class LibraNetwork:
     def with_cost_dimensions(self, names: list[str]) -> LibraNetwork:
         """The same shape with each dimension priced by the named cost-model dimension."""
         if len(names) != len(self.dims):
-            raise ConfigError(f"cost dimensions: {len(names)} names for a {len(self.dims)}D network {self.notation}; give one per dimension")
+            raise ConfigError(
+                f"cost dimensions: {len(names)} names for a {len(self.dims)}D network {self.notation}; give one per dimension"
+            )
         return LibraNetwork(tuple(Dimension(d.kind, d.size, n) for d, n in zip(self.dims, names)))
 
 
@@ -58,7 +60,9 @@ def parse_notation(text: str) -> LibraNetwork:
     for i, token in enumerate(text.strip().split("_")):
         match = _TOKEN.match(token)
         if match is None:
-            raise ConfigError(f"network = {text!r}: dimension {i} {token!r} is not RI(n), FC(n) or SW(n); e.g. RI(4)_FC(8)_SW(32)")
+            raise ConfigError(
+                f"network = {text!r}: dimension {i} {token!r} is not RI(n), FC(n) or SW(n); e.g. RI(4)_FC(8)_SW(32)"
+            )
         size = int(match.group(2))
         if size < 2:
             raise ConfigError(f"network = {text!r}: dimension {i} has {size} NPUs; a dimension needs at least 2")
@@ -76,11 +80,16 @@ def load_network(spec: str | Path) -> LibraNetwork:
     data = read_yaml(path)
     for key in ("Topology", "NpusCount"):
         if not isinstance(data.get(key), list):
-            raise ConfigError(f"{path}: {key} must be a list, e.g. {key}: [ Ring, FullyConnected, Switch ]" if key == "Topology"
-                              else f"{path}: {key} must be a list, e.g. {key}: [ 16, 8, 32 ]")
+            raise ConfigError(
+                f"{path}: {key} must be a list, e.g. {key}: [ Ring, FullyConnected, Switch ]"
+                if key == "Topology"
+                else f"{path}: {key} must be a list, e.g. {key}: [ 16, 8, 32 ]"
+            )
     topology, sizes = data["Topology"], data["NpusCount"]
     if len(topology) != len(sizes):  # type: ignore[arg-type]
-        raise ConfigError(f"{path}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension")  # type: ignore[arg-type]
+        raise ConfigError(
+            f"{path}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension"
+        )  # type: ignore[arg-type]
     kinds = []
     for t in topology:  # type: ignore[union-attr]
         if t not in _LONG:

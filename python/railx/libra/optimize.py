@@ -84,16 +84,27 @@ class _CvxAlgebra:
         return cp.maximum(*values)
 
 
-def evaluate_design(bw_GBps: np.ndarray, times: dict[str, TimeExpr], weights: dict[str, float], network: LibraNetwork,
-                    cost_model: CostModel) -> Design:
+def evaluate_design(
+    bw_GBps: np.ndarray,
+    times: dict[str, TimeExpr],
+    weights: dict[str, float],
+    network: LibraNetwork,
+    cost_model: CostModel,
+) -> Design:
     """Times and cost of one bandwidth vector."""
     algebra = NumericAlgebra(np.asarray(bw_GBps, dtype=float))
     per = {name: float(expr.evaluate(algebra)) for name, expr in times.items()}
-    return Design(tuple(float(b) for b in bw_GBps), sum(weights[n] * t for n, t in per.items()), per,
-                  cost_model.network_cost_usd(network, bw_GBps))
+    return Design(
+        tuple(float(b) for b in bw_GBps),
+        sum(weights[n] * t for n, t in per.items()),
+        per,
+        cost_model.network_cost_usd(network, bw_GBps),
+    )
 
 
-def _rows(constraints: list[Constraint], x: cp.Variable, scale: cp.Expression | float, bw_unit_GBps: float) -> list[cp.Constraint]:
+def _rows(
+    constraints: list[Constraint], x: cp.Variable, scale: cp.Expression | float, bw_unit_GBps: float
+) -> list[cp.Constraint]:
     out = []
     for c in constraints:
         lhs, rhs = np.array(c.coeffs) @ x, c.rhs / bw_unit_GBps * scale
@@ -112,18 +123,30 @@ def _solve(problem: cp.Problem) -> str:
             continue
         if problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             return solver
-    raise ConfigError(f"libra: the solver found no optimum (status {problem.status}); check that the constraints bound the bandwidths")
+    raise ConfigError(
+        f"libra: the solver found no optimum (status {problem.status}); check that the constraints bound the bandwidths"
+    )
 
 
-def optimize(network: LibraNetwork, cost_model: CostModel, times: dict[str, TimeExpr], weights: dict[str, float],
-             constraints: ConstraintSet, objective: Objective) -> LibraResult:
+def optimize(
+    network: LibraNetwork,
+    cost_model: CostModel,
+    times: dict[str, TimeExpr],
+    weights: dict[str, float],
+    constraints: ConstraintSet,
+    objective: Objective,
+) -> LibraResult:
     """The optimal per-dimension bandwidths for `objective`, and the EqualBW baseline."""
     unit = cost_model.unit_usd_per_GBps(network)
     constraints.check_feasible(unit)
     if objective == "perf" and not constraints.bounded():
-        raise ConfigError("constraints: PerfOpt needs bounded bandwidths; give --total-bw, total_bw_GBps, max_cost_usd or upper bounds on every bwN")
+        raise ConfigError(
+            "constraints: PerfOpt needs bounded bandwidths; give --total-bw, total_bw_GBps, max_cost_usd or upper bounds on every bwN"
+        )
     if objective == "perf-per-cost" and not constraints.away_from_zero():
-        raise ConfigError("constraints: PerfPerCostOpt needs the bandwidth kept away from zero; give --total-bw, total_bw_GBps or lower bounds like \"bw0 >= 10\"")
+        raise ConfigError(
+            'constraints: PerfPerCostOpt needs the bandwidth kept away from zero; give --total-bw, total_bw_GBps or lower bounds like "bw0 >= 10"'
+        )
     total = sum((times[n].scaled(weights[n]) for n in times), TimeExpr(0.0, ()))
     rows = constraints.all(unit)
     dims = len(network.dims)
@@ -145,7 +168,9 @@ def optimize(network: LibraNetwork, cost_model: CostModel, times: dict[str, Time
     # Many bandwidth vectors can reach the optimum (a dimension that is never the bottleneck can
     # give bandwidth away, or two equally priced dimensions trade it); among them take the
     # cheapest, so that answers are unique.
-    cheapest = cp.Problem(cp.Minimize(cheapness), [*problem.constraints, problem.objective.expr <= float(problem.value) * (1 + TIE_RTOL)])
+    cheapest = cp.Problem(
+        cp.Minimize(cheapness), [*problem.constraints, problem.objective.expr <= float(problem.value) * (1 + TIE_RTOL)]
+    )
     _solve(cheapest)
     bw_opt = np.maximum(bw.value, 0.0) * ref if objective == "perf" else np.maximum(u.value, 0.0) / float(t.value) * ref
     optimum = evaluate_design(bw_opt, times, weights, network, cost_model)

@@ -77,8 +77,12 @@ def load_workload(path: str | Path) -> LibraWorkload:
     for number, fields in body:
         where = f"{path}:{number}"
         if len(fields) != 12:
-            raise ConfigError(f"{where}: a layer line has 12 fields (name, -1, then compute/collective/bytes for 3 phases, update), found {len(fields)}")
-        layers.append(Layer(fields[0], _phase(fields[2:5], where), _phase(fields[5:8], where), _phase(fields[8:11], where)))
+            raise ConfigError(
+                f"{where}: a layer line has 12 fields (name, -1, then compute/collective/bytes for 3 phases, update), found {len(fields)}"
+            )
+        layers.append(
+            Layer(fields[0], _phase(fields[2:5], where), _phase(fields[5:8], where), _phase(fields[8:11], where))
+        )
     if not layers:
         raise ConfigError(f"--workload {path}: no layer lines")
     return LibraWorkload(path.stem, tuple(layers))
@@ -106,7 +110,9 @@ def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
     for phase, key in keys.items():
         sizes = data.get(key)
         if not isinstance(sizes, list) or len(sizes) != len(network.dims):
-            raise ConfigError(f"{path}: {key} must list one group size per dimension of {network.notation} ({len(network.dims)}), -1 for unused")
+            raise ConfigError(
+                f"{path}: {key} must list one group size per dimension of {network.notation} ({len(network.dims)}), -1 for unused"
+            )
         groups: list[int | None] = []
         for i, (size, dim) in enumerate(zip(sizes, network.dims)):
             if size == -1:
@@ -114,6 +120,8 @@ def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
             elif isinstance(size, int) and 1 <= size <= dim.size and dim.size % size == 0:
                 groups.append(size)
             else:
-                raise ConfigError(f"{path}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs")
+                raise ConfigError(
+                    f"{path}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs"
+                )
         out[phase] = tuple(groups)
     return Communicator(**out)

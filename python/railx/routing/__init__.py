@@ -35,13 +35,13 @@ def parse_chip(network: Network, text: str) -> int:
     x_node, y_node, x, y = values
     m = system.m
     if not (0 <= x_node < p and 0 <= y_node < q and 0 <= x < m and 0 <= y < m):
-        raise ConfigError(
-            f"chip = {text!r}: outside the system; use 0 <= X < {p}, 0 <= Y < {q}, 0 <= x, y < {m}"
-        )
+        raise ConfigError(f"chip = {text!r}: outside the system; use 0 <= X < {p}, 0 <= Y < {q}, 0 <= x, y < {m}")
     return ((y_node * p + x_node) * m + y) * m + x
 
 
-def route(network: Network, src: int, dst: int, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None) -> dict[str, Any]:
+def route(
+    network: Network, src: int, dst: int, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None
+) -> dict[str, Any]:
     """The route from chip `src` to chip `dst`: hops `{Ho, Hi}` and the path hop by hop."""
     return json.loads(network._core.route_json(routing, src, dst, misroutes, job))
 
@@ -62,13 +62,20 @@ def check_deadlock(
 
 
 def route_stats(
-    network: Network, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None, samples: int = 1_000_000, seed: int = 0
+    network: Network,
+    routing: RoutingName = "minimal",
+    misroutes: int = 1,
+    job: str | None = None,
+    samples: int = 1_000_000,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Hop statistics over all pairs, or over `samples` seeded pairs when there are more."""
     return json.loads(network._core.route_stats_json(routing, misroutes, job, samples, seed))
 
 
-def link_load(network: Network, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None) -> np.ndarray:
+def link_load(
+    network: Network, routing: RoutingName = "minimal", misroutes: int = 1, job: str | None = None
+) -> np.ndarray:
     """Per-link load under uniform all-to-all traffic, in units of one chip's injection rate,
     indexed like `Network.links()`."""
     return network._core.link_load(routing, misroutes, job)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -27,7 +27,16 @@ def _peer_chip(text: str) -> int:
         raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0") from None
 
 
-def _peer_report(system: System, src: str | None, dst: str | None, deadlock: bool, routing: str | None, samples: int, seed: int, vcs: int | None) -> dict[str, Any]:
+def _peer_report(
+    system: System,
+    src: str | None,
+    dst: str | None,
+    deadlock: bool,
+    routing: str | None,
+    samples: int,
+    seed: int,
+    vcs: int | None,
+) -> dict[str, Any]:
     if src is not None and dst is not None:
         return peer_route(system, _peer_chip(src), _peer_chip(dst), routing)
     if deadlock:
@@ -42,21 +51,42 @@ def register(app: typer.Typer) -> None:
     def route_cmd(
         system_arg: Annotated[
             str,
-            typer.Argument(metavar="SYSTEM", help="RailX TOML configuration, peer TOML file (a \\[peer] table) or preset name (e.g. hx4mesh, ft2, dragonfly).", show_default=False),
+            typer.Argument(
+                metavar="SYSTEM",
+                help="RailX TOML configuration, peer TOML file (a \\[peer] table) or preset name (e.g. hx4mesh, ft2, dragonfly).",
+                show_default=False,
+            ),
         ],
-        src: Annotated[Optional[str], typer.Option("--from", help="Source chip: id, or X,Y,x,y on a RailX system.")] = None,
-        dst: Annotated[Optional[str], typer.Option("--to", help="Destination chip: id, or X,Y,x,y on a RailX system.")] = None,
+        src: Annotated[
+            str | None, typer.Option("--from", help="Source chip: id, or X,Y,x,y on a RailX system.")
+        ] = None,
+        dst: Annotated[
+            str | None, typer.Option("--to", help="Destination chip: id, or X,Y,x,y on a RailX system.")
+        ] = None,
         deadlock: Annotated[bool, typer.Option("--check-deadlock", help="Check the channel dependency graph.")] = False,
         stats: Annotated[bool, typer.Option("--stats", help="Hop statistics over all (or sampled) pairs.")] = False,
         routing: Annotated[
-            Optional[str],
-            typer.Option("--routing", help="Routing function. RailX: minimal (default), dateline (rings), adaptive or balanced (mesh crossings XY or YX). Peers: the family's own (default first): torus3d dateline|minimal|dateline-partition, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order."),
+            str | None,
+            typer.Option(
+                "--routing",
+                help="Routing function. RailX: minimal (default), dateline (rings), adaptive or balanced (mesh crossings XY or YX). Peers: the family's own (default first): torus3d dateline|minimal|dateline-partition, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order.",
+            ),
         ] = None,
-        misroutes: Annotated[Optional[int], typer.Option("--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1).")] = None,
-        job: Annotated[Optional[str], typer.Option("--job", help="Which job to route in (RailX configurations with jobs).")] = None,
+        misroutes: Annotated[
+            int | None,
+            typer.Option(
+                "--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1)."
+            ),
+        ] = None,
+        job: Annotated[
+            str | None, typer.Option("--job", help="Which job to route in (RailX configurations with jobs).")
+        ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Pairs sampled on large networks.")] = 100_000,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled pairs.")] = 0,
-        vcs: Annotated[Optional[int], typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock).")] = None,
+        vcs: Annotated[
+            int | None,
+            typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock)."),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """One route (--from/--to), the deadlock check (--check-deadlock) or hop statistics (--stats).
@@ -67,12 +97,16 @@ def register(app: typer.Typer) -> None:
         """
         modes = [src is not None or dst is not None, deadlock, stats]
         if sum(modes) != 1 or (modes[0] and (src is None or dst is None)):
-            raise ConfigError("route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17")
+            raise ConfigError(
+                "route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17"
+            )
         system = resolve_system(system_arg)
         if system.peer is not None:
             for option, value in (("--job", job), ("--misroutes", misroutes)):
                 if value is not None:
-                    raise ConfigError(f"{option} = {value}: applies to RailX systems only, not to a {system.family} peer; leave it out")
+                    raise ConfigError(
+                        f"{option} = {value}: applies to RailX systems only, not to a {system.family} peer; leave it out"
+                    )
             report = _peer_report(system, src, dst, deadlock, routing, samples, seed, vcs)
         else:
             path = Path(system_arg)
@@ -101,13 +135,17 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         if report.get("cycle"):
             console.print("[red]dependency cycle[/red] (link: from -> to @ vc):")
-            console.print(" -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in report["cycle"]))
+            console.print(
+                " -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in report["cycle"])
+            )
 
 
 def _print_route(report: dict[str, Any], peer: bool) -> None:
     """A route hop by hop: RailX chips as [X,Y,x,y]; peer vertices as ids (switches after chips)."""
     hops = report["hops"]
-    table = Table(title=f"{report['routing']} route {report['src']} -> {report['dst']}: {hops['Ho']} Ho + {hops['Hi']} Hi")
+    table = Table(
+        title=f"{report['routing']} route {report['src']} -> {report['dst']}: {hops['Ho']} Ho + {hops['Hi']} Hi"
+    )
     where = "vertex" if peer else "[X,Y,x,y]"
     for col in (f"from {where}", f"to {where}", "hop", "vc"):
         table.add_column(col)

@@ -17,7 +17,9 @@ __all__ = ["routing_names", "peer_route", "peer_check_deadlock", "peer_route_sta
 
 def _spec(system: System) -> str:
     if system.peer is None:
-        raise ConfigError(f"system = {system.name!r}: a RailX system is routed with railx.routing on its realized network")
+        raise ConfigError(
+            f"system = {system.name!r}: a RailX system is routed with railx.routing on its realized network"
+        )
     return json.dumps(system.peer)
 
 
@@ -51,6 +53,8 @@ def peer_check_deadlock(
     return _call(system, peer_deadlock_json, routing, samples, seed, vcs)
 
 
-def peer_route_stats(system: System, routing: str | None = None, samples: int = 1_000_000, seed: int = 0) -> dict[str, Any]:
+def peer_route_stats(
+    system: System, routing: str | None = None, samples: int = 1_000_000, seed: int = 0
+) -> dict[str, Any]:
     """Hop statistics over all pairs, or over `samples` seeded pairs when there are more."""
     return _call(system, peer_route_stats_json, routing, samples, seed)

@@ -14,7 +14,17 @@ from railx._core import RailxError, flit_simulate, flit_sweep
 from railx.config import Config, ConfigError
 from railx.systems import System, resolve_system
 
-__all__ = ["FlitSettings", "TrafficName", "TRAFFIC", "INJECTION_QUEUES", "SWITCH_ALLOCATION", "FLOW_CONTROL", "simulate", "sweep", "injection_bandwidth"]
+__all__ = [
+    "FlitSettings",
+    "TrafficName",
+    "TRAFFIC",
+    "INJECTION_QUEUES",
+    "SWITCH_ALLOCATION",
+    "FLOW_CONTROL",
+    "simulate",
+    "sweep",
+    "injection_bandwidth",
+]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]

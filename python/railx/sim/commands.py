@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -56,35 +56,142 @@ def register(app: typer.Typer) -> None:
 
     @app.command("sim")
     def sim_cmd(
-        system: Annotated[str, typer.Argument(help="RailX configuration (.toml), a \\[peer] file, or a preset name (see `railx cost`).", show_default=False)],
-        traffic: Annotated[str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")] = "uniform",
-        load: Annotated[float, typer.Option("--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth).")] = 0.1,
+        system: Annotated[
+            str,
+            typer.Argument(
+                help="RailX configuration (.toml), a \\[peer] file, or a preset name (see `railx cost`).",
+                show_default=False,
+            ),
+        ],
+        traffic: Annotated[
+            str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")
+        ] = "uniform",
+        load: Annotated[
+            float,
+            typer.Option(
+                "--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
+            ),
+        ] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
         warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
-        routing: Annotated[Optional[str], typer.Option("--routing", help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline or dateline-partition (BookSim2's) on tori). Default: the system's first.")] = None,
-        job: Annotated[Optional[str], typer.Option("--job", help="Job to simulate in (configurations with jobs).")] = None,
-        threads: Annotated[int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")] = 1,
+        routing: Annotated[
+            str | None,
+            typer.Option(
+                "--routing",
+                help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline or dateline-partition (BookSim2's) on tori). Default: the system's first.",
+            ),
+        ] = None,
+        job: Annotated[
+            str | None, typer.Option("--job", help="Job to simulate in (configurations with jobs).")
+        ] = None,
+        threads: Annotated[
+            int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")
+        ] = 1,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the traffic's random choices.")] = 0,
-        permutation: Annotated[str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")] = "random",
-        hotspot_chips: Annotated[str, typer.Option("--hotspot-chips", help="With --traffic hotspot: chip ids, comma-separated.")] = "0",
-        hotspot_fraction: Annotated[float, typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots.")] = 0.2,
-        size_flits: Annotated[Optional[int], typer.Option("--size-flits", min=1, help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).")] = None,
-        injection: Annotated[Optional[float], typer.Option("--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).")] = None,
-        router_delay: Annotated[int, typer.Option("--router-delay", min=0, help="Cycles from a packet's head reaching a router to its first chance to leave (Table 5: 1).")] = 1,
-        head_delay: Annotated[int, typer.Option("--head-delay", min=0, help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).")] = 0,
-        injection_queues: Annotated[str, typer.Option("--injection-queues", help="How a chip queues what it sends: single (one FIFO, as BookSim2's source queue) or per-message (a queue per message, up to 64, leaving side by side).")] = "single",
-        switch_allocation: Annotated[str, typer.Option("--switch-allocation", help="What the switch allocator grants: packet (a whole packet holds its input and output) or flit (each flit on its own, as BookSim2's router).")] = "packet",
-        flow_control: Annotated[str, typer.Option("--flow-control", help="cut-through (a packet takes a VC with room for all of it) or, with --switch-allocation flit, wormhole (a free VC with room for one flit).")] = "cut-through",
-        speedup: Annotated[int, typer.Option("--speedup", min=1, help="Crossbar speedup: packets cross the switch this many times faster than the links into output queues (1: an input-queued router, as the paper's Table 5).")] = 1,
-        output_buffer: Annotated[int, typer.Option("--output-buffer", min=1, help="With --speedup above 1: output queue per port, in flits.")] = 16,
+        permutation: Annotated[
+            str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")
+        ] = "random",
+        hotspot_chips: Annotated[
+            str, typer.Option("--hotspot-chips", help="With --traffic hotspot: chip ids, comma-separated.")
+        ] = "0",
+        hotspot_fraction: Annotated[
+            float,
+            typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots."),
+        ] = 0.2,
+        size_flits: Annotated[
+            int | None,
+            typer.Option(
+                "--size-flits",
+                min=1,
+                help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).",
+            ),
+        ] = None,
+        injection: Annotated[
+            float | None,
+            typer.Option(
+                "--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each)."
+            ),
+        ] = None,
+        router_delay: Annotated[
+            int,
+            typer.Option(
+                "--router-delay",
+                min=0,
+                help="Cycles from a packet's head reaching a router to its first chance to leave (Table 5: 1).",
+            ),
+        ] = 1,
+        head_delay: Annotated[
+            int,
+            typer.Option(
+                "--head-delay",
+                min=0,
+                help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).",
+            ),
+        ] = 0,
+        injection_queues: Annotated[
+            str,
+            typer.Option(
+                "--injection-queues",
+                help="How a chip queues what it sends: single (one FIFO, as BookSim2's source queue) or per-message (a queue per message, up to 64, leaving side by side).",
+            ),
+        ] = "single",
+        switch_allocation: Annotated[
+            str,
+            typer.Option(
+                "--switch-allocation",
+                help="What the switch allocator grants: packet (a whole packet holds its input and output) or flit (each flit on its own, as BookSim2's router).",
+            ),
+        ] = "packet",
+        flow_control: Annotated[
+            str,
+            typer.Option(
+                "--flow-control",
+                help="cut-through (a packet takes a VC with room for all of it) or, with --switch-allocation flit, wormhole (a free VC with room for one flit).",
+            ),
+        ] = "cut-through",
+        speedup: Annotated[
+            int,
+            typer.Option(
+                "--speedup",
+                min=1,
+                help="Crossbar speedup: packets cross the switch this many times faster than the links into output queues (1: an input-queued router, as the paper's Table 5).",
+            ),
+        ] = 1,
+        output_buffer: Annotated[
+            int, typer.Option("--output-buffer", min=1, help="With --speedup above 1: output queue per port, in flits.")
+        ] = 16,
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
-        buffer_flits: Annotated[int, typer.Option("--buffer-flits", min=1, help="Input buffer per virtual channel, in flits.")] = 16,
-        vcs_per_class: Annotated[int, typer.Option("--vcs-per-class", min=1, help="Physical virtual channels (each with its own buffer) behind every VC the routing function names; a packet takes any free one of its class. 1 = the routing's VCs as they are.")] = 1,
-        long_latency: Annotated[int, typer.Option("--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links.")] = 10,
-        short_latency: Annotated[int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")] = 1,
-        sweep_loads: Annotated[Optional[str], typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")] = None,
-        plot: Annotated[Optional[Path], typer.Option("--plot", help="With --sweep: write accepted throughput and latency vs load to this PNG.")] = None,
-        links_out: Annotated[Optional[Path], typer.Option("--links", help="Write per-link utilisation to this CSV (link, src, dst, utilisation).")] = None,
+        buffer_flits: Annotated[
+            int, typer.Option("--buffer-flits", min=1, help="Input buffer per virtual channel, in flits.")
+        ] = 16,
+        vcs_per_class: Annotated[
+            int,
+            typer.Option(
+                "--vcs-per-class",
+                min=1,
+                help="Physical virtual channels (each with its own buffer) behind every VC the routing function names; a packet takes any free one of its class. 1 = the routing's VCs as they are.",
+            ),
+        ] = 1,
+        long_latency: Annotated[
+            int,
+            typer.Option(
+                "--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links."
+            ),
+        ] = 10,
+        short_latency: Annotated[
+            int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")
+        ] = 1,
+        sweep_loads: Annotated[
+            str | None, typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")
+        ] = None,
+        plot: Annotated[
+            Path | None,
+            typer.Option("--plot", help="With --sweep: write accepted throughput and latency vs load to this PNG."),
+        ] = None,
+        links_out: Annotated[
+            Path | None,
+            typer.Option("--links", help="Write per-link utilisation to this CSV (link, src, dst, utilisation)."),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """Cycle-based flit-level simulation (paper Table 5 defaults: 4-flit packets, 16-flit VC
@@ -117,9 +224,18 @@ def register(app: typer.Typer) -> None:
         try:
             hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
         except ValueError:
-            raise ConfigError(f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17") from None
+            raise ConfigError(
+                f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
+            ) from None
         sys_ = resolve_system(system)
-        common = dict(settings=settings, routing=routing, job=job, permutation=permutation, hotspot_chips=hot, hotspot_fraction=hotspot_fraction)
+        common = dict(
+            settings=settings,
+            routing=routing,
+            job=job,
+            permutation=permutation,
+            hotspot_chips=hot,
+            hotspot_fraction=hotspot_fraction,
+        )
         if sweep_loads is not None:
             report = sweep(sys_, _loads(sweep_loads), traffic, **common)  # type: ignore[arg-type]
             if plot is not None:
@@ -131,7 +247,13 @@ def register(app: typer.Typer) -> None:
             for col in ("offered", "accepted", "latency mean", "p99", "max link util."):
                 table.add_column(col, justify="right")
             for p in report["points"]:
-                table.add_row(f"{p['offered']:.4f}", f"{p['accepted']:.4f}", f"{p['latency']['mean']:.1f}", str(p["latency"]["p99"]), f"{p['max_link_utilisation']:.3f}")
+                table.add_row(
+                    f"{p['offered']:.4f}",
+                    f"{p['accepted']:.4f}",
+                    f"{p['latency']['mean']:.1f}",
+                    str(p["latency"]["p99"]),
+                    f"{p['max_link_utilisation']:.3f}",
+                )
             console.print(table)
             saturation = report["saturation_load"]
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
@@ -165,5 +287,9 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         if report["deadlock"]:
             d = report["deadlock"]
-            console.print(f"[red]deadlock[/red]: nothing moved for {d['stalled_cycles']} cycles (cycle {d['detected_at']}); blocked channels (link: from chip -> to chip @ vc):")
-            console.print(" -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in d["channels"]))
+            console.print(
+                f"[red]deadlock[/red]: nothing moved for {d['stalled_cycles']} cycles (cycle {d['detected_at']}); blocked channels (link: from chip -> to chip @ vc):"
+            )
+            console.print(
+                " -> ".join(f"{c['link']}: {c['from_chip']}->{c['to_chip']}@{c['vc']}" for c in d["channels"])
+            )

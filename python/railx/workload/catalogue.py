@@ -60,9 +60,13 @@ class ModelSpec(BaseModel):
         """Cross-field rules: heads divisible by KV heads, top_k <= experts, 2 or 3 FFN matrices."""
         v = self.values()
         if v["heads"] % v["kv_heads"]:
-            raise ConfigError(f"{self.name}: heads = {v['heads']} must be a multiple of kv_heads = {v['kv_heads']} (grouped-query attention)")
+            raise ConfigError(
+                f"{self.name}: heads = {v['heads']} must be a multiple of kv_heads = {v['kv_heads']} (grouped-query attention)"
+            )
         if v["top_k"] > v["experts"]:
-            raise ConfigError(f"{self.name}: top_k = {v['top_k']} must be <= experts = {v['experts']}; e.g. top_k = 1 for a dense model")
+            raise ConfigError(
+                f"{self.name}: top_k = {v['top_k']} must be <= experts = {v['experts']}; e.g. top_k = 1 for a dense model"
+            )
         if v["ffn_matrices"] not in (2, 3):
             raise ConfigError(f"{self.name}: ffn_matrices = {v['ffn_matrices']} must be 3 (SwiGLU) or 2 (GELU MLP)")
 
@@ -78,13 +82,17 @@ def load_model(key_or_path: str | Path) -> ModelSpec:
     if not path.suffix:
         path = MODELS_DIR / f"{key_or_path}.toml"
         if not path.is_file():
-            raise ConfigError(f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)")
+            raise ConfigError(
+                f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)"
+            )
     data = read_toml(path, f"model = {str(path)!r}")
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(part) for part in err["loc"])
-        raise ConfigError(f"{path}: {field}: {err['msg']}; each field is {{ value = <positive int>, source = \"...\" }}") from None
+        raise ConfigError(
+            f'{path}: {field}: {err["msg"]}; each field is {{ value = <positive int>, source = "..." }}'
+        ) from None
     spec.check()
     return spec

@@ -21,7 +21,9 @@ from railx.workload.system import load_workload_system
 
 __all__ = ["parse_parallel", "register"]
 
-ModelArg = Annotated[str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)]
+ModelArg = Annotated[
+    str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
+]
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
 SystemOpt = Annotated[Path, typer.Option("--system", help="Workload system TOML: plant, chip, training, mapping.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
@@ -34,7 +36,9 @@ def parse_parallel(text: str) -> dict[str, int]:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or key not in ("T", "C", "E", "D", "P"):
-            raise ConfigError(f"--parallel {item!r}: expected KEY=N with KEY one of T, C, E, D, P; e.g. --parallel T=4,D=8")
+            raise ConfigError(
+                f"--parallel {item!r}: expected KEY=N with KEY one of T, C, E, D, P; e.g. --parallel T=4,D=8"
+            )
         if key in out:
             raise ConfigError(f"--parallel: {key} given twice")
         try:
@@ -62,9 +66,19 @@ def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json:
     """
     it = _iteration_model(model, parallel, system)
     r = it.evaluate()
-    rows = [{"collective": c.name, "pattern": c.pattern, "group_size": c.group_size(it.par), "group_of_rank0": it.par.group(0, c.dims),
-             "volume_bytes": c.volume_bytes, "frequency": c.frequency, "time_s": _f(r.by_collective_s.get(c.name, 0.0)),
-             "hidden_under": c.parallelism if c.parallelism in it.overlap else None} for c in it.collectives]
+    rows = [
+        {
+            "collective": c.name,
+            "pattern": c.pattern,
+            "group_size": c.group_size(it.par),
+            "group_of_rank0": it.par.group(0, c.dims),
+            "volume_bytes": c.volume_bytes,
+            "frequency": c.frequency,
+            "time_s": _f(r.by_collective_s.get(c.name, 0.0)),
+            "hidden_under": c.parallelism if c.parallelism in it.overlap else None,
+        }
+        for c in it.collectives
+    ]
     report = {
         "model": it.model.name,
         "parallel": {"T": it.par.T, "C": it.par.C, "E": it.par.E, "D": it.par.D, "De": it.par.De, "P": it.par.P},
@@ -82,16 +96,29 @@ def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json:
         print(json.dumps(report, indent=2))
         return
     console = Console()
-    table = Table(title=f"{it.model.name}: T={it.par.T} C={it.par.C} E={it.par.E} D={it.par.D} P={it.par.P} on {it.par.ranks} chips")
+    table = Table(
+        title=f"{it.model.name}: T={it.par.T} C={it.par.C} E={it.par.E} D={it.par.D} P={it.par.P} on {it.par.ranks} chips"
+    )
     for col in ("collective", "pattern", "group", "volume MB", "per iter", "time s", "overlap"):
         table.add_column(col, justify="left" if col in ("collective", "pattern", "overlap") else "right")
     for row in rows:
-        table.add_row(row["collective"], row["pattern"], str(row["group_size"]), f"{row['volume_bytes'] / 1e6:.3f}",
-                      f"{row['frequency']:g}", f"{row['time_s']:.4g}", row["hidden_under"] and f"hides in {row['hidden_under']}" or "exposed")
+        table.add_row(
+            row["collective"],
+            row["pattern"],
+            str(row["group_size"]),
+            f"{row['volume_bytes'] / 1e6:.3f}",
+            f"{row['frequency']:g}",
+            f"{row['time_s']:.4g}",
+            row["hidden_under"] and f"hides in {row['hidden_under']}" or "exposed",
+        )
     console.print(table)
-    hidden = ", ".join(f"{k}: {_f(v):.4g} s comm vs {r.windows_s[k]:.4g} s window" for k, v in r.comm_hidden_class_s.items())
-    console.print(f"iteration {report['iteration_s']:.4g} s = compute {r.compute_exposed_s:.4g} s + exposed comm "
-                  f"{report['comm_exposed_s']:.4g} s + overlapped classes ({hidden or 'none'})")
+    hidden = ", ".join(
+        f"{k}: {_f(v):.4g} s comm vs {r.windows_s[k]:.4g} s window" for k, v in r.comm_hidden_class_s.items()
+    )
+    console.print(
+        f"iteration {report['iteration_s']:.4g} s = compute {r.compute_exposed_s:.4g} s + exposed comm "
+        f"{report['comm_exposed_s']:.4g} s + overlapped classes ({hidden or 'none'})"
+    )
 
 
 def allocate_bw(
@@ -99,7 +126,12 @@ def allocate_bw(
     parallel: ParallelOpt,
     system: SystemOpt,
     method: Annotated[str, typer.Option("--method", help="auto, exhaustive or milp.")] = "auto",
-    reconfig_ms: Annotated[float | None, typer.Option("--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms).")] = None,
+    reconfig_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms)."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Split each axis's ports among its parallelisms to minimise the iteration time.
@@ -111,15 +143,24 @@ def allocate_bw(
     it = _iteration_model(model, parallel, system)
     mapped = _f(it.evaluate().total_s)
     best = static_split(it, method)  # type: ignore[arg-type]
-    report: dict[str, object] = {"mapped_ports": {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"},
-                                 "mapped_time_s": mapped, "static": {"ports": best.ports, "time_s": best.time_s,
-                                 "method": best.method, "candidates": best.candidates}}
+    report: dict[str, object] = {
+        "mapped_ports": {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"},
+        "mapped_time_s": mapped,
+        "static": {"ports": best.ports, "time_s": best.time_s, "method": best.method, "candidates": best.candidates},
+    }
     dyn = None
     if reconfig_ms is not None:
         dyn = dynamic_split(it, reconfig_ms * 1e-3)
-        report["dynamic"] = {"shared_ports": dyn.shared_ports, "reconfigurations": dyn.reconfigurations, "gaps_s": list(dyn.gaps_s),
-                             "reconfiguration_delay_s": dyn.reconfiguration_delay_s, "exposed_reconfiguration_s": dyn.exposed_reconfiguration_s,
-                             "time_s": dyn.dynamic_time_s, "pays": dyn.pays, "break_even_delay_s": dyn.break_even_delay_s}
+        report["dynamic"] = {
+            "shared_ports": dyn.shared_ports,
+            "reconfigurations": dyn.reconfigurations,
+            "gaps_s": list(dyn.gaps_s),
+            "reconfiguration_delay_s": dyn.reconfiguration_delay_s,
+            "exposed_reconfiguration_s": dyn.exposed_reconfiguration_s,
+            "time_s": dyn.dynamic_time_s,
+            "pays": dyn.pays,
+            "break_even_delay_s": dyn.break_even_delay_s,
+        }
     if as_json:
         print(json.dumps(report, indent=2))
         return
@@ -133,13 +174,18 @@ def allocate_bw(
     table.add_row("as mapped", *(str(report["mapped_ports"].get(d, "-")) for d in dims), f"{mapped:.5g}")  # type: ignore[union-attr]
     table.add_row(f"static optimum ({best.method})", *(str(best.ports[d]) for d in dims), f"{best.time_s:.5g}")
     if dyn is not None:
-        table.add_row(f"dynamic C/E ({reconfig_ms:g} ms switch)", *(str(dyn.shared_ports) if d in ("C", "E") else str(best.ports[d]) for d in dims),
-                      f"{dyn.dynamic_time_s:.5g}")
+        table.add_row(
+            f"dynamic C/E ({reconfig_ms:g} ms switch)",
+            *(str(dyn.shared_ports) if d in ("C", "E") else str(best.ports[d]) for d in dims),
+            f"{dyn.dynamic_time_s:.5g}",
+        )
     console.print(table)
     if dyn is not None:
         edge = "never" if dyn.break_even_delay_s is None else f"up to {dyn.break_even_delay_s * 1e3:.4g} ms"
-        console.print(f"dynamic switching {'pays' if dyn.pays else 'does not pay'}: {dyn.reconfigurations:g} reconfigurations, "
-                      f"{dyn.exposed_reconfiguration_s:.4g} s exposed; it pays for delays {edge}")
+        console.print(
+            f"dynamic switching {'pays' if dyn.pays else 'does not pay'}: {dyn.reconfigurations:g} reconfigurations, "
+            f"{dyn.exposed_reconfiguration_s:.4g} s exposed; it pays for delays {edge}"
+        )
 
 
 def register(app: typer.Typer) -> None:

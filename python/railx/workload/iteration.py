@@ -105,8 +105,10 @@ class IterationModel:
             return []
         V = coll.volume_bytes
         if coll.pattern == "all-reduce":
-            return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, partial(self._level_stage, V, dims, i))
-                    for i, d in enumerate(dims)]
+            return [
+                CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, partial(self._level_stage, V, dims, i))
+                for i, d in enumerate(dims)
+            ]
         (d,) = dims
         p, link = self.par.size(d), self.links[d]
         if coll.pattern == "RS+AG":
@@ -122,8 +124,12 @@ class IterationModel:
 
     def _level_stage(self, volume_bytes: float, dims: list[str], index: int, bw: ArrayLike) -> ArrayLike:
         levels = [
-            HierarchyLevel(self.par.size(d), bw if i == index else self.links[d].bw_bytes_per_s, self.links[d].alpha_s,
-                           "ring" if self.links[d].kind == "ring" else "direct")
+            HierarchyLevel(
+                self.par.size(d),
+                bw if i == index else self.links[d].bw_bytes_per_s,
+                self.links[d].alpha_s,
+                "ring" if self.links[d].kind == "ring" else "direct",
+            )
             for i, d in enumerate(dims)
         ]
         return hierarchical_all_reduce_stages_s(volume_bytes, levels)[index]

@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from railx.config import ConfigError, GBPS, NS, Strict, SystemConfig, one_line_error, read_toml
+from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error, read_toml
 from railx.workload.traffic import DIMS, Parallelism
 
 __all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSystem", "load_workload_system"]
@@ -84,19 +84,30 @@ class WorkloadSystem(Strict):
     system: SystemConfig
     chip: ChipConfig
     training: TrainingConfig = Field(default_factory=TrainingConfig)
-    mapping: dict[Literal["T", "C", "E", "De", "P"], Literal["mesh"] | AxisMapping] = Field(default_factory=lambda: {"T": "mesh"})
+    mapping: dict[Literal["T", "C", "E", "De", "P"], Literal["mesh"] | AxisMapping] = Field(
+        default_factory=lambda: {"T": "mesh"}
+    )
 
     @property
     def chips(self) -> int:
         """Chips in the plant: P * Q * m^2."""
         grid = self.system.grid or [self.system.R // 2, self.system.R // 2]
-        return grid[0] * grid[1] * self.system.m ** 2
+        return grid[0] * grid[1] * self.system.m**2
 
     def parallelism(self, T: int = 1, C: int = 1, E: int = 1, D: int = 1, P: int = 1) -> Parallelism:
         """The parallelism with this file's batch shape."""
         t = self.training
-        return Parallelism(T=T, C=C, E=E, D=D, P=P, micro_batch=t.micro_batch, micro_batches=t.micro_batches,
-                           sequence=t.sequence, dtype_bytes=t.dtype_bytes)
+        return Parallelism(
+            T=T,
+            C=C,
+            E=E,
+            D=D,
+            P=P,
+            micro_batch=t.micro_batch,
+            micro_batches=t.micro_batches,
+            sequence=t.sequence,
+            dtype_bytes=t.dtype_bytes,
+        )
 
     def axis_ports(self) -> dict[str, int]:
         """Ports per chip edge of each axis (n for x and y)."""
@@ -115,18 +126,26 @@ class WorkloadSystem(Strict):
         for dim in DIMS:
             size, where = par.size(dim), self.mapping.get(dim)
             if size > 1 and where is None:
-                raise ConfigError(f'mapping.{dim}: {dim} = {size} needs a place; e.g. {dim} = {{ axis = "x", ports = 1 }} or {dim} = "mesh"')
+                raise ConfigError(
+                    f'mapping.{dim}: {dim} = {size} needs a place; e.g. {dim} = {{ axis = "x", ports = 1 }} or {dim} = "mesh"'
+                )
             if where == "mesh":
                 mesh_ranks *= size
             elif isinstance(where, AxisMapping):
                 used[where.axis] += where.ports
                 if size > 1 and where.ports == 0:
-                    raise ConfigError(f"mapping.{dim}.ports = 0: {dim} = {size} needs at least one port; e.g. ports = 1")
-        if mesh_ranks > self.system.m ** 2:
-            raise ConfigError(f"mapping: dimensions on the mesh hold {mesh_ranks} ranks > m^2 = {self.system.m ** 2} chips of a node; move one to an axis")
+                    raise ConfigError(
+                        f"mapping.{dim}.ports = 0: {dim} = {size} needs at least one port; e.g. ports = 1"
+                    )
+        if mesh_ranks > self.system.m**2:
+            raise ConfigError(
+                f"mapping: dimensions on the mesh hold {mesh_ranks} ranks > m^2 = {self.system.m**2} chips of a node; move one to an axis"
+            )
         for axis, count in used.items():
             if count > self.system.n:
-                raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {self.system.n}; lower some ports")
+                raise ConfigError(
+                    f"mapping: ports on axis {axis} add up to {count} > n = {self.system.n}; lower some ports"
+                )
 
     def link(self, dim: str, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
@@ -137,8 +156,12 @@ class WorkloadSystem(Strict):
         if where == "mesh":
             return DimLink(bw_bytes_per_s=s.intra_bw_Bps, alpha_s=s.alpha_in_ns * NS, kind="ring", place="mesh")
         n = where.ports if ports is None else ports
-        return DimLink(bw_bytes_per_s=n * s.port_bw_GBps * GBPS / s.m, alpha_s=s.alpha_out_ns * NS, kind=where.kind,
-                       place=f"{where.axis}:{n}")
+        return DimLink(
+            bw_bytes_per_s=n * s.port_bw_GBps * GBPS / s.m,
+            alpha_s=s.alpha_out_ns * NS,
+            kind=where.kind,
+            place=f"{where.axis}:{n}",
+        )
 
     def with_ports(self, ports: dict[str, int]) -> WorkloadSystem:
         """A copy with other port counts for some axis-mapped dimensions."""

@@ -57,15 +57,41 @@ class Parallelism:
         """Raises ConfigError (one line naming the field) unless this parallelism fits the model."""
         for name in ("T", "C", "E", "D", "P", "micro_batch", "micro_batches", "sequence", "dtype_bytes"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"parallel.{name} = {getattr(self, name)}: must be a positive integer; e.g. {name} = 1")
+                raise ConfigError(
+                    f"parallel.{name} = {getattr(self, name)}: must be a positive integer; e.g. {name} = 1"
+                )
         v = model.values()
         rules = [
-            ("D", self.D % self.E == 0, f"must be a multiple of E = {self.E} (D = E * De); e.g. D = {self.E * max(1, self.D // self.E)}"),
-            ("T", v["heads"] % self.T == 0, f"must divide the attention heads ({v['heads']} in {model.name}); e.g. T = {_divisor_at_most(v['heads'], self.T)}"),
-            ("T", v["ffn"] % self.T == 0, f"must divide the FFN width ({v['ffn']} in {model.name}); e.g. T = {_divisor_at_most(v['ffn'], self.T)}"),
-            ("E", v["experts"] % self.E == 0, f"must divide the experts ({v['experts']} in {model.name}); e.g. E = {_divisor_at_most(v['experts'], self.E)}"),
-            ("P", v["layers"] % self.P == 0, f"must divide the layers ({v['layers']} in {model.name}); e.g. P = {_divisor_at_most(v['layers'], self.P)}"),
-            ("C", self.sequence % self.C == 0, f"must divide the sequence length {self.sequence}; e.g. C = {_divisor_at_most(self.sequence, self.C)}"),
+            (
+                "D",
+                self.D % self.E == 0,
+                f"must be a multiple of E = {self.E} (D = E * De); e.g. D = {self.E * max(1, self.D // self.E)}",
+            ),
+            (
+                "T",
+                v["heads"] % self.T == 0,
+                f"must divide the attention heads ({v['heads']} in {model.name}); e.g. T = {_divisor_at_most(v['heads'], self.T)}",
+            ),
+            (
+                "T",
+                v["ffn"] % self.T == 0,
+                f"must divide the FFN width ({v['ffn']} in {model.name}); e.g. T = {_divisor_at_most(v['ffn'], self.T)}",
+            ),
+            (
+                "E",
+                v["experts"] % self.E == 0,
+                f"must divide the experts ({v['experts']} in {model.name}); e.g. E = {_divisor_at_most(v['experts'], self.E)}",
+            ),
+            (
+                "P",
+                v["layers"] % self.P == 0,
+                f"must divide the layers ({v['layers']} in {model.name}); e.g. P = {_divisor_at_most(v['layers'], self.P)}",
+            ),
+            (
+                "C",
+                self.sequence % self.C == 0,
+                f"must divide the sequence length {self.sequence}; e.g. C = {_divisor_at_most(self.sequence, self.C)}",
+            ),
         ]
         for name, ok, rule in rules:
             if not ok:
