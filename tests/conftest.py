@@ -1,4 +1,7 @@
-"""Shared fixtures: where the repository's examples are, and how to run the `railx` command."""
+"""Shared fixtures: where the repository's examples are, and how to run the `railx` command; and the
+hypothesis profiles: `ci` (derandomized, so every CI run draws the same examples; chosen when the
+CI environment variable is set) and `dev` (random exploration, new examples every run; the default
+elsewhere; `HYPOTHESIS_PROFILE=ci` or `dev` chooses one explicitly)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
