@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from railx._core import RailxError, collective_check, collective_counts
+from railx._core import System as CoreSystem
 
 from railx.collectives import LogicalDim, RailxParams, analytic, estimate
 from railx.collectives.plans import ALGORITHMS, OPS
@@ -90,7 +91,7 @@ CONFIGS = {
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_models_move_the_bytes_of_the_rust_schedules(name: str) -> None:
     data = CONFIGS[name]
-    core = Config.from_dict(data).to_core_json()
+    core = CoreSystem(Config.from_dict(data).to_core_json())
     params = RailxParams.from_config(data)
     checked = 0
     for op in OPS:
@@ -109,11 +110,12 @@ def test_models_move_the_bytes_of_the_rust_schedules(name: str) -> None:
 
 
 def test_schedules_are_correct_as_data_through_the_binding() -> None:
-    core = Config.from_dict(CONFIGS["hyperx"]).to_core_json()
+    core = CoreSystem(Config.from_dict(CONFIGS["hyperx"]).to_core_json())
     collective_check(core, "allreduce", "direct", 4096, 2)
     collective_check(core, "alltoall", "two-step", 4096)
+    torus = CoreSystem(Config.from_dict(CONFIGS["torus"]).to_core_json())
     with pytest.raises(RailxError, match=r"^algo = direct: a direct reduction needs fully connected"):
-        collective_check(Config.from_dict(CONFIGS["torus"]).to_core_json(), "allreduce", "direct", 4096)
+        collective_check(torus, "allreduce", "direct", 4096)
     with pytest.raises(RailxError, match=r"^size_bytes = 0"):
         collective_counts(core, "allreduce", "ring", 0)
 
@@ -166,7 +168,8 @@ def test_cli_json_and_errors(tmp_path) -> None:
             ("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"),
             "error: algo = ring: ring is a reduction algorithm",
         ),
-        (("ft2", "--size", "8"), "error: system = 'ft2': a fat-tree system"),
+        (("ft2", "--size", "8"), "error: algo = hierarchical: hierarchical needs a grouping"),
+        (("ft2", "--size", "8", "--algo", "ring", "--link-model", "paper"), "error: link_model = paper"),
         (("examples/torus-9x9.toml",), "error: collective: give --size BYTES or --sweep"),
         (("examples/torus-9x9.toml", "--size", "1.5KiB?"), "error: size = '1.5KiB?': not a byte size"),
     ]:

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import run_railx
 from railx.config import ConfigError
-from railx.routing.peer import peer_check_deadlock, peer_route, routing_names
+from railx.routing import check_deadlock, route, routing_names
 from railx.systems import System, resolve_system
 
 SMALL: dict[str, dict[str, Any]] = {
@@ -83,7 +83,7 @@ def test_a_route_is_a_chain_of_links_from_source_to_destination(tmp_path: Path) 
 
 def test_rail_only_crosses_the_hb_domain_first(tmp_path: Path) -> None:
     # Chip 1 (domain 0, rank 1) to chip 23 (domain 5, rank 3): HB hop to chip 3, then up and down rail 3.
-    report = peer_route(System("r", "r", peer=SMALL["rail-only"]), 1, 23)
+    report = route(System("r", "r", peer=SMALL["rail-only"]), 1, 23)
     assert report["hops"] == {"Ho": 2, "Hi": 1}
     assert report["path"][0]["to"] == 3 and report["path"][0]["external"] is False
 
@@ -107,9 +107,12 @@ def test_presets_route_by_name() -> None:
     assert routing_names(resolve_system("dragonfly")) == ["minimal", "valiant"]
 
 
-def test_railx_systems_are_not_routed_as_peers() -> None:
-    with pytest.raises(ConfigError, match="RailX system"):
-        peer_check_deadlock(resolve_system("railx7mesh"))
+def test_one_routing_registry_names_each_familys_functions_default_first() -> None:
+    assert routing_names(resolve_system("dragonfly")) == ["minimal", "valiant"]
+    assert routing_names(resolve_system("tpuv4"))[0] == "dateline"
+    assert routing_names("examples/torus-9x9.toml") == ["minimal", "dateline", "adaptive", "balanced"]
+    with pytest.raises(ConfigError, match="routing = updown: does not apply to a RailX system"):
+        check_deadlock("examples/torus-9x9.toml", "updown")
 
 
 @pytest.mark.parametrize(
@@ -120,8 +123,8 @@ def test_railx_systems_are_not_routed_as_peers() -> None:
         ("dragonfly", ["--from", "0", "--to", "40"], ("chip = 40", "0 to 39")),
         ("dragonfly", ["--from", "0,0,0,0", "--to", "1"], ("chip = '0,0,0,0'", "by id")),
         ("dragonfly", ["--check-deadlock", "--vcs", "1"], ("vcs = 1", "needs 2 virtual channels")),
-        ("dragonfly", ["--stats", "--job", "a"], ("--job = a", "RailX systems only")),
-        ("fat-tree", ["--stats", "--misroutes", "2"], ("--misroutes = 2", "RailX systems only")),
+        ("dragonfly", ["--stats", "--job", "a"], ("job = a", "a dragonfly system has no jobs")),
+        ("fat-tree", ["--stats", "--misroutes", "2"], ("misroutes = 2", "only RailX's adaptive routing takes misroutes")),
     ],
 )
 def test_bad_peer_route_input_is_one_line(tmp_path: Path, family: str, args: list[str], words: tuple[str, ...]) -> None:

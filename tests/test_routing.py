@@ -74,7 +74,7 @@ def test_jobs_are_routed_one_at_a_time(examples: Path) -> None:
         (["--check-deadlock", "--routing", "dateline"], ("routing = dateline", "no ring dimension")),
         (
             ["--check-deadlock", "--routing", "valiant"],
-            ("routing = valiant", "minimal, dateline, adaptive or balanced"),
+            ("routing = valiant", "use one of minimal, dateline, adaptive, balanced"),
         ),
         (["--check-deadlock", "--vcs", "2"], ("vcs = 2", "needs 3 virtual channels")),
         (["--stats", "--check-deadlock"], ("give --from CHIP --to CHIP",)),

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from railx._core import RailxError, validate_config
+from railx._core import ConfigError, RailxError, validate_config
 
 __all__ = [
     "ConfigError",
@@ -37,10 +37,6 @@ __all__ = [
 
 GBPS = 1e9  # bytes/second in one GB/s
 NS = 1e-9  # seconds in one nanosecond
-
-
-class ConfigError(RailxError):
-    """A configuration is invalid; the message is one line naming the field, rule and fix."""
 
 
 # Byte units, decimal (SI) and binary (IEC), by lower-case name.

@@ -13,8 +13,7 @@ import numpy as np
 
 from railx._core import flow_collective, flow_simulate, flow_symmetric_traffic
 from railx.config import ConfigError
-from railx.network import Network
-from railx.routing import RoutingName
+from railx.systems import SystemLike, core_of
 
 __all__ = [
     "CollectiveFlow",
@@ -108,43 +107,50 @@ class FlowResult:
 
 
 def _run(
-    network: Network, messages: Messages, routing: str, misroutes: int, job: str | None, bins: int, symmetric: bool
+    system: SystemLike,
+    messages: Messages,
+    routing: str | None,
+    misroutes: int | None,
+    job: str | None,
+    bins: int,
+    symmetric: bool,
 ) -> FlowResult:
-    raw = flow_simulate(network._core, *messages._columns(), routing, misroutes, job, bins, symmetric)
+    raw = flow_simulate(core_of(system), *messages._columns(), routing, misroutes, job, bins, symmetric)
     return FlowResult(**raw)
 
 
 def simulate(
-    network: Network,
+    system: SystemLike,
     messages: Messages,
-    routing: RoutingName = "minimal",
-    misroutes: int = 1,
+    routing: str | None = None,
+    misroutes: int | None = None,
     job: str | None = None,
     bins: int = 0,
 ) -> FlowResult:
-    """Runs `messages` on `network`, one flow per message, routed by `routing` (adaptive routing
-    splits a flow evenly over the hops it offers); `bins` > 0 records a utilisation timeline."""
-    return _run(network, messages, routing, misroutes, job, bins, symmetric=False)
+    """Runs `messages` on any system, one flow per message, routed by `routing` (None: the
+    system's default; adaptive routing splits a flow evenly over the hops it offers); `bins` > 0
+    records a utilisation timeline."""
+    return _run(system, messages, routing, misroutes, job, bins, symmetric=False)
 
 
 def simulate_symmetric(
-    network: Network,
+    network: SystemLike,
     representatives: Messages,
-    routing: RoutingName = "minimal",
+    routing: str | None = None,
     bins: int = 0,
 ) -> FlowResult:
     """Runs a DAG invariant under translations of the node grid, given as one representative
     message per orbit (dependencies name representatives), aggregated: exact, and fast at
     hyper-scale. Raises RailxError when the network is not translation invariant (e.g. HyperX)."""
-    return _run(network, representatives, routing, 1, None, bins, symmetric=True)
+    return _run(network, representatives, routing, None, None, bins, symmetric=True)
 
 
-def symmetric_traffic(network: Network, kind: SymmetricTraffic, nbytes: int) -> Messages:
+def symmetric_traffic(network: SystemLike, kind: SymmetricTraffic, nbytes: int) -> Messages:
     """Representatives of a translation-invariant workload: `all-to-all` (`nbytes` per pair).
     Collective schedules run with :func:`collective`."""
     if nbytes < 1:
         raise ConfigError(f"bytes = {nbytes}: a message carries at least one byte; e.g. 1048576 for 1 MiB")
-    return Messages(**flow_symmetric_traffic(network._core, kind, nbytes))
+    return Messages(**flow_symmetric_traffic(core_of(network), kind, nbytes))
 
 
 @dataclass(frozen=True)
@@ -162,16 +168,17 @@ class CollectiveFlow:
 
 
 def collective(
-    network: Network,
+    system: SystemLike,
     op: str,
     algo: str,
     size_bytes: int,
     chunks: int = 1,
     reduce_s_per_byte: float = 0.0,
-    routing: RoutingName = "minimal",
+    routing: str | None = None,
+    misroutes: int | None = None,
 ) -> CollectiveFlow:
-    """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of the
-    network's system: aggregated (exact) over the largest group of node-grid translations under
+    """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of any
+    system, routed by `routing` (None: the system's default): on a RailX system aggregated (exact) over the largest group of node-grid translations under
     which the network and the schedule are invariant (every translation on a torus; whole rows of
     nodes for a ring over all chips), the full message DAG otherwise; at most
     `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
@@ -180,5 +187,5 @@ def collective(
         raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. 1048576")
     if chunks < 1:
         raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use chunks = 1 for no pipelining")
-    raw = flow_collective(network._core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, 1)
+    raw = flow_collective(core_of(system), op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes)
     return CollectiveFlow(**raw)

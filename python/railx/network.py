@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from railx._core import RealizedNetwork
+from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
 from railx.config import Config, load_config, read_text
 
@@ -21,26 +21,26 @@ class Network:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._core = RealizedNetwork(config.to_core_json())
+        self.core = CoreSystem(config.to_core_json())
 
     @property
     def chips(self) -> int:
         """Number of chips in the system."""
-        return self._core.chips
+        return self.core.chips
 
     def plan(self) -> dict[str, Any]:
         """Plant summary, realized metrics and the paper's closed forms (DESIGN.md §4)."""
-        return json.loads(self._core.plan_json())
+        return json.loads(self.core.plan_json())
 
     def ocs(self) -> dict[str, Any]:
         """The whole system's `railx.ocs/v1` configuration."""
-        return json.loads(self._core.ocs_json())
+        return json.loads(self.core.ocs_json())
 
     def write_ocs(self, out_dir: str | Path) -> list[Path]:
         """Writes `system.ocs.json` and, with jobs, one `<job>.ocs.json` per job; returns the paths."""
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        files = [("system", self._core.ocs_json()), *self._core.job_ocs_json()]
+        files = [("system", self.core.ocs_json()), *self.core.job_ocs_json()]
         paths = []
         for name, text in files:
             path = out_dir / f"{name}.ocs.json"
@@ -51,11 +51,11 @@ class Network:
     def links(self) -> dict[str, np.ndarray]:
         """Directed links as arrays: src, dst (chip ids), class (0 mesh, 1 optical), bandwidth_Bps,
         latency_s, rail (-1 for mesh links). Chip id = (Y*P + X)*m*m + y*m + x."""
-        return dict(self._core.links())
+        return {k: v for k, v in self.core.links().items() if k not in ("chips", "switch_radix")}
 
     def write(self, path: str | Path, fmt: Literal["json", "graphml"] = "json") -> None:
         """Writes the chip graph as a `railx.network/v1` JSON edge list or as GraphML."""
-        self._core.write_network(str(path), fmt)
+        self.core.write_network(str(path), fmt)
 
 
 def realize(config: Config | str | Path) -> Network:

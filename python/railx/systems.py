@@ -1,25 +1,33 @@
 """Systems railx evaluates side by side: named presets (the twelve rows of RailX Table 6 and a
-few more) and systems read from a file. Cost, routing and simulation all take a system from here.
+few more) and systems read from a file. Every analysis (cost, routing, the flit- and flow-level
+simulators, collectives, workloads) takes a :class:`System` from here.
 
 A peer system is a spec tagged by `family` (fat-tree, rail-only, hammingmesh, torus3d, hyperx,
-dragonfly; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration
-(DESIGN.md §13), whose bill of materials comes from its plant and whose global bandwidth comes
-from its topology's closed form. Nothing is synthesised or materialised.
+dragonfly; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration,
+whose bill of materials comes from its plant and whose global bandwidth comes from its
+topology's closed form. Costing builds nothing; the first analysis that needs the network builds
+it once (:attr:`System.core`: a RailX configuration synthesised and realized from its circuits, a
+peer's graph built directly).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from railx._core import RailxError, peer_bom, peer_network, railx_config_bom
+from railx._core import RailxError, peer_bom, railx_config_bom
+from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError, read_toml
 
-__all__ = ["PRESETS", "System", "TABLE6_ORDER", "resolve_system"]
+if TYPE_CHECKING:
+    from railx.network import Network
+
+__all__ = ["PRESETS", "System", "SystemLike", "TABLE6_ORDER", "core_of", "resolve_system"]
 
 DEFAULT_PORT_BW_BPS = 50e9  # 400 Gb/s, the port of every Table 6 system
 GBPS = 1e9
@@ -45,6 +53,35 @@ class System:
             return float(self.railx["system"].get("port_bw_GBps", DEFAULT_PORT_BW_BPS / GBPS)) * GBPS
         return float(self.peer.get("link", {}).get("port_bw_Bps", DEFAULT_PORT_BW_BPS))  # type: ignore[union-attr]
 
+    @classmethod
+    def resolve(cls, system: System | str) -> System:
+        """`system` itself, or the preset or TOML file it names (see :func:`resolve_system`)."""
+        return system if isinstance(system, System) else resolve_system(system)
+
+    def spec_json(self) -> str:
+        """The system as the core takes it: a RailX configuration, or `{"peer": {...}}`."""
+        if self.railx is not None:
+            return Config.from_dict(self.railx).to_core_json()
+        return json.dumps({"peer": self.peer})
+
+    @cached_property
+    def core(self) -> CoreSystem:
+        """The built system (`railx._core.System`), built on first use: a RailX configuration
+        synthesised and realized from its circuits, a peer's graph built directly. Raises
+        ConfigError naming the system on invalid input (or a graph over 50M directed links)."""
+        try:
+            return CoreSystem(self.spec_json())
+        except ConfigError as exc:
+            raise ConfigError(f"{self.name}: {exc}") from None
+
+    @property
+    def chips(self) -> int:
+        return int(self.core.chips)
+
+    def routing_names(self) -> list[str]:
+        """The routing functions this system offers, its default first."""
+        return list(self.core.routing_names())
+
     def bom(self) -> dict[str, Any]:
         """Bill of materials and global bandwidth (raises ConfigError on invalid input)."""
         try:
@@ -57,18 +94,10 @@ class System:
             raise ConfigError(f"{self.name}: {exc}") from None
 
     def network(self) -> dict[str, np.ndarray | int]:
-        """A peer's graph: chips (ids 0..chips-1) then packet switches (`switch_radix`), directed
-        links as NumPy arrays (src, dst, class: 0 board/mesh, 1 chip-chip optical, 2 copper,
-        3 switch link; bandwidth_Bps, latency_s, rail). Refused beyond 50M directed links; a
-        RailX system is realized with `railx.realize` instead."""
-        if self.peer is None:
-            raise ConfigError(
-                f"{self.name}: a RailX system's graph comes from its OCS circuits; use railx.realize(config)"
-            )
-        try:
-            return dict(peer_network(json.dumps(self.peer)))
-        except RailxError as exc:
-            raise ConfigError(f"{self.name}: {exc}") from None
+        """The graph: chips (ids 0..chips-1) then a peer's packet switches (`switch_radix`),
+        directed links as NumPy arrays (src, dst, class: 0 board/mesh, 1 chip-chip optical,
+        2 copper, 3 switch link; bandwidth_Bps, latency_s, rail)."""
+        return dict(self.core.links())
 
 
 def _fat_tree(chips: int, tiers: int, taper: list[int] | None = None) -> dict[str, Any]:
@@ -142,6 +171,20 @@ PRESETS: dict[str, System] = {
     ]
 }
 TABLE6_ORDER: tuple[str, ...] = tuple(list(PRESETS)[:12])
+
+
+# Anything an analysis accepts as a system: a System, a realized RailX Network, a built core
+# system, or a preset name or TOML file path.
+SystemLike = Union[System, "Network", CoreSystem, str]
+
+
+def core_of(system: SystemLike) -> CoreSystem:
+    """The built core system behind any :data:`SystemLike`."""
+    if isinstance(system, CoreSystem):
+        return system
+    if isinstance(system, str):
+        return resolve_system(system).core
+    return system.core
 
 
 def resolve_system(name_or_path: str) -> System:

@@ -188,6 +188,26 @@ pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
     }
 }
 
+/// A resolved RailX system's bill of materials, its global bandwidth from its topology's closed
+/// form at the worst region (nothing is synthesised or realized).
+pub fn railx_system_bom(system: &crate::topology::System) -> BillOfMaterials {
+    let plant = &system.plant;
+    let forms: Vec<_> = system
+        .regions
+        .iter()
+        .map(|r| crate::closed_form::region_closed_form(plant, r))
+        .collect();
+    let worst = |f: fn(&crate::closed_form::ClosedForm) -> f64| {
+        forms.iter().map(f).fold(f64::INFINITY, f64::min)
+    };
+    let global = railx_global(
+        plant,
+        worst(|c| c.bisection_bw_per_chip),
+        worst(|c| c.a2a_bound_per_chip),
+    );
+    railx_bom(plant, global)
+}
+
 /// RailX's global bandwidth from the closed form of its topology: `bisection_bw_per_chip` counts
 /// directed optical links crossing the cut per chip, so the one-direction bisection is half of
 /// it times the chips; `a2a_bound_per_chip` is already in ports per chip (paper eq. 2).

@@ -20,6 +20,9 @@ pub enum RailxError {
     /// A file could not be parsed (JSON syntax, wrong format tag, missing key).
     #[error("{what}: {message}")]
     Parse { what: String, message: String },
+    /// An invariant broke inside railx: a bug, never the input's fault.
+    #[error("internal error in {what}: {message}; this is a bug in railx, please report it with the input that caused it")]
+    Internal { what: String, message: String },
 }
 
 impl RailxError {
@@ -41,6 +44,13 @@ impl RailxError {
         RailxError::Verification {
             location: location.into(),
             message: message.into(),
+        }
+    }
+
+    pub fn internal(what: impl Into<String>, message: impl ToString) -> Self {
+        RailxError::Internal {
+            what: what.into(),
+            message: message.to_string().replace('\n', " "),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod plant;
 pub mod routing;
 pub mod sim;
 pub mod spec;
+pub mod system;
 pub mod topology;
 pub mod verify;
 

@@ -200,8 +200,9 @@ fn bad_inputs_get_one_line_errors() {
     assert!(
         msg(Op::AllReduce, Algo::TwoDRing, 8).starts_with("algo = 2d-ring: 2d-ring needs a grid")
     );
-    assert!(msg(Op::AllReduce, Algo::Hierarchical, 8)
-        .starts_with("algo = hierarchical: hierarchical needs a group of whole RailX nodes"));
+    assert!(msg(Op::AllReduce, Algo::Hierarchical, 8).starts_with(
+        "algo = hierarchical: hierarchical needs a grouping into high-bandwidth domains"
+    ));
     assert!(msg(Op::AllReduce, Algo::TwoStep, 8)
         .starts_with("algo = two-step: two-step is an all-to-all algorithm"));
     assert!(
@@ -247,7 +248,7 @@ fn shape(ranks: u32, kinds: &[u8]) -> Vec<GroupDim> {
         .enumerate()
         .map(|(i, &size)| {
             let k = kinds[i % kinds.len()];
-            let kind = [DimKind::Ring, DimKind::AllToAll, DimKind::Mesh][k as usize % 3];
+            let kind = [DimKind::Ring, DimKind::AllToAll, DimKind::Local][k as usize % 3];
             let axis = if (k / 3).is_multiple_of(2) {
                 Axis::X
             } else {

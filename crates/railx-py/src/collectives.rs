@@ -1,33 +1,26 @@
-//! Collective schedules over a RailX configuration's chips: counts (any scale), the message DAG
-//! as NumPy arrays (for the simulators), and the symbolic correctness check.
+//! Collective schedules over a system's chips (every chip, or a RailX job's): counts (any
+//! scale), the message DAG as NumPy arrays (for the simulators), and the symbolic correctness
+//! check.
 
-use crate::{err, parse_config, RealizedNetwork};
+use crate::{err, System};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use railx_core::collectives::check::check;
-use railx_core::collectives::{build, counts, Algo, Group, Op};
+use railx_core::collectives::{build, counts, links, plan_for, Algo, Group, Op};
 use railx_core::sim::flow::collective::CollectiveSpec;
-use railx_core::topology::resolve;
 use railx_core::RailxError as CoreError;
 
 /// Most messages a schedule may have to cross into Python as arrays.
 const MAX_MESSAGES: u64 = 50_000_000;
 
-/// The group of every chip of the configuration's region (the system, or the job named `job`).
-fn region_group(config_json: &str, job: Option<&str>) -> PyResult<Group> {
-    let system = resolve(&parse_config(config_json)?).map_err(err)?;
-    let region = system.region(job).map_err(err)?;
-    Group::railx_region(&system.plant, region).map_err(err)
-}
-
 fn parse(op: &str, algo: &str) -> PyResult<(Op, Algo)> {
     Ok((Op::parse(op).map_err(err)?, Algo::parse(algo).map_err(err)?))
 }
 
-/// A collective over every chip of `network`'s system, which must have no jobs: what to run and
-/// the group, for the flow- and flit-level bindings.
+/// A collective over every chip of `system`, which must have no jobs: what to run and the
+/// group, for the flow- and flit-level bindings.
 pub(crate) fn whole_system(
-    network: &RealizedNetwork,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
@@ -42,25 +35,16 @@ pub(crate) fn whole_system(
         chunks,
         reduce_s_per_byte,
     };
-    let system = &network.inner.system;
-    let [region] = &system.regions[..] else {
-        return Err(err(CoreError::invalid(
-            "jobs",
-            system.regions.len(),
-            "a collective runs over the whole system",
-            "use a configuration without jobs",
-        )));
-    };
-    let group = Group::railx_region(&system.plant, region).map_err(err)?;
+    let group = system.inner.whole_group().map_err(err)?;
     Ok((spec, group))
 }
 
 /// Messages, units and bytes of a schedule, from its plan (no message is generated).
 #[pyfunction]
-#[pyo3(signature = (config_json, op, algo, size_bytes, chunks = 1, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None))]
 fn collective_counts<'py>(
     py: Python<'py>,
-    config_json: &str,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
@@ -68,7 +52,7 @@ fn collective_counts<'py>(
     job: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
-    let group = region_group(config_json, job)?;
+    let group = system.inner.group(job).map_err(err)?;
     let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
     let dict = PyDict::new(py);
     dict.set_item("ranks", group.ranks())?;
@@ -81,11 +65,11 @@ fn collective_counts<'py>(
 /// The schedule lowered to a message DAG, as NumPy arrays: src and dst chips, bytes, delay_s,
 /// and the dependencies in compressed rows (message i waits for deps[dep_start[i]:dep_start[i+1]]).
 #[pyfunction]
-#[pyo3(signature = (config_json, op, algo, size_bytes, chunks = 1, reduce_s_per_byte = 0.0, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, reduce_s_per_byte = 0.0, job = None))]
 #[allow(clippy::too_many_arguments)]
 fn collective_dag<'py>(
     py: Python<'py>,
-    config_json: &str,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
@@ -94,7 +78,7 @@ fn collective_dag<'py>(
     job: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
-    let group = region_group(config_json, job)?;
+    let group = system.inner.group(job).map_err(err)?;
     let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
     if c.messages > MAX_MESSAGES {
         return Err(err(CoreError::invalid(
@@ -114,9 +98,9 @@ fn collective_dag<'py>(
 
 /// Builds the schedule and executes it symbolically; raises with the first problem found.
 #[pyfunction]
-#[pyo3(signature = (config_json, op, algo, size_bytes, chunks = 1, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None))]
 fn collective_check(
-    config_json: &str,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
@@ -124,12 +108,75 @@ fn collective_check(
     job: Option<&str>,
 ) -> PyResult<()> {
     let (op, algo) = parse(op, algo)?;
-    let group = region_group(config_json, job)?;
+    let group = system.inner.group(job).map_err(err)?;
     let schedule = build(op, algo, &group, size_bytes, chunks).map_err(err)?;
     check(&schedule).map_err(err)
 }
 
+/// The shape of `algo` for `op` over the system's group (or a RailX job's), for the analytic
+/// models: `ranks`; `dims` (size, kind, axis) of the group; `rails` per dimension (RailX: rails
+/// behind each dimension, 0 for the mesh; empty for a peer); `lines`, each with the group
+/// dimensions it spans, its size and primitive (`ring`, `bidir-ring`, `direct`) and, when
+/// `measure`, `alpha_s` and `bw_Bps` of one step measured on the routed network
+/// (`railx_core::collectives::links`); `parts`, per data part the order of lines.
+#[pyfunction]
+#[pyo3(signature = (system, op, algo, measure = false, routing = None, misroutes = None, job = None))]
+#[allow(clippy::too_many_arguments)]
+fn collective_plan<'py>(
+    py: Python<'py>,
+    system: &System,
+    op: &str,
+    algo: &str,
+    measure: bool,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
+    job: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (op, algo) = parse(op, algo)?;
+    let group = system.inner.group(job).map_err(err)?;
+    let plan = plan_for(op, algo, &group).map_err(err)?;
+    let measured = if measure {
+        let r = system.routing(routing, misroutes, job)?;
+        let net = system.inner.network();
+        Some(
+            py.detach(|| links::measure(net, r.as_ref(), &group, &plan))
+                .map_err(err)?,
+        )
+    } else {
+        None
+    };
+    let d = PyDict::new(py);
+    d.set_item("ranks", group.ranks())?;
+    let dims: Vec<(u32, &str, &str)> = group
+        .dims()
+        .iter()
+        .map(|g| (g.size, g.kind.name(), g.axis.name()))
+        .collect();
+    d.set_item("dims", dims)?;
+    let rails = match system.inner.family() {
+        "railx" => system.inner.railx_dim_rails(job).map_err(err)?,
+        _ => Vec::new(),
+    };
+    d.set_item("rails", rails)?;
+    let lines = PyList::empty(py);
+    for (i, line) in plan.lines.iter().enumerate() {
+        let l = PyDict::new(py);
+        l.set_item("dims", line.dims.clone())?;
+        l.set_item("size", line.size())?;
+        l.set_item("algo", line.algo.name())?;
+        if let Some(m) = &measured {
+            l.set_item("alpha_s", m[i].alpha_s)?;
+            l.set_item("bw_Bps", m[i].bw_bps)?;
+        }
+        lines.append(l)?;
+    }
+    d.set_item("lines", lines)?;
+    d.set_item("parts", plan.parts.clone())?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(collective_plan, m)?)?;
     m.add_function(wrap_pyfunction!(collective_counts, m)?)?;
     m.add_function(wrap_pyfunction!(collective_dag, m)?)?;
     m.add_function(wrap_pyfunction!(collective_check, m)?)?;

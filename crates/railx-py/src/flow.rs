@@ -2,7 +2,7 @@
 //! delay_s, and dependencies in compressed rows `dep_start`, `deps`), results as a dict of
 //! scalars and arrays.
 
-use super::{err, RealizedNetwork};
+use super::{err, System};
 use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -81,25 +81,25 @@ fn report_dict<'py>(py: Python<'py>, r: FlowReport) -> PyResult<Bound<'py, PyDic
 /// Runs a message DAG at flow level; `symmetric`: the messages are the representatives of a
 /// DAG invariant under the node translations (aggregated, exact).
 #[pyfunction]
-#[pyo3(signature = (network, src, dst, bytes, delay_s, dep_start, deps, routing="minimal", misroutes=1, job=None, bins=0, symmetric=false))]
+#[pyo3(signature = (system, src, dst, bytes, delay_s, dep_start, deps, routing=None, misroutes=None, job=None, bins=0, symmetric=false))]
 #[allow(clippy::too_many_arguments)]
 fn flow_simulate<'py>(
     py: Python<'py>,
-    network: &RealizedNetwork,
+    system: &System,
     src: PyReadonlyArray1<'py, u32>,
     dst: PyReadonlyArray1<'py, u32>,
     bytes: PyReadonlyArray1<'py, u64>,
     delay_s: PyReadonlyArray1<'py, f64>,
     dep_start: PyReadonlyArray1<'py, u64>,
     deps: PyReadonlyArray1<'py, u32>,
-    routing: &str,
-    misroutes: u8,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
     job: Option<&str>,
     bins: u32,
     symmetric: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let r = network.routing(routing, misroutes, job)?;
-    let net = &network.inner.network;
+    let r = system.routing(routing, misroutes, job)?;
+    let net = system.inner.network();
     let (src, dst, bytes, delay_s) = (
         src.as_slice()?,
         dst.as_slice()?,
@@ -112,9 +112,9 @@ fn flow_simulate<'py>(
             let dag = dag_of(src, dst, bytes, delay_s, dep_start, deps)?;
             if symmetric {
                 let group = Translations::whole(net.railx_plant()?);
-                simulate_symmetric(net, &r, &SymmetricDag::new(dag, group), bins)
+                simulate_symmetric(net, r.as_ref(), &SymmetricDag::new(dag, group), bins)
             } else {
-                simulate(net, &r, &dag, bins)
+                simulate(net, r.as_ref(), &dag, bins)
             }
         })
         .map_err(err)?;
@@ -126,11 +126,16 @@ fn flow_simulate<'py>(
 #[pyfunction]
 fn flow_symmetric_traffic<'py>(
     py: Python<'py>,
-    network: &RealizedNetwork,
+    system: &System,
     kind: &str,
     bytes: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let plant = &network.inner.system.plant;
+    let plant = &system
+        .inner
+        .railx("symmetric traffic")
+        .map_err(err)?
+        .system
+        .plant;
     let sym = py
         .detach(|| match kind {
             "all-to-all" => traffic::all_to_all(plant, bytes),
@@ -145,29 +150,30 @@ fn flow_symmetric_traffic<'py>(
     crate::dag_arrays(py, &sym.representatives)
 }
 
-/// Runs a collective over every chip of the network's system at flow level: aggregated over the
-/// largest group of node translations under which it is invariant, the full schedule otherwise.
-/// Returns completion_s, flows, messages, events, aggregated and orbit (messages per flow).
+/// Runs a collective over every chip of the system at flow level: on a RailX system aggregated
+/// over the largest group of node translations under which it is invariant, the full schedule
+/// otherwise. Returns completion_s, flows, messages, events, aggregated and orbit (messages per
+/// flow).
 #[pyfunction]
-#[pyo3(signature = (network, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing="minimal", misroutes=1))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_collective<'py>(
     py: Python<'py>,
-    network: &RealizedNetwork,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
     chunks: u32,
     reduce_s_per_byte: f64,
-    routing: &str,
-    misroutes: u8,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, group) =
-        crate::collectives::whole_system(network, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
-    let r = network.routing(routing, misroutes, None)?;
-    let net = &network.inner.network;
+        crate::collectives::whole_system(system, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
+    let r = system.routing(routing, misroutes, None)?;
+    let net = system.inner.network();
     let run = py
-        .detach(|| simulate_collective(net, &r, &group, &spec))
+        .detach(|| simulate_collective(net, r.as_ref(), &group, &spec))
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("completion_s", run.report.completion_s)?;

@@ -3,24 +3,24 @@
 
 mod collectives;
 mod flow;
-mod peer_routing;
 mod sim;
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use railx_core::bom::{railx_bom, railx_global};
-use railx_core::closed_form::{max_scale, region_closed_form};
+use railx_core::bom::railx_system_bom;
+use railx_core::closed_form::max_scale;
 use railx_core::hamiltonian::rail_successors;
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
-use railx_core::plan::{plan, realize, Realized};
-use railx_core::routing::railx::{RailxRouting, Scheme};
-use railx_core::routing::{analysis, deadlock};
+use railx_core::plan::plan;
+use railx_core::plant::Axis;
+use railx_core::routing::{analysis, deadlock, Routing};
 use railx_core::sim::dag::MessageDag;
 use railx_core::spec::ConfigSpec;
+use railx_core::system::{RoutingOptions, System as CoreSystem, SystemSpec};
 use railx_core::topology::resolve;
 use railx_core::verify::{verify, verify_ports};
 use railx_core::RailxError as CoreError;
@@ -30,12 +30,35 @@ use std::io::{BufWriter, Write};
 create_exception!(
     _core,
     RailxError,
-    PyValueError,
-    "Invalid railx input: the message names the field, the rule and a valid alternative."
+    PyException,
+    "Base of railx's errors; each message is one line."
+);
+create_exception!(
+    _core,
+    ConfigError,
+    RailxError,
+    "Invalid input: the message names the field, the rule and a valid alternative."
+);
+create_exception!(
+    _core,
+    VerificationError,
+    RailxError,
+    "A verification failed, e.g. an OCS file that does not realise its topology."
+);
+create_exception!(
+    _core,
+    InternalError,
+    RailxError,
+    "An invariant broke inside railx: a bug, not the input's fault."
 );
 
 fn err(e: CoreError) -> PyErr {
-    RailxError::new_err(e.to_string())
+    let message = e.to_string();
+    match e {
+        CoreError::Invalid { .. } | CoreError::Parse { .. } => ConfigError::new_err(message),
+        CoreError::Verification { .. } => VerificationError::new_err(message),
+        CoreError::Internal { .. } => InternalError::new_err(message),
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
@@ -75,51 +98,86 @@ fn parse_config(config_json: &str) -> PyResult<ConfigSpec> {
     serde_json::from_str(config_json).map_err(|e| err(CoreError::parse("configuration", e)))
 }
 
-/// A configuration realized: validated, its OCS tables synthesised, its chip graph built from them.
+/// A system ready for every analysis: a RailX configuration realized from its OCS circuits, or
+/// a peer built directly (`railx_core::system::System`).
 #[pyclass(module = "railx._core", frozen)]
-struct RealizedNetwork {
-    inner: Realized,
+struct System {
+    inner: CoreSystem,
 }
 
 #[pymethods]
-impl RealizedNetwork {
+impl System {
+    /// Builds a system from JSON: a RailX configuration, or `{"peer": {...}}`.
     #[new]
-    fn new(py: Python<'_>, config_json: &str) -> PyResult<Self> {
-        let spec = parse_config(config_json)?;
-        let inner = py.detach(|| realize(&spec)).map_err(err)?;
-        Ok(RealizedNetwork { inner })
+    fn new(py: Python<'_>, spec_json: &str) -> PyResult<Self> {
+        let spec = SystemSpec::from_json(spec_json).map_err(err)?;
+        let inner = py.detach(|| CoreSystem::build(&spec)).map_err(err)?;
+        Ok(System { inner })
     }
 
-    /// Plant summary, realized metrics and closed forms, as JSON.
+    /// `railx`, or a peer's family (`fat-tree`, `rail-only`, ...).
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.inner.family()
+    }
+
+    #[getter]
+    fn chips(&self) -> u32 {
+        self.inner.chips()
+    }
+
+    /// The routing function names this system offers, its default first.
+    fn routing_names(&self) -> Vec<&'static str> {
+        self.inner.routing_names().to_vec()
+    }
+
+    /// The collective process group of every chip (or of a RailX job): per dimension its size,
+    /// kind (`local`, `ring`, `all-to-all`) and axis, innermost first.
+    #[pyo3(signature = (job=None))]
+    fn group_dims(&self, job: Option<&str>) -> PyResult<Vec<(u32, &'static str, &'static str)>> {
+        let group = self.inner.group(job).map_err(err)?;
+        Ok(group
+            .dims()
+            .iter()
+            .map(|d| (d.size, d.kind.name(), d.axis.name()))
+            .collect())
+    }
+
+    /// Bill of materials and global bandwidth, as JSON.
+    fn bom_json(&self) -> PyResult<String> {
+        to_json(&self.inner.bom().map_err(err)?)
+    }
+
+    /// Plant summary, realized metrics and closed forms, as JSON (RailX).
     fn plan_json(&self, py: Python<'_>) -> PyResult<String> {
-        let report = py.detach(|| plan(&self.inner)).map_err(err)?;
+        let realized = self.inner.railx("plan").map_err(err)?;
+        let report = py.detach(|| plan(realized)).map_err(err)?;
         to_json(&report)
     }
 
-    /// The whole system's `railx.ocs/v1` configuration, as JSON.
-    fn ocs_json(&self) -> String {
-        self.inner.ocs.to_json()
+    /// The whole system's `railx.ocs/v1` configuration, as JSON (RailX).
+    fn ocs_json(&self) -> PyResult<String> {
+        Ok(self.inner.railx("ocs").map_err(err)?.ocs.to_json())
     }
 
     /// One `railx.ocs/v1` configuration per job (empty without jobs), as (name, JSON) pairs.
     fn job_ocs_json(&self) -> PyResult<Vec<(String, String)>> {
-        let configs = synthesize_jobs(&self.inner.system).map_err(err)?;
+        let realized = self.inner.railx("ocs").map_err(err)?;
+        let configs = synthesize_jobs(&realized.system).map_err(err)?;
         Ok(configs
             .into_iter()
             .filter_map(|c| c.job.clone().map(|name| (name, c.to_json())))
             .collect())
     }
 
-    #[getter]
-    fn chips(&self) -> u32 {
-        self.inner.network.chips()
-    }
-
-    /// Directed links as NumPy arrays: src, dst (chip ids), class (0 intra-node, 1 optical),
-    /// bandwidth_Bps, latency_s, rail (-1 for mesh links).
+    /// Directed links as NumPy arrays: src, dst (vertex ids: chips, then a peer's switches),
+    /// class (0 intra-node, 1 optical, 2 copper, 3 switch), bandwidth_Bps, latency_s, rail (-1
+    /// for none), and `switch_radix` (one per switch).
     fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let net = &self.inner.network;
+        let net = self.inner.network();
         let dict = PyDict::new(py);
+        dict.set_item("chips", net.chips())?;
+        dict.set_item("switch_radix", net.switch_radix.clone().into_pyarray(py))?;
         dict.set_item("src", net.src.clone().into_pyarray(py))?;
         dict.set_item("dst", net.dst.clone().into_pyarray(py))?;
         let class: Vec<u8> = net.class.iter().map(|c| *c as u8).collect();
@@ -138,7 +196,7 @@ impl RealizedNetwork {
 
     /// Writes the chip graph to `path` as "json" (railx.network/v1 edge list) or "graphml".
     fn write_network(&self, py: Python<'_>, path: &str, format: &str) -> PyResult<()> {
-        let net = &self.inner.network;
+        let net = self.inner.network();
         if format != "json" && format != "graphml" {
             return Err(err(CoreError::invalid(
                 "format",
@@ -160,29 +218,33 @@ impl RealizedNetwork {
         .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
     }
 
-    /// The route between two chips under a routing function, as JSON.
-    #[pyo3(signature = (routing, src, dst, misroutes=1, job=None))]
+    /// The route between two chips under a routing function (`None`: the default), as JSON.
+    #[pyo3(signature = (src, dst, routing=None, misroutes=None, job=None))]
     fn route_json(
         &self,
-        routing: &str,
         src: u32,
         dst: u32,
-        misroutes: u8,
+        routing: Option<&str>,
+        misroutes: Option<u8>,
         job: Option<&str>,
     ) -> PyResult<String> {
-        let r = self.routing(routing, misroutes, job)?;
-        to_json(&r.describe_route(src, dst).map_err(err)?)
+        let options = routing_options(misroutes, job);
+        let report = self
+            .inner
+            .describe_route(routing, &options, src, dst)
+            .map_err(err)?;
+        to_json(&report)
     }
 
     /// The deadlock check of a routing function (exhaustive up to ~12K chips, else structural on
     /// `samples` seeded routes), as JSON; `vcs` is the hardware's VC budget, if any.
-    #[pyo3(signature = (routing, misroutes=1, job=None, samples=100_000, seed=0, vcs=None))]
+    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=100_000, seed=0, vcs=None))]
     #[allow(clippy::too_many_arguments)]
     fn deadlock_json(
         &self,
         py: Python<'_>,
-        routing: &str,
-        misroutes: u8,
+        routing: Option<&str>,
+        misroutes: Option<u8>,
         job: Option<&str>,
         samples: usize,
         seed: u64,
@@ -190,54 +252,67 @@ impl RealizedNetwork {
     ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
         if let Some(budget) = vcs {
-            r.require_vcs(budget).map_err(err)?;
+            self.inner.require_vcs(r.as_ref(), budget).map_err(err)?;
         }
         to_json(
-            &py.detach(|| deadlock::check(&r, samples, seed))
+            &py.detach(|| deadlock::check(r.as_ref(), samples, seed))
                 .map_err(err)?,
         )
     }
 
     /// Hop statistics over all pairs (or `samples` seeded pairs when there are more), as JSON.
-    #[pyo3(signature = (routing, misroutes=1, job=None, samples=1_000_000, seed=0))]
+    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=1_000_000, seed=0))]
     fn route_stats_json(
         &self,
         py: Python<'_>,
-        routing: &str,
-        misroutes: u8,
+        routing: Option<&str>,
+        misroutes: Option<u8>,
         job: Option<&str>,
         samples: usize,
         seed: u64,
     ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
         to_json(
-            &py.detach(|| analysis::route_stats(&r, samples, seed))
+            &py.detach(|| analysis::route_stats(r.as_ref(), samples, seed))
                 .map_err(err)?,
         )
     }
 
     /// Per-link load under uniform all-to-all traffic (units of one chip's injection rate).
-    #[pyo3(signature = (routing, misroutes=1, job=None))]
+    #[pyo3(signature = (routing=None, misroutes=None, job=None))]
     fn link_load<'py>(
         &self,
         py: Python<'py>,
-        routing: &str,
-        misroutes: u8,
+        routing: Option<&str>,
+        misroutes: Option<u8>,
         job: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let r = self.routing(routing, misroutes, job)?;
-        let links = self.inner.network.links();
+        let links = self.inner.network().links();
         let load = py
-            .detach(|| analysis::all_to_all_link_load(&r, links))
+            .detach(|| analysis::all_to_all_link_load(r.as_ref(), links))
             .map_err(err)?;
         Ok(load.into_pyarray(py))
     }
 }
 
-impl RealizedNetwork {
-    fn routing(&self, routing: &str, misroutes: u8, job: Option<&str>) -> PyResult<RailxRouting> {
-        let scheme = Scheme::parse(routing, misroutes).map_err(err)?;
-        RailxRouting::of_region(&self.inner, job, scheme).map_err(err)
+fn routing_options(misroutes: Option<u8>, job: Option<&str>) -> RoutingOptions {
+    RoutingOptions {
+        misroutes,
+        job: job.map(str::to_string),
+    }
+}
+
+impl System {
+    fn routing(
+        &self,
+        routing: Option<&str>,
+        misroutes: Option<u8>,
+        job: Option<&str>,
+    ) -> PyResult<Box<dyn Routing>> {
+        self.inner
+            .routing(routing, &routing_options(misroutes, job))
+            .map_err(err)
     }
 }
 
@@ -271,7 +346,7 @@ fn verify_ocs(py: Python<'_>, ocs_json: &str, config_json: Option<&str>) -> PyRe
 #[pyo3(signature = (s, allow_matching_rail=false))]
 fn hamiltonian_rails(s: usize, allow_matching_rail: bool) -> PyResult<Vec<Vec<u32>>> {
     rail_successors(s, allow_matching_rail).map_err(|e| {
-        RailxError::new_err(format!(
+        ConfigError::new_err(format!(
             "s = {s}: {e}; use an all-to-all of 3, 5, 7 or 8+ nodes, or allow_matching_rail"
         ))
     })
@@ -294,50 +369,44 @@ fn peer_bom(spec_json: &str) -> PyResult<String> {
     to_json(&parse_peer(spec_json)?.bom().map_err(err)?)
 }
 
-/// A peer topology's graph as NumPy arrays (src, dst, class, bandwidth_Bps, latency_s, rail)
-/// plus `chips` and `switch_radix`; refused beyond the size guard.
-#[pyfunction]
-fn peer_network<'py>(py: Python<'py>, spec_json: &str) -> PyResult<Bound<'py, PyDict>> {
-    let spec = parse_peer(spec_json)?;
-    let net = py.detach(|| spec.network()).map_err(err)?;
-    let dict = PyDict::new(py);
-    dict.set_item("chips", net.chips())?;
-    dict.set_item("switch_radix", net.switch_radix.into_pyarray(py))?;
-    dict.set_item("src", net.src.into_pyarray(py))?;
-    dict.set_item("dst", net.dst.into_pyarray(py))?;
-    let class: Vec<u8> = net.class.iter().map(|c| *c as u8).collect();
-    dict.set_item("class", class.into_pyarray(py))?;
-    dict.set_item("bandwidth_Bps", net.bandwidth_bps.into_pyarray(py))?;
-    dict.set_item("latency_s", net.latency_s.into_pyarray(py))?;
-    let rail: Vec<i64> = net
-        .rail
-        .iter()
-        .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
-        .collect();
-    dict.set_item("rail", rail.into_pyarray(py))?;
-    Ok(dict)
-}
-
 /// Bill of materials of a RailX configuration from its plant, with the global bandwidth of its
 /// topology's closed form (worst region), as JSON; nothing is synthesised or realized.
 #[pyfunction]
 fn railx_config_bom(config_json: &str) -> PyResult<String> {
     let system = resolve(&parse_config(config_json)?).map_err(err)?;
-    let plant = &system.plant;
-    let forms: Vec<_> = system
-        .regions
-        .iter()
-        .map(|r| region_closed_form(plant, r))
-        .collect();
-    let worst = |f: fn(&railx_core::closed_form::ClosedForm) -> f64| {
-        forms.iter().map(f).fold(f64::INFINITY, f64::min)
+    to_json(&railx_system_bom(&system))
+}
+
+/// A RailX configuration's plant parameters and the logical dimensions of each axis as the core
+/// resolves them (`{m, n, grid, port_bw_Bps, intra_bw_Bps, alpha_out_s, alpha_in_s, x, y}`, each
+/// axis a list of `{size, kind, rails}`), for the analytic models; nothing is synthesised. A
+/// configuration with jobs is refused (the models take the whole system).
+#[pyfunction]
+fn railx_layout_json(config_json: &str) -> PyResult<String> {
+    let system = resolve(&parse_config(config_json)?).map_err(err)?;
+    let [region] = &system.regions[..] else {
+        return Err(err(CoreError::invalid(
+            "jobs",
+            system.regions.len(),
+            "the analytic models take the whole system",
+            "use a configuration with one [topology]",
+        )));
     };
-    let global = railx_global(
-        plant,
-        worst(|c| c.bisection_bw_per_chip),
-        worst(|c| c.a2a_bound_per_chip),
-    );
-    to_json(&railx_bom(plant, global))
+    let axis = |a: Axis| -> Vec<serde_json::Value> {
+        region
+            .layout(a)
+            .dims
+            .iter()
+            .map(|d| serde_json::json!({"size": d.size, "kind": d.kind, "rails": d.rails}))
+            .collect()
+    };
+    let p = &system.plant;
+    to_json(&serde_json::json!({
+        "m": p.m, "n": p.n, "grid": [p.p, p.q],
+        "port_bw_Bps": p.port_bw_bps, "intra_bw_Bps": p.intra_bw_bps,
+        "alpha_out_s": p.alpha_out_s, "alpha_in_s": p.alpha_in_s,
+        "x": axis(Axis::X), "y": axis(Axis::Y),
+    }))
 }
 
 /// Largest system per family and variant for a switch radix, as JSON.
@@ -350,17 +419,19 @@ fn scalability_json(radix: u32) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RailxError", m.py().get_type::<RailxError>())?;
-    m.add_class::<RealizedNetwork>()?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("VerificationError", m.py().get_type::<VerificationError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add_class::<System>()?;
     flow::register(m)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(verify_ocs, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian_rails, m)?)?;
     m.add_function(wrap_pyfunction!(max_scale_json, m)?)?;
     m.add_function(wrap_pyfunction!(peer_bom, m)?)?;
-    m.add_function(wrap_pyfunction!(peer_network, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
+    m.add_function(wrap_pyfunction!(railx_layout_json, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
     collectives::register(m)?;
-    peer_routing::register(m)?;
     sim::register(m)
 }

@@ -1,69 +1,40 @@
-//! Binding of the flit-level simulator: a system (RailX configuration or peer spec, as JSON), a
-//! routing function by name, the simulator settings and the traffic, both as JSON.
+//! Binding of the flit-level simulator: a system, a routing function by name, the simulator
+//! settings and the traffic, both as JSON.
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use railx_core::network::Network;
-use railx_core::peers::PeerSpec;
-use railx_core::plan::realize;
-use railx_core::routing::peer::for_peer;
-use railx_core::routing::railx::{RailxRouting, Scheme};
-use railx_core::routing::Routing;
 use railx_core::sim::flit::{simulate, sweep, FlitConfig, Traffic, TrafficSpec};
-use railx_core::spec::ConfigSpec;
-use railx_core::{RailxError as CoreError, Result};
+use railx_core::RailxError as CoreError;
 
-use crate::{err, to_json, RealizedNetwork};
+use crate::{err, to_json, System};
 use railx_core::sim::flit_collective::simulate_collective_flit;
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
     serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
 }
 
-/// Builds the system's network and routing function and hands them to `run`.
-fn on_system<T>(
-    system_json: &str,
-    railx: bool,
-    routing: Option<&str>,
-    job: Option<&str>,
-    run: impl FnOnce(&Network, &dyn Routing) -> Result<T>,
-) -> PyResult<T> {
-    if railx {
-        let spec: ConfigSpec = parse("configuration", system_json)?;
-        let realized = realize(&spec).map_err(err)?;
-        let scheme = Scheme::parse(routing.unwrap_or("minimal"), 1).map_err(err)?;
-        let r = RailxRouting::of_region(&realized, job, scheme).map_err(err)?;
-        run(&realized.network, &r).map_err(err)
-    } else {
-        let spec: PeerSpec = parse("peer topology", system_json)?;
-        let net = spec.network().map_err(err)?;
-        let r = for_peer(&spec, &net, routing).map_err(err)?;
-        run(&net, &*r).map_err(err)
-    }
-}
-
 /// One run: the report as JSON and the per-link utilisation (network link order) as NumPy.
 #[pyfunction]
-#[pyo3(signature = (system_json, railx, config_json, traffic_json, routing=None, job=None))]
+#[pyo3(signature = (system, config_json, traffic_json, routing=None, misroutes=None, job=None))]
 fn flit_simulate<'py>(
     py: Python<'py>,
-    system_json: &str,
-    railx: bool,
+    system: &System,
     config_json: &str,
     traffic_json: &str,
     routing: Option<&str>,
+    misroutes: Option<u8>,
     job: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config: FlitConfig = parse("simulator settings", config_json)?;
     let traffic: Traffic = parse::<TrafficSpec>("traffic", traffic_json)?
         .resolve()
         .map_err(err)?;
-    let report = py.detach(|| {
-        on_system(system_json, railx, routing, job, |net, r| {
-            simulate(net, r, &config, &traffic)
-        })
-    })?;
+    let r = system.routing(routing, misroutes, job)?;
+    let net = system.inner.network();
+    let report = py
+        .detach(|| simulate(net, r.as_ref(), &config, &traffic))
+        .map_err(err)?;
     let dict = PyDict::new(py);
     dict.set_item("report", to_json(&report)?)?;
     dict.set_item("link_utilisation", report.link_utilisation.into_pyarray(py))?;
@@ -72,16 +43,16 @@ fn flit_simulate<'py>(
 
 /// A load sweep of one rate pattern, as JSON (points, saturation_load, peak_accepted).
 #[pyfunction]
-#[pyo3(signature = (system_json, railx, config_json, traffic_json, loads, routing=None, job=None))]
+#[pyo3(signature = (system, config_json, traffic_json, loads, routing=None, misroutes=None, job=None))]
 #[allow(clippy::too_many_arguments)]
 fn flit_sweep(
     py: Python<'_>,
-    system_json: &str,
-    railx: bool,
+    system: &System,
     config_json: &str,
     traffic_json: &str,
     loads: Vec<f64>,
     routing: Option<&str>,
+    misroutes: Option<u8>,
     job: Option<&str>,
 ) -> PyResult<String> {
     let config: FlitConfig = parse("simulator settings", config_json)?;
@@ -99,37 +70,38 @@ fn flit_sweep(
             )))
         }
     };
-    let report = py.detach(|| {
-        on_system(system_json, railx, routing, job, |net, r| {
-            sweep(net, r, &config, &pattern, &loads)
-        })
-    })?;
+    let r = system.routing(routing, misroutes, job)?;
+    let net = system.inner.network();
+    let report = py
+        .detach(|| sweep(net, r.as_ref(), &config, &pattern, &loads))
+        .map_err(err)?;
     to_json(&report)
 }
 
-/// Runs a collective over every chip of the network's system at flit level (flits of
+/// Runs a collective over every chip of the system at flit level (flits of
 /// `flit_bytes`, `railx_core::sim::flit_collective`). Returns time_s, cycles, cycle_s and the
 /// simulator's counters (short/long latency cycles, flit hops).
 #[pyfunction]
-#[pyo3(signature = (network, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing="minimal", flit_bytes=256))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256))]
 #[allow(clippy::too_many_arguments)]
 fn flit_collective<'py>(
     py: Python<'py>,
-    network: &RealizedNetwork,
+    system: &System,
     op: &str,
     algo: &str,
     size_bytes: u64,
     chunks: u32,
     reduce_s_per_byte: f64,
-    routing: &str,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
     flit_bytes: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, group) =
-        crate::collectives::whole_system(network, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
-    let r = network.routing(routing, 1, None)?;
-    let net = &network.inner.network;
+        crate::collectives::whole_system(system, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
+    let r = system.routing(routing, misroutes, None)?;
+    let net = system.inner.network();
     let run = py
-        .detach(|| simulate_collective_flit(net, &r, &group, &spec, flit_bytes))
+        .detach(|| simulate_collective_flit(net, r.as_ref(), &group, &spec, flit_bytes))
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("time_s", run.time_s)?;

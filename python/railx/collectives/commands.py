@@ -4,7 +4,6 @@ size of its explicit schedule (messages, bytes)."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,11 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from railx._core import collective_counts
-from railx.collectives.models import bus_bandwidth_factor, estimate
+from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate, estimate_routed
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS
 from railx.config import Config, ConfigError, parse_bytes
-from railx.systems import resolve_system
+from railx.network import Network
+from railx.systems import System, SystemLike, core_of
 
 console = Console()
 
@@ -32,32 +32,34 @@ DEFAULT_REDUCE_S_PER_BYTE = 0.0
 SWEEP_SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB
 
 
-@lru_cache(maxsize=2)
-def _network(railx_toml_json: str) -> Any:
-    """The realized network of a RailX configuration (cached: a sweep realizes it once)."""
-    from railx.network import Network
-
-    return Network(Config.from_dict(json.loads(railx_toml_json)))
+def _railx_config(system: System | Network) -> Config | None:
+    if isinstance(system, Network):
+        return system.config
+    return Config.from_dict(system.railx) if system.railx is not None else None
 
 
 def collective_report(
-    system: str,
+    system: SystemLike,
     op: str,
     algo: str,
     size_bytes: int,
     fidelity: str = "analytic",
     chunks: int = 1,
     reduce_s_per_byte: float = DEFAULT_REDUCE_S_PER_BYTE,
-    routing: str = "minimal",
+    routing: str | None = None,
     flit_bytes: int = DEFAULT_FLIT_BYTES,
+    link_model: str | None = None,
+    misroutes: int | None = None,
 ) -> dict[str, Any]:
-    """Time, algorithm and bus bandwidth of `op` by `algo` on a RailX system (preset or TOML file),
-    with the message and byte counts of its schedule. `fidelity`: `analytic` (alpha-beta model)
-    or `flow` (the schedule on the flow-level simulator, routed by `routing`, with a reduction
-    delay of `reduce_s_per_byte`; the result also has `flows`, `events`, `aggregated` and `orbit`,
-    the messages each flow stands for) or
-    `flit` (the schedule's message DAG on the flit-level simulator with flits of `flit_bytes`,
-    up to 1,296 chips and 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
+    """Time, algorithm and bus bandwidth of `op` by `algo` over every chip of any system (a
+    :class:`railx.System`, a preset name or a TOML file), with the message and byte counts of its
+    schedule. `fidelity`: `analytic` (alpha-beta model; `link_model` `paper`, the RailX paper's
+    link conventions, default on RailX, or `routed`, each line's links measured on the routed
+    network, the only one for peers) or `flow` (the schedule on the flow-level simulator, routed
+    by `routing` (None: the system's default), with a reduction delay of `reduce_s_per_byte`;
+    the result also has `flows`, `events`, `aggregated` and `orbit`, the messages each flow
+    stands for) or `flit` (the schedule's message DAG on the flit-level simulator with flits of
+    `flit_bytes`, up to 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
     if fidelity not in FIDELITIES:
         raise ConfigError(
             f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit"
@@ -74,16 +76,26 @@ def collective_report(
         raise ConfigError(
             f"reduce_s_per_byte = {reduce_s_per_byte}: must be >= 0 seconds per byte; use 0 for no reduction delay"
         )
-    sys = resolve_system(system)
-    if sys.railx is None:
-        raise ConfigError(
-            f"system = {system!r}: a {sys.family} system; collective schedules run on RailX systems (a RailX TOML or railx4mesh, railx7mesh)"
-        )
-    params = RailxParams.from_config(sys.railx)
-    est = estimate(op, algo, size_bytes, params)
-    counts = collective_counts(Config.from_dict(sys.railx).to_core_json(), op, algo, size_bytes, chunks)
+    resolved = system if isinstance(system, Network) else System.resolve(system)
+    name = resolved.name if isinstance(resolved, System) else "network"
+    core = core_of(resolved)
+    config = _railx_config(resolved)
+    model = link_model or ("paper" if config is not None else "routed")
+    if model not in LINK_MODELS:
+        raise ConfigError(f"link_model = {model!r}: unknown link model; use {' or '.join(LINK_MODELS)}")
+    if model == "paper":
+        if config is None:
+            raise ConfigError(
+                f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
+                f"{core.family} system; use --link-model routed"
+            )
+        est = estimate(op, algo, size_bytes, RailxParams.from_config(config))
+    else:
+        est = estimate_routed(op, algo, size_bytes, core, routing, misroutes)
+    counts = collective_counts(core, op, algo, size_bytes, chunks)
     report: dict[str, Any] = {
-        "system": sys.name,
+        "system": name,
+        "family": core.family,
         "op": op,
         "algo": algo,
         "fidelity": fidelity,
@@ -94,32 +106,31 @@ def collective_report(
         "messages": counts["messages"],
         "bytes": counts["bytes"],
     }
+    if fidelity == "analytic":
+        report["link_model"] = model
     if fidelity == "flow":
         from railx.flowsim import collective
 
-        run = collective(
-            _network(json.dumps(sys.railx, sort_keys=True)), op, algo, size_bytes, chunks, reduce_s_per_byte, routing
-        )  # type: ignore[arg-type]
+        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes)
         report.update(
             time_s=run.completion_s,
             flows=run.flows,
             events=run.events,
             aggregated=run.aggregated,
             orbit=run.orbit,
-            routing=routing,
+            routing=routing or core.routing_names()[0],
             reduce_s_per_byte=reduce_s_per_byte,
         )
     if fidelity == "flit":
         from railx._core import flit_collective
 
-        net = _network(json.dumps(sys.railx, sort_keys=True))
-        run = flit_collective(net._core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, flit_bytes)
+        run = flit_collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes)
         report.update(
             time_s=run["time_s"],
             cycles=run["cycles"],
             cycle_s=run["cycle_s"],
             flit_bytes=flit_bytes,
-            routing=routing,
+            routing=routing or core.routing_names()[0],
             reduce_s_per_byte=reduce_s_per_byte,
         )
     report["algbw_Bps"] = size_bytes / report["time_s"]
@@ -152,7 +163,8 @@ def register(app: typer.Typer) -> None:
         system: Annotated[
             str,
             typer.Argument(
-                help="RailX system: a TOML configuration or a preset name (railx4mesh, railx7mesh).", show_default=False
+                help="System: a RailX TOML configuration, a peer TOML file (a \\[peer] table) or a preset name (e.g. railx7mesh, ft2, hx4mesh, tpuv4, railonly; see `railx cost`).",
+                show_default=False,
             ),
         ],
         op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
@@ -172,16 +184,32 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option(
                 "--fidelity",
-                help="How the time is computed: analytic (alpha-beta model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a torus) or flit (the schedule on the cycle-level flit simulator; up to 1,296 chips and 1e8 flits).",
+                help="How the time is computed: analytic (alpha-beta model, see --link-model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a RailX torus) or flit (the schedule on the cycle-level flit simulator; up to 1e8 flits).",
             ),
         ] = "analytic",
         routing: Annotated[
-            str,
+            str | None,
             typer.Option(
                 "--routing",
-                help="With --fidelity flow or flit: routing function: minimal, dateline, adaptive or balanced (use dateline at flit level on tori: deadlock-free).",
+                help="Routing function for flow, flit and --link-model routed: the system's own (RailX: minimal, dateline, adaptive, balanced; use dateline at flit level on tori, deadlock-free); default: the system's first.",
             ),
-        ] = "minimal",
+        ] = None,
+        misroutes: Annotated[
+            int | None,
+            typer.Option(
+                "--misroutes",
+                min=0,
+                max=8,
+                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
+            ),
+        ] = None,
+        link_model: Annotated[
+            str | None,
+            typer.Option(
+                "--link-model",
+                help="With --fidelity analytic: paper (the RailX paper's link conventions, eq. 6-13; RailX only, its default) or routed (each line's step measured on the routed network; the peers' default).",
+            ),
+        ] = None,
         reduce_s_per_byte: Annotated[
             float,
             typer.Option(
@@ -202,22 +230,24 @@ def register(app: typer.Typer) -> None:
         sweep: Annotated[
             bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")
         ] = False,
-        plot: Annotated[
-            Path | None, typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")
-        ] = None,
+        plot: Annotated[Path | None, typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
         """Time of a collective (all-reduce, reduce-scatter, all-gather, all-to-all) over every chip of
-        a RailX system, with its algorithm and bus bandwidth and the size of its explicit schedule."""
+        any system (RailX or a peer), with its algorithm and bus bandwidth and the size of its
+        explicit schedule."""
         if sweep == (size is not None):
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
+        resolved = System.resolve(system)
         rows = [
-            collective_report(system, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes)
+            collective_report(
+                resolved, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes, link_model, misroutes
+            )
             for s in sizes
-        ]  # type: ignore[arg-type]
+        ]
         if plot is not None:
             _plot(rows, plot)
         if as_json:

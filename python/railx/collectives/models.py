@@ -21,10 +21,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from railx._core import collective_plan
 from railx.collectives.params import RailxParams
-from railx.collectives.plans import Line, Plan, plan
+from railx.collectives.plans import Line, LineLink, Plan, plan
+from railx.systems import SystemLike, core_of
 
-__all__ = ["Estimate", "bus_bandwidth_factor", "estimate"]
+__all__ = ["LINK_MODELS", "Estimate", "bus_bandwidth_factor", "estimate", "estimate_routed"]
+
+# Where a line's per-step latency and bandwidth come from: `paper`, the RailX paper's link
+# conventions (eq. 6-13, Fig. 15; RailX systems only); `routed`, one step of every line instance
+# routed on the system's network at once (any system; railx_core::collectives::links).
+LINK_MODELS = ("paper", "routed")
 
 
 @dataclass(frozen=True)
@@ -85,14 +92,44 @@ def _stages(op: str, order: tuple[Line, ...], part_bytes: float) -> list[tuple[L
 
 
 def estimate(op: str, algo: str, size_bytes: float, params: RailxParams) -> Estimate:
-    """Analytic time of `op` by `algo` on a whole RailX system; `size_bytes` is the vector per
-    rank (all-reduce, reduce-scatter input, all-gather output) or the bytes each rank sends in
-    total (all-to-all)."""
+    """Analytic time of `op` by `algo` on a whole RailX system under the paper's link model;
+    `size_bytes` is the vector per rank (all-reduce, reduce-scatter input, all-gather output) or
+    the bytes each rank sends in total (all-to-all)."""
+    _check_size(size_bytes)
+    return _price(op, algo, size_bytes, plan(algo, op, params))
+
+
+def estimate_routed(
+    op: str,
+    algo: str,
+    size_bytes: float,
+    system: SystemLike,
+    routing: str | None = None,
+    misroutes: int | None = None,
+) -> Estimate:
+    """Analytic time of `op` by `algo` over every chip of any system, each line's step latency and
+    per-rank bandwidth measured on the system's network routed by `routing` (None: its default):
+    every message of one step of every instance of the line routed at once, the slowest
+    message's share of its most loaded link taken as the line's rate."""
+    _check_size(size_bytes)
+    raw = collective_plan(core_of(system), op, algo, True, routing, misroutes)
+    lines = [
+        Line(f"line{i}", line["size"], line["algo"], LineLink(line["alpha_s"], line["bw_Bps"]))
+        for i, line in enumerate(raw["lines"])
+    ]
+    parts = tuple(tuple(lines[i] for i in part) for part in raw["parts"])
+    return _price(op, algo, size_bytes, Plan(raw["ranks"], parts))
+
+
+def _check_size(size_bytes: float) -> None:
     if not size_bytes > 0:
         from railx.config import ConfigError
 
         raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. size = 1048576")
-    pl: Plan = plan(algo, op, params)
+
+
+def _price(op: str, algo: str, size_bytes: float, pl: Plan) -> Estimate:
+    """The stages of `pl` priced: per stage the slowest line, parts on one line sharing it."""
     part_bytes = size_bytes / len(pl.parts)
     per_part = [_stages(op, order, part_bytes) for order in pl.parts]
     time_s = 0.0

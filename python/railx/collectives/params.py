@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from railx._core import railx_layout_json
 from railx.config import Config, ConfigError
 
 __all__ = ["LogicalDim", "RailxParams", "fig15_torus_toml"]
@@ -91,36 +92,29 @@ class RailxParams:
         return self.x if axis == "x" else self.y
 
     @classmethod
-    def from_config(cls, data: dict[str, Any]) -> RailxParams:
-        """From a RailX configuration (the dict of its TOML); a configuration with jobs is refused
-        (collectives run over the whole system)."""
-        core = json.loads(Config.from_dict(data).to_core_json())
-        if core.get("jobs"):
-            raise ConfigError("jobs: collectives run over the whole system; use a configuration with one [topology]")
-        s = core["system"]
-        half = s["R"] // 2
-        p, q = s.get("grid") or (half, half)
-        r = s["m"] * s["n"]
-        topo = core.get("topology") or {}
-        preset = topo.get("preset")
+    def from_config(cls, config: Config | dict[str, Any]) -> RailxParams:
+        """From a RailX configuration (or the dict of its TOML), with the logical dimensions and rails
+        the core resolves (presets expanded, defaults applied: nothing is re-derived here); a
+        configuration with jobs is refused (collectives run over the whole system)."""
+        if not isinstance(config, Config):
+            config = Config.from_dict(config)
+        layout = json.loads(railx_layout_json(config.to_core_json()))
 
-        def axis(dims: list[dict[str, Any]] | None, extent: int) -> tuple[LogicalDim, ...]:
-            if dims:
-                return tuple(
-                    LogicalDim(d["size"], "ring" if d["kind"] == "ring" else "all-to-all", d["rails"]) for d in dims
-                )
-            kind: DimKindName = "ring" if preset in (None, "torus") else "all-to-all"
-            return (LogicalDim(extent, kind, r),)
+        def axis(dims: list[dict[str, Any]]) -> tuple[LogicalDim, ...]:
+            return tuple(
+                LogicalDim(d["size"], "ring" if d["kind"] == "ring" else "all-to-all", d["rails"]) for d in dims
+            )
 
+        p, q = layout["grid"]
         return cls(
-            m=s["m"],
-            n=s["n"],
+            m=layout["m"],
+            n=layout["n"],
             p=p,
             q=q,
-            port_bw_Bps=s["port_bw_Bps"],
-            intra_bw_Bps=s["intra_bw_Bps"],
-            alpha_out_s=s["alpha_out_s"],
-            alpha_in_s=s["alpha_in_s"],
-            x=axis(topo.get("x"), p),
-            y=axis(topo.get("y"), q),
+            port_bw_Bps=layout["port_bw_Bps"],
+            intra_bw_Bps=layout["intra_bw_Bps"],
+            alpha_out_s=layout["alpha_out_s"],
+            alpha_in_s=layout["alpha_in_s"],
+            x=axis(layout["x"]),
+            y=axis(layout["y"]),
         )

@@ -4,44 +4,17 @@ or a peer system (a `[peer]` TOML file or a preset name)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import Config, ConfigError
-from railx.network import realize
+from railx.config import ConfigError
 from railx.routing import check_deadlock, parse_chip, route, route_stats
-from railx.routing.peer import peer_check_deadlock, peer_route, peer_route_stats
-from railx.systems import System, resolve_system
+from railx.systems import resolve_system
 
 console = Console()
-
-
-def _peer_chip(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0") from None
-
-
-def _peer_report(
-    system: System,
-    src: str | None,
-    dst: str | None,
-    deadlock: bool,
-    routing: str | None,
-    samples: int,
-    seed: int,
-    vcs: int | None,
-) -> dict[str, Any]:
-    if src is not None and dst is not None:
-        return peer_route(system, _peer_chip(src), _peer_chip(dst), routing)
-    if deadlock:
-        return peer_check_deadlock(system, routing, samples, seed, vcs)
-    return peer_route_stats(system, routing, samples, seed)
 
 
 def register(app: typer.Typer) -> None:
@@ -75,11 +48,14 @@ def register(app: typer.Typer) -> None:
         misroutes: Annotated[
             int | None,
             typer.Option(
-                "--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1)."
+                "--misroutes",
+                min=0,
+                max=8,
+                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
             ),
         ] = None,
         job: Annotated[
-            str | None, typer.Option("--job", help="Which job to route in (RailX configurations with jobs).")
+            str | None, typer.Option("--job", help="Which job to route in (RailX configurations with jobs only).")
         ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Pairs sampled on large networks.")] = 100_000,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled pairs.")] = 0,
@@ -101,24 +77,13 @@ def register(app: typer.Typer) -> None:
                 "route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17"
             )
         system = resolve_system(system_arg)
-        if system.peer is not None:
-            for option, value in (("--job", job), ("--misroutes", misroutes)):
-                if value is not None:
-                    raise ConfigError(
-                        f"{option} = {value}: applies to RailX systems only, not to a {system.family} peer; leave it out"
-                    )
-            report = _peer_report(system, src, dst, deadlock, routing, samples, seed, vcs)
+        if modes[0]:
+            assert src is not None and dst is not None
+            report = route(system, parse_chip(system, src), parse_chip(system, dst), routing, misroutes, job)
+        elif deadlock:
+            report = check_deadlock(system, routing, misroutes, job, samples, seed, vcs)
         else:
-            path = Path(system_arg)
-            network = realize(path if path.is_file() else Config.from_dict(system.railx or {}))
-            name, free = routing or "minimal", 1 if misroutes is None else misroutes
-            if modes[0]:
-                assert src is not None and dst is not None
-                report = route(network, parse_chip(network, src), parse_chip(network, dst), name, free, job)  # type: ignore[arg-type]
-            elif deadlock:
-                report = check_deadlock(network, name, free, job, samples, seed, vcs)  # type: ignore[arg-type]
-            else:
-                report = route_stats(network, name, free, job, samples, seed)  # type: ignore[arg-type]
+            report = route_stats(system, routing, misroutes, job, samples, seed)
         if as_json:
             print(json.dumps(report, indent=2))
             return

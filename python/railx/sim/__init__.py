@@ -11,8 +11,8 @@ from typing import Any, Literal
 import numpy as np
 
 from railx._core import RailxError, flit_simulate, flit_sweep
-from railx.config import Config, ConfigError
-from railx.systems import System, resolve_system
+from railx.config import ConfigError
+from railx.systems import System
 
 __all__ = [
     "FlitSettings",
@@ -97,11 +97,7 @@ def injection_bandwidth(system: System) -> float:
     return float(system.bom()["ports_per_chip"])
 
 
-def _system(system: System | str) -> System:
-    return resolve_system(system) if isinstance(system, str) else system
-
-
-def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
+def _settings_json(system: System, settings: FlitSettings) -> str:
     for name, value, allowed, what in (
         ("injection_queues", settings.injection_queues, INJECTION_QUEUES, "queueing"),
         ("switch_allocation", settings.switch_allocation, SWITCH_ALLOCATION, "switch allocation"),
@@ -112,9 +108,7 @@ def _core_args(system: System, settings: FlitSettings) -> tuple[str, bool, str]:
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)
-    if system.railx is not None:
-        return Config.from_dict(system.railx).to_core_json(), True, json.dumps(config)
-    return json.dumps(system.peer), False, json.dumps(config)
+    return json.dumps(config)
 
 
 def _check_traffic(traffic: str) -> None:
@@ -129,6 +123,7 @@ def simulate(
     *,
     settings: FlitSettings | None = None,
     routing: str | None = None,
+    misroutes: int | None = None,
     job: str | None = None,
     permutation: str = "random",
     hotspot_chips: list[int] | None = None,
@@ -139,13 +134,14 @@ def simulate(
     max} in cycles, cycles, flits_delivered, completion_cycles for a finite all-to-all
     (`size_flits` per pair), deadlock report, ...) and the per-link utilisation, in the order of
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
-    system's first routing function (minimal for RailX, dateline for tori)."""
+    system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
+    RailX adaptive routing's free hops (default 1)."""
     _check_traffic(traffic)
-    sys_ = _system(system)
+    sys_ = System.resolve(system)
     spec = _Traffic(traffic, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
-    sys_json, railx, config = _core_args(sys_, settings or FlitSettings())
+    config = _settings_json(sys_, settings or FlitSettings())
     try:
-        out = flit_simulate(sys_json, railx, config, json.dumps(asdict(spec)), routing, job)
+        out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job)
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out["report"]), out["link_utilisation"]
@@ -158,6 +154,7 @@ def sweep(
     *,
     settings: FlitSettings | None = None,
     routing: str | None = None,
+    misroutes: int | None = None,
     job: str | None = None,
     permutation: str = "random",
     hotspot_chips: list[int] | None = None,
@@ -168,11 +165,11 @@ def sweep(
     _check_traffic(traffic)
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
-    sys_ = _system(system)
+    sys_ = System.resolve(system)
     spec = _Traffic(traffic, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
-    sys_json, railx, config = _core_args(sys_, settings or FlitSettings())
+    config = _settings_json(sys_, settings or FlitSettings())
     try:
-        out = flit_sweep(sys_json, railx, config, json.dumps(asdict(spec)), sorted(loads), routing, job)
+        out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job)
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out)

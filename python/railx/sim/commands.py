@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.network import realize
 from railx.sim import FlitSettings, simulate, sweep
 from railx.systems import resolve_system
 
@@ -81,8 +80,14 @@ def register(app: typer.Typer) -> None:
                 help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline or dateline-partition (BookSim2's) on tori). Default: the system's first.",
             ),
         ] = None,
+        misroutes: Annotated[
+            int | None,
+            typer.Option(
+                "--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1; RailX only)."
+            ),
+        ] = None,
         job: Annotated[
-            str | None, typer.Option("--job", help="Job to simulate in (configurations with jobs).")
+            str | None, typer.Option("--job", help="Job to simulate in (RailX configurations with jobs only).")
         ] = None,
         threads: Annotated[
             int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")
@@ -231,6 +236,7 @@ def register(app: typer.Typer) -> None:
         common = dict(
             settings=settings,
             routing=routing,
+            misroutes=misroutes,
             job=job,
             permutation=permutation,
             hotspot_chips=hot,
@@ -261,7 +267,7 @@ def register(app: typer.Typer) -> None:
             return
         report, utilisation = simulate(sys_, traffic, load, size_flits=size_flits, **common)  # type: ignore[arg-type]
         if links_out is not None:
-            net = sys_.network() if sys_.peer is not None else realize(system).links()
+            net = sys_.network()
             with links_out.open("w", newline="") as fh:
                 out = csv.writer(fh)
                 out.writerow(["link", "src", "dst", "utilisation"])

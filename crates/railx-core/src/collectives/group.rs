@@ -12,8 +12,9 @@ use rustc_hash::FxHashSet;
 /// How the ranks along one group dimension are connected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DimKind {
-    /// One side of a node's m x m mesh of chips (the high-bandwidth domain).
-    Mesh,
+    /// Inside one high-bandwidth domain: a side of a RailX node's m x m mesh or of a
+    /// HammingMesh board, a Rail-only HB domain, a side of a TPUv4 cube, the chips of one switch.
+    Local,
     /// A ring (torus dimension, RailX rail rings).
     Ring,
     /// Fully connected (HyperX dimension, RailX rail-ring all-to-all).
@@ -23,7 +24,7 @@ pub enum DimKind {
 impl DimKind {
     pub fn name(self) -> &'static str {
         match self {
-            DimKind::Mesh => "mesh",
+            DimKind::Local => "local",
             DimKind::Ring => "ring",
             DimKind::AllToAll => "all-to-all",
         }
@@ -124,6 +125,15 @@ impl Group {
         )
     }
 
+    /// Every chip of a network whose chip ids already number the ranks in mixed radix over
+    /// `dims` (innermost first): rank `i` runs on chip `i`. Dimensions of size 1 carry nothing
+    /// and are dropped.
+    pub fn numbered(dims: Vec<GroupDim>, network_chips: u32) -> Result<Group> {
+        let dims: Vec<GroupDim> = dims.into_iter().filter(|d| d.size != 1).collect();
+        let ranks: u64 = dims.iter().map(|d| d.size as u64).product();
+        Group::new((0..ranks as u32).collect(), dims, network_chips)
+    }
+
     /// Every chip of a RailX region (the whole system, or one job): rank = local chip index +
     /// m^2 * region-local node index, so the dimensions are the mesh's x and y, then the region's
     /// logical X dimensions, then its logical Y dimensions (innermost first). On a whole-system
@@ -136,8 +146,8 @@ impl Group {
             .flat_map(|node| (0..per).map(move |local| node * per + local))
             .collect();
         let mut dims = vec![
-            GroupDim::new(plant.m, DimKind::Mesh, Axis::X),
-            GroupDim::new(plant.m, DimKind::Mesh, Axis::Y),
+            GroupDim::new(plant.m, DimKind::Local, Axis::X),
+            GroupDim::new(plant.m, DimKind::Local, Axis::Y),
         ];
         for axis in Axis::BOTH {
             let layout = region.layout(axis);

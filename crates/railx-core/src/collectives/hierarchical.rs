@@ -20,8 +20,8 @@ pub(crate) fn plan(op: Op, group: &Group) -> Result<Plan> {
     let mesh = mesh_line(group).ok_or_else(|| {
         not_applicable(
             Algo::Hierarchical,
-            "hierarchical needs a group of whole RailX nodes (mesh dimensions and node dimensions)",
-            "run it on a RailX system, or use ring or multi-rail on this group",
+            "hierarchical needs a grouping into high-bandwidth domains (a RailX node, HammingMesh board, Rail-only HB domain, TPUv4 cube or switch), which this system has not",
+            "use ring, bidir-ring or multi-rail",
         )
     })?;
     let mut lines = vec![mesh];
@@ -34,8 +34,8 @@ pub(crate) fn plan(op: Op, group: &Group) -> Result<Plan> {
     if lines.len() == 1 {
         return Err(not_applicable(
             Algo::Hierarchical,
-            "hierarchical needs node dimensions besides the mesh",
-            "use bidir-ring for one node",
+            "hierarchical needs dimensions that join the high-bandwidth domains besides the domain's own",
+            "use bidir-ring for one domain",
         ));
     }
     let parts = if lines.len() == 3 {
@@ -49,7 +49,7 @@ pub(crate) fn plan(op: Op, group: &Group) -> Result<Plan> {
 /// Non-mesh dimensions along `axis`, innermost first.
 pub(crate) fn axis_dims(group: &Group, axis: Axis) -> Vec<usize> {
     dims_where(group, |d| {
-        group.dims()[d].kind != DimKind::Mesh && group.dims()[d].axis == axis
+        group.dims()[d].kind != DimKind::Local && group.dims()[d].axis == axis
     })
 }
 
@@ -57,7 +57,7 @@ pub(crate) fn axis_dims(group: &Group, axis: Axis) -> Vec<usize> {
 /// of even side the ring follows a Hamiltonian cycle (every step one mesh hop): row 0 from x = 0
 /// to m-1, rows 1..m snaking over columns 1..m-1, back down column 0. Otherwise rank order.
 pub(crate) fn mesh_line(group: &Group) -> Option<Line> {
-    let dims = dims_where(group, |d| group.dims()[d].kind == DimKind::Mesh);
+    let dims = dims_where(group, |d| group.dims()[d].kind == DimKind::Local);
     if dims.is_empty() {
         return None;
     }

@@ -13,6 +13,7 @@ pub mod check;
 mod direct;
 pub mod group;
 mod hierarchical;
+pub mod links;
 mod multi_rail;
 pub mod plan;
 mod ring;

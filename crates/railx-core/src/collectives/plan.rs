@@ -25,6 +25,16 @@ pub enum LineAlgo {
     Direct,
 }
 
+impl LineAlgo {
+    pub fn name(self) -> &'static str {
+        match self {
+            LineAlgo::Ring => "ring",
+            LineAlgo::BidirRing => "bidir-ring",
+            LineAlgo::Direct => "direct",
+        }
+    }
+}
+
 /// A set of group dimensions treated as one line, with its ring order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {

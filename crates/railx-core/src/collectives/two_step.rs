@@ -16,7 +16,7 @@ pub(crate) fn plan(op: Op, group: &Group) -> Result<Plan> {
             "use hierarchical, multi-rail, 2d-ring or ring for a reduction",
         ));
     }
-    let mut inner = dims_where(group, |d| group.dims()[d].kind == DimKind::Mesh);
+    let mut inner = dims_where(group, |d| group.dims()[d].kind == DimKind::Local);
     if inner.is_empty() {
         inner.push(0);
     }

@@ -6,6 +6,7 @@
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -173,5 +174,18 @@ impl PeerBuilder for DragonflySpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// The chips of one switch (local), the switches of a group (fully connected, X), the
+    /// groups (joined all-to-all by global links, Y).
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        Group::numbered(
+            vec![
+                GroupDim::new(self.terminals, DimKind::Local, Axis::X),
+                GroupDim::new(self.routers, DimKind::AllToAll, Axis::X),
+                GroupDim::new(self.groups, DimKind::AllToAll, Axis::Y),
+            ],
+            chips,
+        )
     }
 }

@@ -10,6 +10,7 @@
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -290,5 +291,13 @@ impl PeerBuilder for FatTreeSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// One fully connected dimension: every chip reaches every other through the tree.
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        Group::numbered(
+            vec![GroupDim::new(chips, DimKind::AllToAll, Axis::X)],
+            chips,
+        )
     }
 }

@@ -7,6 +7,7 @@
 use super::fat_tree::Clos;
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::Result;
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -177,5 +178,20 @@ impl PeerBuilder for HammingMeshSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// Chip `x + a*(bx + boards_x*(y + a*by))`: the board's x, the row of boards (fully connected
+    /// through its trees), the board's y, the column of boards.
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        let [bx, by] = self.boards;
+        Group::numbered(
+            vec![
+                GroupDim::new(self.a, DimKind::Local, Axis::X),
+                GroupDim::new(bx, DimKind::AllToAll, Axis::X),
+                GroupDim::new(self.a, DimKind::Local, Axis::Y),
+                GroupDim::new(by, DimKind::AllToAll, Axis::Y),
+            ],
+            chips,
+        )
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -153,5 +154,16 @@ impl PeerBuilder for HyperXSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// The chips of one switch (local), then each switch dimension (fully connected); the first
+    /// along X, the others along Y, as the builder tags the links.
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        let mut dims = vec![GroupDim::new(self.terminals, DimKind::Local, Axis::X)];
+        for (i, &s) in self.dims.iter().enumerate() {
+            let axis = if i == 0 { Axis::X } else { Axis::Y };
+            dims.push(GroupDim::new(s, DimKind::AllToAll, axis));
+        }
+        Group::numbered(dims, chips)
     }
 }

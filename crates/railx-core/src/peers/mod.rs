@@ -13,6 +13,7 @@ pub mod torus3d;
 
 use crate::bom::BillOfMaterials;
 use crate::closed_form::max_scale;
+use crate::collectives::Group;
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -129,6 +130,10 @@ pub trait PeerBuilder {
     /// The graph; the caller has checked its size.
     fn build(&self) -> Result<Network>;
     fn link(&self) -> &LinkSpec;
+    /// Every chip as one collective process group over the built network (`chips` of them):
+    /// the high-bandwidth domain's dimensions (`Local`) first, then those that join domains,
+    /// each with its kind and axis, ranks numbered as the builder numbers the chips.
+    fn collective_group(&self, chips: u32) -> Result<Group>;
 }
 
 impl PeerSpec {
@@ -158,6 +163,11 @@ impl PeerSpec {
     pub fn bom(&self) -> Result<BillOfMaterials> {
         self.builder().link().validate()?;
         self.builder().bom()
+    }
+
+    /// Every chip as one collective process group (see [`PeerBuilder::collective_group`]).
+    pub fn collective_group(&self, chips: u32) -> Result<Group> {
+        self.builder().collective_group(chips)
     }
 
     /// Directed links the graph would have (two per full-duplex link of every kind).

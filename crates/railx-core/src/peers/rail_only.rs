@@ -8,6 +8,7 @@
 use super::fat_tree::Clos;
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -180,5 +181,16 @@ impl PeerBuilder for RailOnlySpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// The HB domain (local), then each rail dimension (fully connected through its Clos), the
+    /// first along X and the others along Y, as the builder lays the rails.
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        let mut dims = vec![GroupDim::new(self.hb_domain, DimKind::Local, Axis::X)];
+        for (j, d) in self.dims.iter().enumerate() {
+            let axis = if j == 0 { Axis::X } else { Axis::Y };
+            dims.push(GroupDim::new(d.size, DimKind::AllToAll, axis));
+        }
+        Group::numbered(dims, chips)
     }
 }

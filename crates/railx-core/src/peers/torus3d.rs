@@ -8,6 +8,7 @@
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
@@ -211,5 +212,18 @@ impl PeerBuilder for Torus3dSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// Per torus dimension (extent > 1) the position inside the cube (local), then the ring of
+    /// cubes; dimension 1 along Y, the others along X, as the builder tags the links.
+    fn collective_group(&self, chips: u32) -> Result<Group> {
+        let mut dims = Vec::new();
+        for (j, &extent) in self.dims.iter().enumerate() {
+            let axis = if j == 1 { Axis::Y } else { Axis::X };
+            let cube = self.cube.min(extent);
+            dims.push(GroupDim::new(cube, DimKind::Local, axis));
+            dims.push(GroupDim::new(extent / cube, DimKind::Ring, axis));
+        }
+        Group::numbered(dims, chips)
     }
 }

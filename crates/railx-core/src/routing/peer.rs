@@ -121,20 +121,3 @@ pub fn describe_route(routing: &dyn Routing, src: u32, dst: u32) -> Result<PeerR
         path,
     })
 }
-
-/// Refuses a VC budget below what the routing function may use.
-pub fn require_vcs(routing: &dyn Routing, budget: u8) -> Result<()> {
-    if budget >= routing.vcs() {
-        return Ok(());
-    }
-    Err(RailxError::invalid(
-        "vcs",
-        budget,
-        format!(
-            "routing = {} needs {} virtual channels on this network",
-            routing.name(),
-            routing.vcs()
-        ),
-        format!("allow at least {} VCs", routing.vcs()),
-    ))
-}

@@ -226,30 +226,6 @@ impl RailxRouting {
         RailxRouting::new(&realized.network, region, scheme)
     }
 
-    /// Refuses a hardware VC budget smaller than this function needs.
-    pub fn require_vcs(&self, budget: u8) -> Result<()> {
-        if budget >= self.vcs {
-            return Ok(());
-        }
-        let hint = match self.scheme {
-            Scheme::Dateline => format!("allow at least {} VCs", self.vcs),
-            _ => format!(
-                "allow at least {} VCs, or use routing = dateline where the topology has rings",
-                self.vcs
-            ),
-        };
-        Err(RailxError::invalid(
-            "vcs",
-            budget,
-            format!(
-                "routing = {} needs {} virtual channels on this topology",
-                self.scheme.name(),
-                self.vcs
-            ),
-            hint,
-        ))
-    }
-
     /// A route described chip by chip, with coordinates `(X, Y, x, y)`.
     pub fn describe_route(&self, src: u32, dst: u32) -> Result<RouteReport> {
         self.node_of(src)?;
