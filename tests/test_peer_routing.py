@@ -124,7 +124,11 @@ def test_one_routing_registry_names_each_familys_functions_default_first() -> No
         ("dragonfly", ["--from", "0,0,0,0", "--to", "1"], ("chip = '0,0,0,0'", "by id")),
         ("dragonfly", ["--check-deadlock", "--vcs", "1"], ("vcs = 1", "needs 2 virtual channels")),
         ("dragonfly", ["--stats", "--job", "a"], ("job = a", "a dragonfly system has no jobs")),
-        ("fat-tree", ["--stats", "--misroutes", "2"], ("misroutes = 2", "only RailX's adaptive routing takes misroutes")),
+        (
+            "fat-tree",
+            ["--stats", "--misroutes", "2"],
+            ("misroutes = 2", "only RailX's adaptive routing takes misroutes"),
+        ),
     ],
 )
 def test_bad_peer_route_input_is_one_line(tmp_path: Path, family: str, args: list[str], words: tuple[str, ...]) -> None:

@@ -83,7 +83,10 @@ def register(app: typer.Typer) -> None:
         misroutes: Annotated[
             int | None,
             typer.Option(
-                "--misroutes", min=0, max=8, help="Free misrouted hops of RailX adaptive routing (default 1; RailX only)."
+                "--misroutes",
+                min=0,
+                max=8,
+                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
             ),
         ] = None,
         job: Annotated[
