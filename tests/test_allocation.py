@@ -108,6 +108,7 @@ def test_fig16_with_context_first_all_reduces() -> None:
     ports than De), so C-first's optimum is the lower time."""
     context, data = fig16_table(dp_order="C-first"), fig16_table()
     assert [r.best_c_ports for r in context[:6]] == [7] * 6
+    assert [r.best_c_ports for r in context[6:]] == [7, 9, 9, 9, 9, 9]
     for c, d in zip(context, data):
         assert min(c.times_s) <= min(d.times_s)
     for c, d in zip(context[:6], data[:6]):  # DP exposed: every split shows the order's effect
