@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -83,18 +84,37 @@ def test_dynamic_switching() -> None:
 
 
 def test_fig16_trend() -> None:
-    """Paper Fig. 16: 10 ports split between DP and CP; more CP as the sequence grows, and more
-    again once DP overlaps with compute."""
+    """Paper Fig. 16 (§6.5): 10 ports split between DP and CP; more CP as the sequence grows, and more
+    again once DP overlaps with compute. With the DP all-reduces reduce-scattering over De first (the
+    paper's order) the best C port counts are 4,4,4,5,5,6 without overlap and 4,7,8,9,9,9 with."""
     rows = fig16_table()
     assert len(rows) == 2 * len(FIG16_SEQUENCES) == 12
-    for overlap in ((), ("D",)):
-        best = [r.best_c_ports for r in rows if r.overlap == overlap]
-        assert best == sorted(best)
+    assert [r.best_c_ports for r in rows[:6]] == [4, 4, 4, 5, 5, 6]
+    assert [r.best_c_ports for r in rows[6:]] == [4, 7, 8, 9, 9, 9]
     for plain, hidden in zip(rows[:6], rows[6:]):
+        assert plain.overlap == () and hidden.overlap == ("D",) and plain.dp_all_reduce_order == "De-first"
         assert len(plain.times_s) == 11 and plain.times_s[0] == plain.times_s[10] == float("inf")
         assert hidden.best_c_ports >= plain.best_c_ports
         assert min(hidden.times_s) <= min(plain.times_s)
-    assert rows[-1].best_c_ports > rows[0].best_c_ports
+    for r in rows:  # the plotted communication time is the iteration time less a constant
+        gap = np.array(r.times_s[1:10]) - np.array(r.comm_s[1:10])
+        assert np.ptp(gap) <= 1e-9 * gap[0] and 0 < min(r.comm_s) < min(r.times_s)
+        assert int(np.argmin(r.comm_s)) == r.best_c_ports
+
+
+def test_fig16_with_context_first_all_reduces() -> None:
+    """C first, most DP traffic crosses the C ports: the optimum stays at 7 without overlap. Per
+    split the order whose first level has more bandwidth is the faster (C-first once C has more
+    ports than De), so C-first's optimum is the lower time."""
+    context, data = fig16_table(dp_order="C-first"), fig16_table()
+    assert [r.best_c_ports for r in context[:6]] == [7] * 6
+    assert [r.best_c_ports for r in context[6:]] == [7, 9, 9, 9, 9, 9]
+    for c, d in zip(context, data):
+        assert min(c.times_s) <= min(d.times_s)
+    for c, d in zip(context[:6], data[:6]):  # DP exposed: every split shows the order's effect
+        for ports in range(1, 10):
+            gap = c.times_s[ports] - d.times_s[ports]
+            assert gap == pytest.approx(0.0, abs=1e-12) if ports == 5 else (gap < 0) == (ports > 5)
 
 
 def test_allocate_bw_cli() -> None:
@@ -107,3 +127,7 @@ def test_allocate_bw_cli() -> None:
     assert run_railx(*args).rc == 0
     bad = run_railx(*args, "--method", "simplex")
     assert bad.rc == 2 and bad.stderr.startswith("error: --method")
+    order = json.loads(run_railx(*args, "--dp-all-reduce-order", "C-first", "--json").stdout)
+    assert order["dp_all_reduce_order"] == "C-first" and report["dp_all_reduce_order"] == "De-first"
+    bad = run_railx(*args, "--dp-all-reduce-order", "E-first")
+    assert bad.rc == 2 and bad.stderr.startswith("error: --dp-all-reduce-order = 'E-first': must be one of")

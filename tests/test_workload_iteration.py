@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +13,10 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, run_railx
 from railx.collectives import analytic
+from railx.config import ConfigError
 from railx.workload.catalogue import load_model
-from railx.workload.iteration import IterationModel
-from railx.workload.system import load_workload_system
+from railx.workload.iteration import IterationModel, all_reduce_levels
+from railx.workload.system import TrainingConfig, load_workload_system
 
 LISTING1 = EXAMPLES / "workloads" / "listing1.toml"
 LISTING1_PAR = dict(T=4, C=2, E=2, D=4, P=2)
@@ -52,6 +54,58 @@ def test_closed_forms_approximate_their_exact_forms(m: int, p: int, k: float, vo
         assert analytic.mesh_hierarchical_all_reduce_time_s(m, p, k, volume, nB, alpha) < 4 * m * p * alpha + volume / (
             2 * nB
         )
+
+
+def with_dp_order(order: str, ports: dict[str, int], par: dict[str, int]) -> IterationModel:
+    system = load_workload_system(LISTING1).with_ports(ports)
+    system = system.model_copy(
+        update={"training": system.training.model_copy(update={"dp_all_reduce_order": order, "overlap": []})}
+    )
+    return IterationModel(load_model("llama3-70b-moe8"), system.parallelism(**par), system)
+
+
+def test_dp_all_reduce_levels(tmp_path: Path) -> None:
+    assert TrainingConfig().dp_all_reduce_order == "De-first"  # the paper's (Fig. 16), the default
+    assert all_reduce_levels(["C", "E", "De"], "De-first") == ["De", "E", "C"]
+    assert all_reduce_levels(["C", "E", "De"], "C-first") == ["C", "E", "De"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(LISTING1.read_text().replace("[training]\n", '[training]\ndp_all_reduce_order = "E-first"\n'))
+    with pytest.raises(ConfigError) as err:
+        load_workload_system(bad)
+    assert "training.dp_all_reduce_order = 'E-first': " in str(err.value)
+    assert str(err.value).endswith('e.g. dp_all_reduce_order = "De-first"') and "\n" not in str(err.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(c_ports=st.integers(1, 3), de_ports=st.integers(1, 4), order=st.sampled_from(["De-first", "C-first"]))
+def test_two_level_all_reduce_volume_per_dimension(c_ports: int, de_ports: int, order: str) -> None:
+    """D.ffn spans C x De (C = 2, De = 4 here): the first level reduce-scatters and all-gathers the
+    whole volume V, the second V / p_first; each level is a bidirectional ring, 2 [(p-1) alpha +
+    (p-1)/p V_level / (2 B)]. Swapping the order changes the time by V f_C f_De (1/B_C - 1/B_De)
+    (f = (p-1)/p), whatever the latency: the level with more bandwidth should go first."""
+    par = dict(T=4, C=2, E=2, D=8, P=1)
+    it = with_dp_order(order, {"C": c_ports, "E": 1, "De": de_ports, "P": 0}, par)
+    (coll,) = [c for c in it.collectives if c.name == "D.ffn"]
+    V, F = coll.volume_bytes, coll.frequency
+    p = {"C": 2, "De": 4}
+    B = {d: it.links[d].bw_bytes_per_s for d in p}
+    alpha = it.links["C"].alpha_s
+    first, second = ("De", "C") if order == "De-first" else ("C", "De")
+    volume = {first: V, second: V / p[first]}
+    terms = {t.dim: t for t in it.terms if t.collective == "D.ffn"}
+    assert set(terms) == {"C", "De"}
+    for d in p:
+        expected = 2 * ((p[d] - 1) * alpha + (p[d] - 1) / p[d] * volume[d] / (2 * B[d]))
+        assert float(terms[d].time_s(B[d])) == pytest.approx(F * expected, rel=1e-12)
+    other = with_dp_order(
+        "C-first" if order == "De-first" else "De-first", {"C": c_ports, "E": 1, "De": de_ports, "P": 0}, par
+    )
+    here, there = (float(x.evaluate().by_collective_s["D.ffn"]) for x in (it, other))
+    c_first, de_first = (here, there) if order == "C-first" else (there, here)
+    f = {d: (p[d] - 1) / p[d] for d in p}
+    assert c_first - de_first == pytest.approx(
+        F * V * f["C"] * f["De"] * (1 / B["C"] - 1 / B["De"]), rel=1e-9, abs=1e-12
+    )
 
 
 def test_eq10_structure_and_breakdown() -> None:

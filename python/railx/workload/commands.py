@@ -17,7 +17,7 @@ from railx.allocation.static import static_split
 from railx.config import ConfigError
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
-from railx.workload.system import load_workload_system
+from railx.workload.system import DP_ALL_REDUCE_ORDERS, load_workload_system
 
 __all__ = ["parse_parallel", "register"]
 
@@ -27,6 +27,15 @@ ModelArg = Annotated[
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
 SystemOpt = Annotated[Path, typer.Option("--system", help="Workload system TOML: plant, chip, training, mapping.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+DpOrderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dp-all-reduce-order",
+        help="Level order of the DP all-reduces: De-first (De, E, C; the paper's) or C-first (C, E, De). "
+        "Overrides [training] dp_all_reduce_order.",
+        show_default=False,
+    ),
+]
 
 
 def parse_parallel(text: str) -> dict[str, int]:
@@ -48,8 +57,16 @@ def parse_parallel(text: str) -> dict[str, int]:
     return out
 
 
-def _iteration_model(model: str, parallel: str, system: Path) -> IterationModel:
+def _iteration_model(model: str, parallel: str, system: Path, dp_order: str | None) -> IterationModel:
     spec, sys_cfg = load_model(model), load_workload_system(system)
+    if dp_order is not None:
+        if dp_order not in DP_ALL_REDUCE_ORDERS:
+            raise ConfigError(
+                f"--dp-all-reduce-order = {dp_order!r}: must be one of {', '.join(DP_ALL_REDUCE_ORDERS)}; "
+                "e.g. --dp-all-reduce-order De-first"
+            )
+        training = sys_cfg.training.model_copy(update={"dp_all_reduce_order": dp_order})
+        sys_cfg = sys_cfg.model_copy(update={"training": training})
     par = sys_cfg.parallelism(**parse_parallel(parallel))
     par.check(spec)
     return IterationModel(spec, par, sys_cfg)
@@ -59,12 +76,18 @@ def _f(x: object) -> float:
     return float(np.asarray(x))
 
 
-def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json: JsonOpt = False) -> None:
+def workload(
+    model: ModelArg,
+    parallel: ParallelOpt,
+    system: SystemOpt,
+    dp_order: DpOrderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Iteration time of training MODEL with a parallelism on a RailX system.
 
     Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time.
     """
-    it = _iteration_model(model, parallel, system)
+    it = _iteration_model(model, parallel, system, dp_order)
     r = it.evaluate()
     rows = [
         {
@@ -83,6 +106,7 @@ def workload(model: ModelArg, parallel: ParallelOpt, system: SystemOpt, as_json:
         "model": it.model.name,
         "parallel": {"T": it.par.T, "C": it.par.C, "E": it.par.E, "D": it.par.D, "De": it.par.De, "P": it.par.P},
         "chips": it.par.ranks,
+        "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
         "iteration_s": _f(r.total_s),
         "compute_total_s": it.compute_total_s,
         "compute_exposed_s": r.compute_exposed_s,
@@ -132,6 +156,7 @@ def allocate_bw(
             "--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms)."
         ),
     ] = None,
+    dp_order: DpOrderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Split each axis's ports among its parallelisms to minimise the iteration time.
@@ -140,10 +165,11 @@ def allocate_bw(
     """
     if method not in ("auto", "exhaustive", "milp"):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
-    it = _iteration_model(model, parallel, system)
+    it = _iteration_model(model, parallel, system, dp_order)
     mapped = _f(it.evaluate().total_s)
     best = static_split(it, method)  # type: ignore[arg-type]
     report: dict[str, object] = {
+        "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
         "mapped_ports": {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"},
         "mapped_time_s": mapped,
         "static": {"ports": best.ports, "time_s": best.time_s, "method": best.method, "candidates": best.candidates},
@@ -165,7 +191,7 @@ def allocate_bw(
         print(json.dumps(report, indent=2))
         return
     console = Console()
-    table = Table(title=f"port split for {it.model.name}")
+    table = Table(title=f"port split for {it.model.name} (DP all-reduce {it.system.training.dp_all_reduce_order})")
     table.add_column("allocation")
     dims = sorted(best.ports, key=("T", "C", "E", "De", "P").index)
     for d in dims:

@@ -10,14 +10,15 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
 - Everything else (T, C, E, and D or P when not overlapped) is exposed: T_comm.
 
 Communication times come from the analytic collective models (railx.collectives.analytic) on the
-bandwidth each dimension gets. Each collective is split into terms that depend on one dimension's
+bandwidth each dimension gets. The DP all-reduces are hierarchical, their levels in the order the
+system's `[training] dp_all_reduce_order` names (De first by default: see :func:`all_reduce_levels`). Each collective is split into terms that depend on one dimension's
 bandwidth only (a multi-dimension all-reduce has one term per level), which is what lets the
 allocators evaluate many bandwidths at once or linearise the model exactly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -33,10 +34,10 @@ from railx.collectives.analytic import (
     ring_reduce_scatter_time_s,
 )
 from railx.workload.catalogue import ModelSpec
-from railx.workload.system import DimLink, WorkloadSystem
+from railx.workload.system import DimLink, DpAllReduceOrder, WorkloadSystem
 from railx.workload.traffic import Collective, Parallelism, compute_flops, traffic
 
-__all__ = ["CommTerm", "IterationModel", "IterationTime"]
+__all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class IterationModel:
             return []
         V = coll.volume_bytes
         if coll.pattern == "all-reduce":
+            dims = all_reduce_levels(dims, self.system.training.dp_all_reduce_order)
             return [
                 CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, partial(self._level_stage, V, dims, i))
                 for i, d in enumerate(dims)
@@ -156,6 +158,13 @@ class IterationModel:
         compute_exposed = self.compute_total_s - sum(windows.values())
         total = compute_exposed + exposed + sum((np.maximum(windows[c], hidden[c]) for c in self.overlap), zero)
         return IterationTime(total, compute_exposed, windows, hidden, exposed, by_par, by_coll)
+
+
+def all_reduce_levels(dims: Sequence[str], order: DpAllReduceOrder) -> list[str]:
+    """The levels of a hierarchical all-reduce over `dims` (given in [T, C, E, De, P] order) in the
+    order they reduce-scatter: rank order for "C-first", reversed (De, E, C) for "De-first". The
+    first level carries the whole volume, each later one what the levels before it left."""
+    return list(dims) if order == "C-first" else list(reversed(dims))
 
 
 def _rs(algo: Callable[..., ArrayLike], p: int, volume_bytes: float, alpha_s: float, bw: ArrayLike) -> ArrayLike:

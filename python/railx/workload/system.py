@@ -16,6 +16,7 @@ File format (TOML)::
     sequence = 8192
     dtype_bytes = 2
     overlap = ["D"]                # parallelisms whose traffic hides under compute (D and/or P)
+    dp_all_reduce_order = "De-first"   # DP all-reduce levels: De, E, C ("De-first") or C, E, De
     [mapping]                      # "mesh", or ports per chip edge of axis x or y
     T = "mesh"
     C = { axis = "x", ports = 2 }
@@ -27,16 +28,32 @@ File format (TOML)::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, ValidationError
 
 from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error, read_toml
 from railx.workload.traffic import DIMS, Parallelism
 
-__all__ = ["AxisMapping", "ChipConfig", "DimLink", "TrainingConfig", "WorkloadSystem", "load_workload_system"]
+__all__ = [
+    "DP_ALL_REDUCE_ORDERS",
+    "AxisMapping",
+    "ChipConfig",
+    "DimLink",
+    "DpAllReduceOrder",
+    "TrainingConfig",
+    "WorkloadSystem",
+    "load_workload_system",
+]
 
 TFLOPS = 1e12  # FLOP/s in one TFLOP/s
+
+DpAllReduceOrder = Literal["De-first", "C-first"]
+DP_ALL_REDUCE_ORDERS: tuple[str, ...] = get_args(DpAllReduceOrder)
+"""Level order of the hierarchical DP all-reduces (D.vocab over E x De, D.qkv over C x E x De, D.ffn
+over C x De): "De-first" reduce-scatters over the data-parallel replicas first (De, then E, then C),
+so the context level carries 1/(E De) of the gradients, as the RailX paper's Fig. 16 discussion charges
+DP traffic to the DP ports; "C-first" runs the levels in rank order (C, E, De)."""
 
 
 class AxisMapping(Strict):
@@ -60,13 +77,15 @@ class ChipConfig(Strict):
 
 
 class TrainingConfig(Strict):
-    """Batch shape and which parallelisms' traffic overlaps compute (eq. 10)."""
+    """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), and the level order of the
+    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`)."""
 
     micro_batch: int = Field(default=1, gt=0)
     micro_batches: int = Field(default=1, gt=0)
     sequence: int = Field(default=4096, gt=0)
     dtype_bytes: int = Field(default=2, gt=0, le=8)
     overlap: list[Literal["D", "P"]] = Field(default_factory=lambda: ["D"])
+    dp_all_reduce_order: DpAllReduceOrder = Field(default="De-first", examples=["De-first"])
 
 
 class DimLink(Strict):
