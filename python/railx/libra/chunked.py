@@ -24,6 +24,7 @@ import heapq
 
 import numpy as np
 
+from railx.config import ConfigError
 from railx.libra.workload import CollectiveKind
 
 __all__ = ["ChunkedAlgebra", "chunked_time_s", "stages"]
@@ -69,6 +70,8 @@ class ChunkedAlgebra:
     collective split into `chunks` (ASTRA-sim's setting in LIBRA's paper: 64)."""
 
     def __init__(self, bw_GBps: np.ndarray, chunks: int) -> None:
+        if chunks < 1:
+            raise ConfigError(f"chunks = {chunks}: a collective needs at least one chunk; e.g. 64")
         self.bw, self.chunks = np.asarray(bw_GBps, dtype=float), chunks
 
     def const(self, seconds: float) -> float:

@@ -22,6 +22,7 @@ and it is left at LIBRA's full share.
 
 from __future__ import annotations
 
+from railx.config import ConfigError
 from railx.libra.network import LibraNetwork
 from railx.libra.workload import CollectiveKind
 
@@ -50,6 +51,10 @@ def dimension_bytes(kind: CollectiveKind, size_bytes: float, groups: tuple[int |
 
 def group_share(network: LibraNetwork, groups: tuple[int | None, ...]) -> tuple[float, ...]:
     """Per dimension, the fraction of an NPU's bandwidth its group can use (1 where unused)."""
+    if len(groups) != len(network.dims):
+        raise ConfigError(
+            f"communicator: {len(groups)} group sizes for {network.notation}; give one per dimension ({len(network.dims)})"
+        )
     return tuple(
         (g - 1) / (dim.size - 1) if dim.kind == "FC" and g is not None and 1 < g < dim.size else 1.0
         for dim, g in zip(network.dims, groups)
