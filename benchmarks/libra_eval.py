@@ -45,9 +45,9 @@ SHIPPED_COMMUNICATORS = {
     "3D-4K": {"GPT_3": "GPT_3_3d", "MSFT_1T": "MSFT_1T_3d", "Turing_NLG": "Turing_NLG_3D", "ResNet_50": "ResNet_50_3d"},
     "4D-4K": {"GPT_3": "GPT_3_4d", "MSFT_1T": "MSFT_1T_4d", "Turing_NLG": "Turing_NLG_4D", "ResNet_50": "ResNet_50_4d"},
 }
-# Table III's other networks. The paper does not give their cost dimensions; they take the
-# shipped models' order (innermost dimension priced as the cheapest tier it can be: a switch
-# cannot be inter-chiplet, which has no switch price).
+# Table III's other networks (and Fig. 10's 2D one, which the paper does not name). The paper
+# does not give their cost dimensions; they are priced like the shipped network of the same
+# dimensionality (3D: InterPackage, InterNode, InterPod; 4D: InterChiplet first).
 DERIVED_NETWORKS = {
     "2D-4K": ("SW(128)_SW(32)", ["InterNode", "InterPod"], "4d"),  # Fig. 10 only: times, not costs
     "3D-512": ("SW(16)_SW(8)_SW(4)", ["InterPackage", "InterNode", "InterPod"], "3d"),
