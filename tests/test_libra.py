@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_railx
@@ -135,6 +135,21 @@ def grid_2d(total: float, points: int) -> np.ndarray:
     return np.stack([b0, total - b0])
 
 
+def brute_force_2d(f, total: float, points: int = 200001, zoom: int = 20001) -> float:
+    """Minimum of f over bw0 + bw1 = total: a grid of `points`, then a grid of `zoom` points
+    over the two cells beside the grid's minimum. Along the line both objectives are
+    quasi-convex (PerfPerCostOpt is convex after the Charnes-Cooper change of variables, a
+    monotone reparameterisation of the line), so the true minimum lies in those two cells and the
+    fine grid finds it within its resolution (here 2.5e-7 GB/s); the coarse grid alone can miss a
+    steep minimum by more than a solver's tolerance."""
+    coarse = grid_2d(total, points)
+    values = f(coarse)
+    i = int(np.argmin(values))
+    low, high = coarse[0, max(i - 1, 0)], coarse[0, min(i + 1, coarse.shape[1] - 1)]
+    b0 = np.linspace(low, high, zoom)
+    return float(min(values.min(), f(np.stack([b0, total - b0])).min()))
+
+
 def grid_3d(total: float, steps: int) -> np.ndarray:
     i, j = np.meshgrid(np.arange(1, steps), np.arange(1, steps), indexing="ij")
     keep = i + j < steps
@@ -158,38 +173,49 @@ def brute_force_3d(f, total: float, steps: int = 400, zoom: int = 200) -> float:
     return float(min(values.min(), f(fine).min()))
 
 
+def assert_feasible(bw: tuple[float, ...], total: float) -> None:
+    """On the budget's simplex: so the design's exactly evaluated value is >= the true optimum."""
+    assert min(bw) >= 0.0 and sum(bw) == pytest.approx(total, rel=1e-7)
+
+
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10**6), sizes=st.sampled_from([(4, 8), (16, 2), (8, 8)]))
+@example(seed=76564, sizes=(16, 2))  # a steep perf-per-cost optimum 0.0011 GB/s from the coarse grid's points
 def test_2d_optimum_equals_brute_force(seed: int, sizes: tuple[int, int]) -> None:
     net, times, weights = synthetic(sizes, seed)
     total = 500.0
-    grid = grid_2d(total, 200001)
-    t = np.asarray(times["w"].evaluate(NumericAlgebra(grid)))
-    cost = PRICES.unit_usd_per_GBps(net) @ grid
+    unit = PRICES.unit_usd_per_GBps(net)
+    time_of = lambda bw: np.asarray(times["w"].evaluate(NumericAlgebra(bw)))  # noqa: E731
     cons = ConstraintSet(2, total_bw_GBps=total)
+    # A feasible design is never better than the true optimum, which the refined grid finds within
+    # its resolution; the solver is optimal within its own and the tie-break's tolerance (5e-6).
     perf = optimize(net, PRICES, times, weights, cons, "perf")
-    assert perf.optimum.time_s == pytest.approx(t.min(), rel=1e-5)
-    assert perf.optimum.time_s <= t.min() * (1 + 5e-6)  # optimal within solver and tie-break tolerance
+    assert_feasible(perf.optimum.bw_per_dim_GBps, total)
+    best_time = brute_force_2d(time_of, total)
+    assert best_time * (1 - 1e-7) <= perf.optimum.time_s <= best_time * (1 + 5e-6)
     ppc = optimize(net, PRICES, times, weights, cons, "perf-per-cost")
-    assert ppc.optimum.time_s * ppc.optimum.cost_usd == pytest.approx((t * cost).min(), rel=1e-5)
-    assert sum(perf.optimum.bw_per_dim_GBps) == pytest.approx(total, rel=1e-6)
+    assert_feasible(ppc.optimum.bw_per_dim_GBps, total)
+    best_product = brute_force_2d(lambda bw: time_of(bw) * (unit @ bw), total)
+    assert best_product * (1 - 1e-7) <= ppc.optimum.time_s * ppc.optimum.cost_usd <= best_product * (1 + 5e-6)
 
 
 @settings(max_examples=4, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_3d_optimum_equals_brute_force(seed: int) -> None:
+def test_3d_optimum_matches_or_beats_brute_force(seed: int) -> None:
     net, times, weights = synthetic((4, 8, 16), seed)
     total = 600.0
     unit = PRICES.unit_usd_per_GBps(net)
     time_of = lambda bw: np.asarray(times["w"].evaluate(NumericAlgebra(bw)))  # noqa: E731
     cons = ConstraintSet(3, total_bw_GBps=total)
+    # The zoomed grid is a sample of feasible designs, so it bounds the optimum from above only
+    # (its coarse minimum need not lie next to a convex function's minimiser in 2-D): the solver
+    # must match or beat it, and its design must be feasible (so no better than the true optimum).
     perf = optimize(net, PRICES, times, weights, cons, "perf")
-    best_time = brute_force_3d(time_of, total)
-    assert perf.optimum.time_s == pytest.approx(best_time, rel=1e-4)
-    assert perf.optimum.time_s <= best_time * (1 + 5e-6)
+    assert_feasible(perf.optimum.bw_per_dim_GBps, total)
+    assert perf.optimum.time_s <= brute_force_3d(time_of, total) * (1 + 5e-6)
     ppc = optimize(net, PRICES, times, weights, cons, "perf-per-cost")
+    assert_feasible(ppc.optimum.bw_per_dim_GBps, total)
     best_product = brute_force_3d(lambda bw: time_of(bw) * (unit @ bw), total)
-    assert ppc.optimum.time_s * ppc.optimum.cost_usd == pytest.approx(best_product, rel=1e-4)
     assert ppc.optimum.time_s * ppc.optimum.cost_usd <= best_product * (1 + 5e-6)
 
 

@@ -10,6 +10,11 @@ the optimisation problem small.
 - `no-overlap` (LIBRA's shipped loop): every compute and collective in sequence.
 - `tp-dp-overlap` (Fig. 5c): forward as above; per layer the backward takes
   input-grad compute + max(input-grad collective, weight-grad compute + weight-grad collective).
+
+Given the network, a group that reaches only part of a dimension's bandwidth (a subgroup of a
+fully-connected block, railx.libra.collective.group_share) carries its bytes at that share: the
+leaf holds bytes / share, the GB it would move at the dimension's full bandwidth. Without it, the
+model is LIBRA's (every group uses the full bandwidth).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from railx.libra.collective import dimension_bytes
-from railx.libra.workload import PHASES, Communicator, LibraWorkload, Phase
+from railx.libra.collective import dimension_bytes, group_share
+from railx.libra.network import LibraNetwork
+from railx.libra.workload import PHASES, CollectiveKind, Communicator, Layer, LibraWorkload, Phase
 
 __all__ = ["Add", "Comm", "Const", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
 
@@ -38,9 +44,13 @@ class Const:
 
 @dataclass(frozen=True)
 class Comm:
-    """A collective carrying `gb[d]` GB per NPU in dimension d: max_d gb[d] / bw[d] seconds."""
+    """A collective carrying `gb[d]` GB per NPU in dimension d (at its full bandwidth): max_d gb[d] /
+    bw[d] seconds. Its
+    kind fixes the order it visits the dimensions in, which only a chunked model needs
+    (railx.libra.chunked)."""
 
     gb: tuple[float, ...]
+    kind: CollectiveKind
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,7 @@ class Algebra(Protocol):
     """How leaves and maxima become values (numbers or solver expressions)."""
 
     def const(self, seconds: float) -> object: ...
-    def comm(self, gb: tuple[float, ...]) -> object: ...
+    def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> object: ...
     def maximum(self, values: list[object]) -> object: ...
 
 
@@ -97,7 +107,7 @@ def _eval(node: Node, algebra: Algebra) -> object:
     if isinstance(node, Const):
         return algebra.const(node.seconds)
     if isinstance(node, Comm):
-        return algebra.comm(node.gb)
+        return algebra.comm(node.gb, node.kind)
     values = [_eval(item, algebra) for item in node.items]
     if isinstance(node, Add):
         return sum(values[1:], values[0])  # type: ignore[arg-type]
@@ -113,7 +123,7 @@ class NumericAlgebra:
     def const(self, seconds: float) -> np.ndarray:
         return np.full(self.bw.shape[1:], seconds)
 
-    def comm(self, gb: tuple[float, ...]) -> np.ndarray:
+    def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> np.ndarray:
         with np.errstate(divide="ignore"):
             parts = [g / self.bw[d] for d, g in enumerate(gb) if g > 0]
         return np.max(parts, axis=0) if parts else self.const(0.0)
@@ -122,44 +132,62 @@ class NumericAlgebra:
         return np.maximum.reduce([np.asarray(v) for v in values])
 
 
-def _phase_nodes(phase: Phase, groups: tuple[int | None, ...], cycle_s: float) -> tuple[Const, Comm]:
-    gb = tuple(b / GB for b in dimension_bytes(phase.collective, phase.size_bytes, groups))
-    return Const(phase.compute_cycles * cycle_s), Comm(gb)
+@dataclass(frozen=True)
+class _Phases:
+    """Builds a phase's compute and collective leaves (time unit and per-phase bandwidth shares)."""
+
+    comm: Communicator
+    cycle_s: float
+    shares: dict[str, tuple[float, ...]]
+
+    def nodes(self, layer: Layer, name: str) -> tuple[Const, Comm]:
+        phase: Phase = getattr(layer, name)
+        moved = dimension_bytes(phase.collective, phase.size_bytes, self.comm.of(name))
+        gb = tuple(b / GB / share for b, share in zip(moved, self.shares[name]))
+        return Const(phase.compute_cycles * self.cycle_s), Comm(gb, phase.collective)
 
 
-def _no_overlap(workload: LibraWorkload, comm: Communicator, cycle_s: float) -> list[Node]:
+def _no_overlap(workload: LibraWorkload, phases: _Phases) -> list[Node]:
     nodes: list[Node] = []
     for layer in workload.layers:
         for name in PHASES:
-            nodes.extend(_phase_nodes(getattr(layer, name), comm.of(name), cycle_s))
+            nodes.extend(phases.nodes(layer, name))
     return nodes
 
 
-def _tp_dp_overlap(workload: LibraWorkload, comm: Communicator, cycle_s: float) -> list[Node]:
+def _tp_dp_overlap(workload: LibraWorkload, phases: _Phases) -> list[Node]:
     nodes: list[Node] = []
     for layer in workload.layers:
-        nodes.extend(_phase_nodes(layer.forward, comm.forward, cycle_s))
-        ig_compute, ig_comm = _phase_nodes(layer.input_grad, comm.input_grad, cycle_s)
-        wg_compute, wg_comm = _phase_nodes(layer.weight_grad, comm.weight_grad, cycle_s)
+        nodes.extend(phases.nodes(layer, "forward"))
+        ig_compute, ig_comm = phases.nodes(layer, "input_grad")
+        wg_compute, wg_comm = phases.nodes(layer, "weight_grad")
         nodes.extend((ig_compute, Max((ig_comm, Add((wg_compute, wg_comm))))))
     return nodes
 
 
 LoopName = Literal["no-overlap", "tp-dp-overlap"]
-LOOPS: dict[str, Callable[[LibraWorkload, Communicator, float], list[Node]]] = {
+LOOPS: dict[str, Callable[[LibraWorkload, _Phases], list[Node]]] = {
     "no-overlap": _no_overlap,
     "tp-dp-overlap": _tp_dp_overlap,
 }
 
 
 def build_time(
-    workload: LibraWorkload, comm: Communicator, loop: LoopName = "no-overlap", cycle_s: float = 1e-9
+    workload: LibraWorkload,
+    comm: Communicator,
+    loop: LoopName = "no-overlap",
+    cycle_s: float = 1e-9,
+    network: LibraNetwork | None = None,
 ) -> TimeExpr:
     """End-to-end time of one iteration of `workload` (compute times in cycles of `cycle_s`
-    seconds; ASTRA-sim 1.0 and LIBRA use 1 GHz) under a training loop."""
+    seconds; ASTRA-sim 1.0 and LIBRA use 1 GHz) under a training loop. With `network`, groups use
+    only the share of a dimension's bandwidth they reach (see the module docstring); without it,
+    LIBRA's model."""
+    full = (1.0,) * len(comm.forward)
+    shares = {name: group_share(network, comm.of(name)) if network is not None else full for name in PHASES}
     constant = 0.0
     counts: Counter[Node] = Counter()
-    for node in LOOPS[loop](workload, comm, cycle_s):
+    for node in LOOPS[loop](workload, _Phases(comm, cycle_s, shares)):
         if isinstance(node, Const):
             constant += node.seconds
         elif not (isinstance(node, Comm) and not any(node.gb)):

@@ -73,8 +73,8 @@ class _CvxAlgebra:
     def const(self, seconds: float) -> cp.Expression | float:
         return seconds * self.scale
 
-    def comm(self, gb: tuple[float, ...]) -> cp.Expression:
-        """max_d gb_d / bw_d (0 when the collective moves nothing)."""
+    def comm(self, gb: tuple[float, ...], kind: str) -> cp.Expression:
+        """max_d gb_d / bw_d (0 when the collective moves nothing); the kind does not change it."""
         parts = [g / self.unit * cp.inv_pos(self.bw[d]) for d, g in enumerate(gb) if g > 0]
         if not parts:
             return cp.Constant(0.0)
