@@ -329,3 +329,39 @@ def test_throughput_per_cost_prices_recorded_results_on_both_bases() -> None:
         throughput_per_cost([{"system": "nope", "chips": 1, "peak_accepted": 1.0}], systems)
     with pytest.raises(ConfigError, match="railx.chips = 64: the system has 1296"):
         throughput_per_cost([{"system": "railx", "chips": 64, "peak_accepted": 1.0}], systems)
+
+
+def test_fig14_hammingmesh_boards_equal_railx_k2_and_its_a2a_bound_is_higher() -> None:
+    import numpy as np
+
+    import railx
+    from railx.config import Config
+    from railx.systems import System
+
+    hx = System("hx-1296", "", peer=HX4MESH_1296)
+    net = hx.network()
+    board = net["class"] == 0
+    pair_bw: dict[tuple[int, int], float] = {}
+    for s, d, bw in zip(net["src"][board], net["dst"][board], net["bandwidth_Bps"][board], strict=True):
+        pair_bw[(s, d)] = pair_bw.get((s, d), 0.0) + bw
+    # Two planes: two 50 GB/s board links between neighbours, RailX's k = 2 mesh link.
+    assert set(pair_bw.values()) == {2 * 50e9}
+    k2 = railx.realize(Config.from_dict(RAILX_1296 | {"system": RAILX_1296["system"] | {"k": 2}}))
+    links = k2.links()
+    assert set(np.unique(links["bandwidth_Bps"][links["class"] == 0])) == {2 * 50e9}
+    # All-to-all bounds in flits (ports) per cycle per chip: HammingMesh 2.0 (bisection; a board's
+    # 32 tree ports give 32 / (16 (1 - 1/81)) = 2.025); RailX 2(r + 1)/m^2 = 1.125 (closed form),
+    # 1.235 on the realized network (9 nodes per axis: the balanced cut splits a slab).
+    bom = hx.bom()
+    assert bom["global"]["a2a_frac"] * bom["ports_per_chip"] == pytest.approx(2.0)
+    chip_of_board = (np.arange(1296) // 4 % 9) + 9 * (np.arange(1296) // (36 * 4))
+    up = (net["class"] == 3) & (net["src"] < 1296)
+    assert set(np.bincount(chip_of_board[net["src"][up]])) == {4 * 4 * 2}
+    plan = k2.plan()
+    assert plan["closed_form"]["a2a_bound_per_chip"] == pytest.approx(1.125)
+    assert plan["a2a_bound_per_chip"] == pytest.approx(100 / 81)
+    # One plane halves ports, board links and bound (1.0), and costs RailX's price per used port.
+    one = System("hx1", "", peer=HX4MESH_1296 | {"planes": 1})
+    assert one.bom()["global"]["a2a_frac"] * one.bom()["ports_per_chip"] == pytest.approx(1.0)
+    used = load_catalog("railx-table6", "used")
+    assert figures(one, used)["cost_usd"] == pytest.approx(figures(System("r", "", railx=RAILX_1296), used)["cost_usd"])
