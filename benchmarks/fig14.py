@@ -12,7 +12,8 @@ test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--warmup W --cycl
 [--vcs-per-class P] [--threads T] [--systems NAMES] [--out DIR]`, or from recorded data only:
 `--replot DIR...` (redraw each DIR's fig14.png from its fig14.json) and `--per-musd DIR...`
 (peak throughput per M$ of every recorded system under both switch pricing bases, as a
-Markdown table; costs are recomputed, so a rerun or a price change updates them).
+Markdown table; costs are recomputed, so a rerun or a price change updates them; a run's own
+cost_usd and throughput_per_musd are on the catalog's basis, recorded as port_basis).
 Options of a run (--quick: 1,000 + 2,000 cycles and fewer loads;
 otherwise Table 5's 5,000 + 10,000 unless --warmup/--cycles say otherwise; --vcs-per-class: the
 physical VCs behind each VC the routing function names, 1 = literal; --railx-routing: RailX's
