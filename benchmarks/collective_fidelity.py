@@ -1,7 +1,7 @@
 """Cross-fidelity table (issue 8): analytic vs flow-level completion time of every collective
 algorithm that applies to a small RailX torus (m = 4, n = 1, 4 x 4 nodes = 256 chips, Fig. 15's
 link parameters: 100 GB/s and 300 ns per external port, 400 GB/s and 10 ns per mesh link),
-sizes 1 KB to 1 GB. Prints the Markdown table recorded in docs/collectives.md; "aggregated" gives
+sizes 1 KiB to 1 GiB (binary: 2^10 to 2^30 bytes). Prints the Markdown table recorded in docs/collectives.md; "aggregated" gives
 the orbit size (messages per simulated flow: 16 over every node translation, 4 over whole rows).
 
     PYTHONPATH=python python3 benchmarks/collective_fidelity.py
@@ -22,7 +22,7 @@ SIZES = [1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30]
 
 
 def _fmt_size(size: int) -> str:
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= scale:
             return f"{size // scale} {unit}"
     return f"{size} B"

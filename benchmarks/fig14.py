@@ -9,11 +9,17 @@
 
 Writes fig14.json, fig14.csv and fig14.png to OUT (default docs/reproductions/fig14). Not a
 test: `PYTHONPATH=python python benchmarks/fig14.py [--quick] [--warmup W --cycles C]
-[--vcs-per-class P] [--threads T] [--out DIR]` (--quick: 1,000 + 2,000 cycles and fewer loads;
+[--vcs-per-class P] [--threads T] [--systems NAMES] [--out DIR]`, or from recorded data only:
+`--replot DIR...` (redraw each DIR's fig14.png from its fig14.json) and `--per-musd DIR...`
+(peak throughput per M$ of every recorded system under both switch pricing bases, as a
+Markdown table; costs are recomputed, so a rerun or a price change updates them; a run's own
+cost_usd and throughput_per_musd are on the catalog's basis, recorded as port_basis).
+Options of a run (--quick: 1,000 + 2,000 cycles and fewer loads;
 otherwise Table 5's 5,000 + 10,000 unless --warmup/--cycles say otherwise; --vcs-per-class: the
 physical VCs behind each VC the routing function names, 1 = literal; --railx-routing: RailX's
 routing function, default minimal, e.g. balanced; --speedup S: crossbar speedup into 64-flit
-output queues, 1 = input-queued as Table 5; --railx-only: skip the peers). Systems whose
+output queues, 1 = input-queued as Table 5; --railx-only: skip the peers; --systems: only
+these, by name, including MATCHED systems that are not in the paper's figure). Systems whose
 routing railx does not have yet are reported and skipped.
 """
 
@@ -22,11 +28,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 from pathlib import Path
 
 from railx.config import ConfigError
-from railx.cost.catalog import load_catalog
+from railx.cost.catalog import PORT_BASES, load_catalog
 from railx.cost.model import figures
+from railx.cost.throughput import throughput_per_cost
 from railx.sim import FlitSettings, sweep
 from railx.systems import System
 
@@ -63,6 +71,19 @@ PEERS = [
         peer={"family": "fat-tree", "radix": 64, "tiers": 2, "chips": 1296, "planes": 8},
     ),
 ]
+# Not in the paper's figure, run with --systems. The HammingMesh matched to RailX: one plane halves
+# the ports per chip (4), the board links (RailX k = 1) and the all-to-all bound (1.0
+# flits/cycle/chip against RailX's 1.125); it uses as many switch ports and transceivers as
+# RailX's OCS plant, so it costs the same per used port.
+MATCHED = [
+    System(
+        "hx4mesh-1plane",
+        "HammingMesh Hx4Mesh 9x9 boards, 1 plane",
+        peer={"family": "hammingmesh", "a": 4, "boards": [9, 9], "planes": 1, "radix": 64, "tiers": 1},
+    ),
+]
+RAILX_K = (1, 2, 3, 4)
+SYSTEMS: dict[str, System] = {s.name: s for s in [railx_hyperx(k) for k in RAILX_K] + PEERS + MATCHED}
 
 
 def main() -> None:
@@ -84,9 +105,32 @@ def main() -> None:
         help="crossbar speedup into output queues of 64 flits (1: input-queued, Table 5)",
     )
     parser.add_argument("--railx-only", action="store_true", help="run the RailX k sweep only")
+    parser.add_argument("--systems", help=f"run only these, comma-separated: {', '.join(SYSTEMS)}")
     parser.add_argument("--loads", help="offered loads, comma-separated (default: 0.1 to 1.0 by 0.1, and 1.2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
+    parser.add_argument("--replot", type=Path, nargs="+", metavar="DIR", help="redraw DIR/fig14.png from its JSON")
+    parser.add_argument(
+        "--per-musd", type=Path, nargs="+", metavar="DIR", help="throughput per M$ of DIR/fig14.json, both bases"
+    )
     args = parser.parse_args()
+    if args.replot or args.per_musd:
+        for out in args.replot or []:
+            replot(out)
+        if args.per_musd:
+            print(per_musd_table(args.per_musd))
+        return
+    systems = [railx_hyperx(k) for k in RAILX_K] + ([] if args.railx_only else PEERS)
+    if args.systems:
+        wanted = args.systems.split(",")
+        unknown = sorted(set(wanted) - set(SYSTEMS))
+        if unknown:
+            parser.error(f"--systems: unknown {', '.join(unknown)}; valid: {', '.join(SYSTEMS)}")
+        systems = [SYSTEMS[name] for name in wanted]
+    run(args, systems)
+
+
+def run(args: argparse.Namespace, systems: list[System]) -> None:
+    """Simulates every system over the offered loads and writes fig14.json, .csv and .png."""
     warmup, measure = (1000, 2000) if args.quick else (5000, 10000)
     warmup = warmup if args.warmup is None else args.warmup
     measure = measure if args.cycles is None else args.cycles
@@ -102,62 +146,88 @@ def main() -> None:
         threads=args.threads,
     )
     catalog = load_catalog("railx-table6")
-    systems = [railx_hyperx(k) for k in (1, 2, 3, 4)] + ([] if args.railx_only else PEERS)
     results = []
     for system in systems:
         try:
             cost = figures(system, catalog)["cost_usd"]
             routing = args.railx_routing if system.railx is not None else None
-            run = sweep(system, loads, "alltoall", settings=settings, routing=routing)
+            sim = sweep(system, loads, "alltoall", settings=settings, routing=routing)
         except ConfigError as exc:
             print(f"skipped {system.name}: {exc}")
             continue
-        peak = run["peak_accepted"]
-        chips = run["points"][0]["chips"]
+        peak = sim["peak_accepted"]
+        chips = sim["points"][0]["chips"]
         row = {
             "system": system.name,
             "label": system.label,
             "chips": chips,
             "cost_usd": cost,
             "peak_accepted": peak,
-            "saturation_load": run["saturation_load"],
+            "saturation_load": sim["saturation_load"],
             "throughput_per_musd": peak * chips / (cost / 1e6),
-            "curve": [(p["offered"], p["accepted"], p["latency"]["mean"]) for p in run["points"]],
+            "curve": [(p["offered"], p["accepted"], p["latency"]["mean"]) for p in sim["points"]],
         }
         results.append(row)
         print(
-            f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$"
+            f"{system.name:14} chips {chips:5} cost ${cost / 1e6:7.2f}M (switches per {catalog.port_basis} port) "
+            f"peak accepted {peak:.3f} flits/cycle/chip  {row['throughput_per_musd']:.1f} flits/cycle per M$"
         )
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fig14.json").write_text(
-        json.dumps(
-            {
-                "warmup_cycles": warmup,
-                "measure_cycles": measure,
-                "vcs_per_class": args.vcs_per_class,
-                "switch_speedup": args.speedup,
-                "railx_routing": args.railx_routing,
-                "loads": loads,
-                "results": results,
-            },
-            indent=2,
-        )
-    )
+    data = {
+        "warmup_cycles": warmup,
+        "measure_cycles": measure,
+        "vcs_per_class": args.vcs_per_class,
+        "switch_speedup": args.speedup,
+        "railx_routing": args.railx_routing,
+        "port_basis": catalog.port_basis,
+        "loads": loads,
+        "results": results,
+    }
+    (args.out / "fig14.json").write_text(json.dumps(data, indent=2))
     with (args.out / "fig14.csv").open("w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["system", "offered", "accepted", "latency_mean_cycles"])
         for row in results:
             for offered, accepted, latency in row["curve"]:
                 out.writerow([row["system"], f"{offered:.4f}", f"{accepted:.4f}", f"{latency:.1f}"])
-    plot(
-        results,
-        args.out / "fig14.png",
-        f"{warmup:,} + {measure:,} cycles, {args.vcs_per_class} VC(s) per routing VC class, speedup {args.speedup}, RailX routing {args.railx_routing}",
+    plot(results, args.out / "fig14.png", setup(data))
+
+
+def setup(data: dict) -> str:
+    """The run's settings, for the plot's title (keys absent from older runs take their defaults)."""
+    return (
+        f"{data['warmup_cycles']:,} + {data['measure_cycles']:,} cycles, {data['vcs_per_class']} VC(s) per routing "
+        f"VC class, speedup {data.get('switch_speedup', 1)}, RailX routing {data.get('railx_routing', 'minimal')}"
     )
 
 
+def replot(out: Path) -> None:
+    """Redraws OUT/fig14.png from OUT/fig14.json, without simulating."""
+    data = json.loads((out / "fig14.json").read_text())
+    plot(data["results"], out / "fig14.png", setup(data))
+    print(f"wrote {out / 'fig14.png'}")
+
+
+def per_musd_table(dirs: list[Path]) -> str:
+    """A Markdown table: each recorded system's cost and peak throughput per M$ under both switch
+    pricing bases, a row per system and run directory (named relative to their common parent)."""
+    parent = Path(os.path.commonpath([out.resolve() for out in dirs])) if len(dirs) > 1 else dirs[0].resolve().parent
+    head = ["system", "run", "peak (flits/cycle/chip)"]
+    head += [f"cost M$ ({basis})" for basis in PORT_BASES] + [f"per M$ ({basis})" for basis in PORT_BASES]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for out in dirs:
+        results = json.loads((out / "fig14.json").read_text())["results"]
+        for row in throughput_per_cost(results, SYSTEMS):
+            cells = [row["label"], str(out.resolve().relative_to(parent)), f"{row['peak_accepted']:.3f}"]
+            cells += [f"{row['cost_usd'][basis] / 1e6:.2f}" for basis in PORT_BASES]
+            cells += [f"{row['per_musd'][basis]:.1f}" for basis in PORT_BASES]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(results: list[dict], path: Path, setup: str) -> None:
-    """Draws (a) the ~1.3K-chip systems and (b) the RailX k sweep, accepted vs offered load."""
+    """Draws (a) the ~1.3K-chip systems and (b) the RailX k sweep, accepted vs offered load, both
+    axes from zero."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -166,7 +236,7 @@ def plot(results: list[dict], path: Path, setup: str) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     for row in results:
         ax = b if row["system"].startswith("railx") else a
-        offered, accepted, _ = zip(*row["curve"])
+        offered, accepted, _ = zip(*row["curve"], strict=True)
         ax.plot(offered, accepted, "o-", label=row["label"])
         if row["system"] == "railx-k2":
             a.plot(offered, accepted, "o-", label=row["label"])
@@ -174,10 +244,14 @@ def plot(results: list[dict], path: Path, setup: str) -> None:
         ax.set_xlabel("offered (flits/cycle/chip)")
         ax.set_ylabel("accepted (flits/cycle/chip)")
         ax.set_title(title)
-        ax.legend(fontsize=7)
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        if ax.lines:
+            ax.legend(fontsize=7)
     fig.suptitle(f"Fig. 14 all-to-all ({setup})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

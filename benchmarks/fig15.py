@@ -1,8 +1,9 @@
 """RailX paper Fig. 15 (§6.4), analytic and flow level: all-reduce time of the 1D-ring, 2D-torus (2D-ring) and
 hierarchical algorithms on a 4x4-mesh RailX torus with one port per chip edge (n = 1; four ports
 per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop, from 16 to
-65,536 chips and 1 KB to 1 GB. The flow-level simulator runs the same explicit schedules
-(railx.flowsim.collective, aggregated over the node translations) for 1 KB, 1 MB and 1 GB: the
+65,536 chips and 1 KiB to 1 GiB (sizes are binary: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB =
+2^30; KB, MB, GB are powers of 1,000 in railx). The flow-level simulator runs the same explicit
+schedules (railx.flowsim.collective, aggregated over the node translations) for 1 KiB, 1 MiB and 1 GiB: the
 2D torus and hierarchical algorithms at every scale (aggregated over every translation), the 1D
 ring up to FLOW_RING_MAX_CHIPS (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
 (FLIT_MAX_CHIPS, FLIT_SIZES; `railx collective --fidelity flit`, dateline routing where the
@@ -10,9 +11,11 @@ system has rings).
 
 Writes docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
 docs/reproductions.md, plus the checks of the paper's claims (the hierarchical algorithm is the
-fastest everywhere; its advantage is largest at small sizes and large scale).
+fastest everywhere; its advantage is largest at small sizes and large scale) and how far the 1D
+ring is from the fastest at the largest size. `--from-json` prints and plots the recorded
+OUT/fig15.json again without computing.
 
-    PYTHONPATH=python python3 benchmarks/fig15.py [--out docs/figures]
+    PYTHONPATH=python python3 benchmarks/fig15.py [--out docs/figures] [--from-json]
 """
 
 from __future__ import annotations
@@ -32,14 +35,14 @@ from railx.network import Network
 
 ALGOS = {"1D-ring": "bidir-ring", "2D-torus": "2d-ring", "hierarchical": "hierarchical"}
 GRIDS = [1, 2, 4, 8, 16, 32, 64]  # p x p nodes of 16 chips: 16 .. 65,536 chips
-SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB, x4 steps
+SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KiB .. 1 GiB, x4 steps
 FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p
 # of them), so it runs 4N(N-1)/p flows: 0.5M at 1,024 chips (1-6 s per size), 4.2M at 4,096
-# (17 s at 1 KB and 1 MB, 100 s at 1 GB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
+# (17 s at 1 KiB and 1 MiB, 100 s at 1 GiB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
 # beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size).
 FLOW_RING_MAX_CHIPS = 4096
-# Flit level: up to 256 chips and 1 MB (1 GB exceeds its 1e8-flit limit), well under a second each.
+# Flit level: up to 256 chips and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
 FLIT_MAX_CHIPS = 256
 FLIT_SIZES = [1 << 10, 1 << 20]
 
@@ -83,7 +86,7 @@ def rows() -> list[dict[str, float | int | str]]:
 
 
 def _fmt_size(size: int) -> str:
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= scale:
             return f"{size // scale} {unit}"
     return f"{size} B"
@@ -134,8 +137,18 @@ def claims(data: list[dict]) -> list[str]:
         f"({sorted({c for c, _ in tied})} chips: there both are the same mesh ring): {all(c == 16 for c, _ in tied)}",
         f"largest speed-up {gap[best]:.2f}x at {best[0]:,} chips, {_fmt_size(best[1])}",
         "largest speed-up per scale: " + ", ".join(f"{c:,}: {g:.2f}x" for c, g in sorted(by_scale.items())),
+        ring_claim(by),
         *flow_claims(data),
     ]
+
+
+def ring_claim(by: dict[tuple[int, int, str], float]) -> str:
+    """The 1D ring's time over the fastest algorithm's at the largest size, per scale: its latency
+    term, 2(N - 1) steps over all N chips, keeps it from bandwidth-optimal at hyper-scale."""
+    size = max(s for _, s, _ in by)
+    chips = sorted({c for c, _, _ in by})
+    ratio = {c: by[(c, size, "1D-ring")] / min(by[(c, size, a)] for a in ALGOS) for c in chips}
+    return f"1D ring / fastest at {_fmt_size(size)}: " + ", ".join(f"{c:,}: {r:.2f}x" for c, r in ratio.items())
 
 
 def flow_claims(data: list[dict]) -> list[str]:
@@ -179,7 +192,7 @@ def plot(data: list[dict], path: Path) -> None:
                         label=f"{label} ({fidelity})",
                     )
         ax.set_title(f"{chips:,} chips")
-        ax.set_xlabel("all-reduce size (bytes)")
+        ax.set_xlabel("all-reduce size (bytes, 1 KiB = 2^10 to 1 GiB = 2^30)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("time (s)")
     axes[0].legend()
@@ -194,14 +207,18 @@ def plot(data: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/figures"), help="directory for fig15.csv/json/png")
+    parser.add_argument("--from-json", action="store_true", help="print and plot OUT/fig15.json without computing")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    data = rows()
-    with open(args.out / "fig15.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(data[0]))
-        writer.writeheader()
-        writer.writerows(data)
-    (args.out / "fig15.json").write_text(json.dumps(data, indent=1) + "\n")
+    if args.from_json:
+        data = json.loads((args.out / "fig15.json").read_text())
+    else:
+        data = rows()
+        with open(args.out / "fig15.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(data[0]))
+            writer.writeheader()
+            writer.writerows(data)
+        (args.out / "fig15.json").write_text(json.dumps(data, indent=1) + "\n")
     plot(data, args.out / "fig15.png")
     print(table(data))
     print()

@@ -56,7 +56,11 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
         .sum();
     let diameter = match global {
         Some(_) => {
-            approximate.push("diameter_inter_node: local + global + local is an upper bound (exact at full Dragonfly size)".into());
+            // Exact at full size (groups of r + 1 nodes, r(r + 1) + 1 of them) from r = 3 on:
+            // its (r + 1)(r^2 + r + 1) nodes exceed 1 + 2r + 4r^2, the most that out-degree 2r
+            // reaches within two hops. At r = 2 they equal it (21 nodes), and the 7 x 3
+            // Dragonfly realizes diameter 2.
+            approximate.push("diameter_inter_node: local + global + local is an upper bound (exact at full Dragonfly size for r >= 3; the full r = 2 Dragonfly, 7 x 3 nodes, has diameter 2)".into());
             2 * local + 1
         }
         None => local,
@@ -155,5 +159,50 @@ mod tests {
         let df = &max_scale(2, 2, 64)[2];
         assert_eq!(df.grid, [21, 5]);
         assert_eq!(df.chips, 5 * 21 * 4);
+    }
+
+    fn full_dragonfly(m: u32, n: u32) -> crate::spec::ConfigSpec {
+        let r = m * n;
+        let groups = r * (r + 1) + 1;
+        let system = crate::spec::SystemSpec {
+            m,
+            n,
+            R: 2 * groups,
+            grid: Some([groups, r + 1]),
+            port_bw_Bps: 50e9,
+            intra_bw_Bps: 100e9,
+            alpha_out_s: 300e-9,
+            alpha_in_s: 10e-9,
+        };
+        crate::spec::ConfigSpec {
+            system,
+            topology: Some(crate::spec::TopologySpec {
+                preset: Some(Preset::Dragonfly),
+                ..Default::default()
+            }),
+            jobs: vec![],
+        }
+    }
+
+    /// The Dragonfly diameter's closed form 2 local + 1 = 3 is an upper bound, exact at full size
+    /// for r >= 3 (more nodes than two hops of out-degree 2r reach) but not at r = 2, where the
+    /// 21 nodes meet that count and the full 7 x 3 Dragonfly has diameter 2.
+    #[test]
+    fn dragonfly_diameter_closed_form_is_exact_at_full_size_from_r3() {
+        use crate::plan::{plan, realize};
+        for (m, n, realized_diameter) in [(2, 1, 2), (2, 2, 3), (2, 3, 3)] {
+            let r = (m * n) as u64;
+            let nodes = (r + 1) * (r * r + r + 1);
+            assert_eq!(nodes > 1 + 2 * r + 4 * r * r, realized_diameter == 3);
+            let realized = realize(&full_dragonfly(m, n)).unwrap();
+            let report = plan(&realized).unwrap();
+            assert_eq!(report.nodes as u64, nodes, "r = {r}");
+            assert_eq!(report.closed_form.diameter_inter_node, 3, "r = {r}");
+            assert_eq!(
+                report.diameter_inter_node,
+                Some(realized_diameter),
+                "r = {r}"
+            );
+        }
     }
 }

@@ -4,15 +4,17 @@ reproductions; scalability vs switch radix; plots."""
 
 from __future__ import annotations
 
-from railx.cost.catalog import BUILTIN_CATALOGS, Catalog, load_catalog
+from railx.cost.catalog import BUILTIN_CATALOGS, PORT_BASES, Catalog, load_catalog
 from railx.cost.model import figures, relative_to
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import plot_scalability, scalability
 from railx.cost.table6 import compare, table6
+from railx.cost.throughput import throughput_per_cost
 from railx.systems import PRESETS, System, resolve_system
 
 __all__ = [
     "BUILTIN_CATALOGS",
+    "PORT_BASES",
     "PRESETS",
     "Catalog",
     "System",
@@ -26,4 +28,5 @@ __all__ = [
     "scalability",
     "table2",
     "table6",
+    "throughput_per_cost",
 ]

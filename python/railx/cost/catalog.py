@@ -3,8 +3,18 @@
 
 A catalog has one table per component kind: `packet_switch`, `ocs`, `pcc` (passive copper
 cable), `aot` (active optical transceiver), `nic`. A switch is priced per unit of a stated
-`radix` (`usd`) or per installed port (`usd_per_port`, any radix); power likewise (`watts` or
+`radix` (`usd`) or per port (`usd_per_port`, any radix); power likewise (`watts` or
 `watts_per_port`). Unknown keys, negative numbers and missing sources are errors, each one line.
+
+How a system that uses a fraction of its switches pays for them is the catalog's `port_basis`,
+one rule for every switch of every family (packet switches and OCS alike):
+- `used` (default): a switch is paid for by the ports the system uses, at the catalog's price
+  per port (a per-unit price divided by its radix). A buyer would not pay for 110 idle ports of
+  a 128-port OCS: the switch is shared with other systems, or a smaller radix is bought at the
+  same price per port.
+- `installed`: every switch is bought whole, every installed port paid for; a per-unit price
+  then holds only at the catalog's radix.
+Systems that fill their switches (every RailX Table 6 row) cost the same under both.
 """
 
 from __future__ import annotations
@@ -18,11 +28,13 @@ from pydantic import Field, ValidationError, model_validator
 
 from railx.config import ConfigError, Strict, one_line_error
 
-__all__ = ["BUILTIN_CATALOGS", "Catalog", "Component", "Priced", "load_catalog"]
+__all__ = ["BUILTIN_CATALOGS", "PORT_BASES", "Catalog", "Component", "PortBasis", "Priced", "load_catalog"]
 
 CATALOG_DIR = Path(__file__).with_name("catalogs")
 BUILTIN_CATALOGS: tuple[str, ...] = tuple(sorted(p.stem for p in CATALOG_DIR.glob("*.toml")))
 SWITCH_KINDS = ("packet_switch", "ocs")
+PortBasis = Literal["installed", "used"]
+PORT_BASES: tuple[str, ...] = ("used", "installed")
 
 
 class Component(Strict):
@@ -30,19 +42,14 @@ class Component(Strict):
 
     usd: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="price per unit", examples=[1000])
     usd_per_port: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False, description="switches: price per installed port", examples=[694]
+        default=None, ge=0, allow_inf_nan=False, description="switches: price per port", examples=[694]
     )
     watts: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="power per unit", examples=[9])
     watts_per_port: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False, description="switches: power per installed port", examples=[18]
+        default=None, ge=0, allow_inf_nan=False, description="switches: power per port", examples=[18]
     )
     radix: int | None = Field(
         default=None, gt=0, description="switches priced per unit: the radix that price is for", examples=[64]
-    )
-    port_basis: Literal["installed", "used"] = Field(
-        default="installed",
-        description="per-port figures count every installed port, or only ports in use",
-        examples=["installed"],
     )
     source: str = Field(min_length=1, description="where the numbers come from", examples=["vendor list price, 2025"])
 
@@ -60,6 +67,11 @@ class Catalog(Strict):
 
     name: str = Field(min_length=1, examples=["my-prices"])
     description: str = ""
+    port_basis: PortBasis = Field(
+        default="used",
+        description="switches are paid for by the ports the system uses, or whole (every installed port)",
+        examples=["used"],
+    )
     packet_switch: Component | None = None
     ocs: Component | None = None
     pcc: Component | None = None
@@ -71,12 +83,17 @@ class Catalog(Strict):
         system has and the catalog lacks, or a switch radix the catalog does not price, is a
         ConfigError naming both."""
         breakdown: dict[str, float] = {}
+        switch_ports: dict[str, dict[str, int]] = {}
         power_w = 0.0
         unpowered: set[str] = set()
         for kind, units, ports, radix in _lines(bom):
             comp = self._component(kind)
             usd = self._amount(kind, comp, comp.usd, comp.usd_per_port, units, ports, radix, "usd")
             breakdown[kind] = breakdown.get(kind, 0.0) + usd
+            if ports is not None:
+                total = switch_ports.setdefault(kind, {"installed": 0, "used": 0})
+                for basis in total:
+                    total[basis] += ports[basis]
             if comp.watts is None and comp.watts_per_port is None:
                 unpowered.add(kind)
             else:
@@ -86,6 +103,8 @@ class Catalog(Strict):
             power_w=None if unpowered else power_w,
             breakdown_usd=breakdown,
             unpowered=sorted(unpowered),
+            port_basis=self.port_basis,
+            switch_ports=switch_ports,
         )
 
     def _component(self, kind: str) -> Component:
@@ -107,20 +126,27 @@ class Catalog(Strict):
         radix: int | None,
         what: str,
     ) -> float:
-        """Dollars (or watts) for `units` of a component: per port (installed or used, as the
-        catalog says) or per unit, a switch priced per unit only at the catalog's radix."""
-        if per_port is not None:
-            if ports is None:
+        """Dollars (or watts) for `units` of a component. A switch is charged per port on the
+        catalog's `port_basis`; a per-unit switch price is for the catalog's radix (or any radix
+        if it names none): divided by it per port, or per whole switch of that radix only."""
+        if ports is None or radix is None:
+            if per_port is not None:
                 raise ConfigError(
                     f"catalog {self.name!r}: {kind}.{what}_per_port: only switches have ports; give {what} per unit"
                 )
-            return per_port * ports[comp.port_basis]
+            return 0.0 if per_unit is None else per_unit * units
+        if per_port is not None:
+            return per_port * ports[self.port_basis]
         if per_unit is None:  # a per-port price beside per-unit watts, or the reverse
             return 0.0
-        if radix is not None and comp.radix is not None and radix != comp.radix:
+        unit_radix = comp.radix if comp.radix is not None else radix
+        if self.port_basis == "used":
+            return per_unit / unit_radix * ports["used"]
+        if radix != unit_radix:
             raise ConfigError(
-                f"catalog {self.name!r}: {kind}.radix = {comp.radix}: the system has {radix}-port switches; "
-                f"price them per port ({what}_per_port) or use a catalog for radix {radix}"
+                f"catalog {self.name!r}: {kind}.radix = {comp.radix}: the system has {radix}-port switches, bought "
+                f"whole under port_basis = 'installed'; price them per port ({what}_per_port), use "
+                f"port_basis = 'used' or a catalog for radix {radix}"
             )
         return per_unit * units
 
@@ -154,16 +180,24 @@ def _bom_key(kind: str) -> str:
 
 @dataclass(frozen=True)
 class Priced:
-    """A bill of materials priced: total, per component kind, and power where every part has watts."""
+    """A bill of materials priced: total, per component kind, and power where every part has watts;
+    the basis switches were priced on and their ports installed and used, per switch kind."""
 
     cost_usd: float
     power_w: float | None
     breakdown_usd: dict[str, float]
     unpowered: list[str]
+    port_basis: PortBasis
+    switch_ports: dict[str, dict[str, int]]
 
 
-def load_catalog(name_or_path: str | Path) -> Catalog:
-    """A built-in catalog by name (see BUILTIN_CATALOGS) or a TOML file; validated."""
+def load_catalog(name_or_path: str | Path, port_basis: str | None = None) -> Catalog:
+    """A built-in catalog by name (see BUILTIN_CATALOGS) or a TOML file; validated. `port_basis`
+    ("used" or "installed"), when given, replaces the catalog's own."""
+    if port_basis is not None and port_basis not in PORT_BASES:
+        raise ConfigError(
+            f"port_basis = {port_basis!r}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
+        )
     path = Path(name_or_path)
     if not path.suffix and str(name_or_path) in BUILTIN_CATALOGS:
         path = CATALOG_DIR / f"{name_or_path}.toml"
@@ -178,6 +212,7 @@ def load_catalog(name_or_path: str | Path) -> Catalog:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     try:
-        return Catalog.model_validate(data)
+        catalog = Catalog.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {one_line_error(exc, Catalog)}") from None
+    return catalog if port_basis is None else catalog.model_copy(update={"port_basis": port_basis})

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.cost.catalog import load_catalog
+from railx.cost.catalog import PORT_BASES, load_catalog
 from railx.cost.model import figures, relative_to
 from railx.cost.plots import plot_cost
 from railx.cost.railonly import consistent_hb_domains, table2
@@ -61,14 +61,14 @@ def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
     return table
 
 
-def _print_table6(as_json: bool) -> list[dict[str, Any]]:
+def _print_table6(port_basis: str | None, as_json: bool) -> list[dict[str, Any]]:
     """Prints the reproduction; returns its rows (for the plot)."""
-    rows = table6()
+    rows = table6(port_basis=port_basis)
     cells = compare(rows)
     if as_json:
         print(json.dumps({"rows": rows, "cells": cells}, indent=2))
         return rows
-    console.print(_systems_table(rows, "RailX Table 6 recomputed (catalog railx-table6, baseline ft2)"))
+    console.print(_systems_table(rows, f"RailX Table 6 recomputed ({_pricing(rows)}, baseline ft2)"))
     table = Table(title="Ours vs the printed Table 6 (only the cells that differ)")
     for head in ("row", "column", "ours", "paper", "likely cause"):
         table.add_column(head)
@@ -81,13 +81,19 @@ def _print_table6(as_json: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def _print_table2(hb_domain: int, as_json: bool) -> None:
-    rows = table2(hb_domain=hb_domain)
+def _pricing(rows: list[dict[str, Any]]) -> str:
+    """The catalog and switch pricing basis the rows were priced with, for a table's title."""
+    return f"catalog {rows[0]['catalog']}, switches priced per {rows[0]['port_basis']} port"
+
+
+def _print_table2(hb_domain: int, port_basis: str | None, as_json: bool) -> None:
+    rows = table2(hb_domain=hb_domain, port_basis=port_basis)
     consistent = consistent_hb_domains()
     if as_json:
         print(json.dumps({"rows": rows, "consistent_hb_domains": consistent}, indent=2))
         return
-    table = Table(title=f"Rail-only Table II recomputed (catalog railonly, HB domain K = {hb_domain})")
+    pricing = f"catalog railonly, switches priced per {rows[0]['port_basis']} port"
+    table = Table(title=f"Rail-only Table II recomputed ({pricing}, HB domain K = {hb_domain})")
     heads = ("GPUs", "radix", "tiers SOTA/RO", "switches SOTA", "switches RO", "transceivers SOTA", "transceivers RO",
              "cost saving", "power saving", "paper", "match")  # fmt: skip
     for head in heads:
@@ -115,6 +121,15 @@ def cost(
     catalog: Annotated[
         str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")
     ] = "railx-table6",
+    port_basis: Annotated[
+        str | None,
+        typer.Option(
+            "--port-basis",
+            help=f"Pay for a switch by the ports the system uses or by every installed port ({', '.join(PORT_BASES)}); "
+            "default: the catalog's.",
+            show_default=False,
+        ),
+    ] = None,
     baseline: Annotated[str, typer.Option("--baseline", help="System whose cost per bandwidth is 1.")] = "ft2",
     plot: Annotated[
         Path | None,
@@ -134,27 +149,29 @@ def cost(
     """Bill of materials, cost, cost per injection and global bandwidth, and power of systems.
 
     Global bandwidth is given both as the bisection ratio (GBW) and as the all-to-all throughput
-    bound (a2a), each as a share of injection; cost ratios are relative to --baseline.
+    bound (a2a), each as a share of injection; cost ratios are relative to --baseline. A
+    switch is paid for by the ports the system uses or whole (--port-basis, printed with
+    every table and in every JSON row as port_basis).
     """
     points: list[dict[str, Any]] = []
     if table6_:
-        points = _print_table6(as_json)
+        points = _print_table6(port_basis, as_json)
     elif table2_:
-        _print_table2(hb_domain, as_json)
+        _print_table2(hb_domain, port_basis, as_json)
     elif not systems:
         raise ConfigError(
             "systems: none given; name presets (e.g. railx cost ft2 railx7mesh) or use --table6 / --railonly-table2"
         )
     else:
-        cat = load_catalog(catalog)
+        cat = load_catalog(catalog, port_basis)
         rows = relative_to([figures(resolve_system(s), cat) for s in systems], figures(resolve_system(baseline), cat))
         if as_json:
             print(json.dumps(rows, indent=2))
         else:
-            console.print(_systems_table(rows, f"Cost (catalog {cat.name}, baseline {baseline})"))
+            console.print(_systems_table(rows, f"Cost ({_pricing(rows)}, baseline {baseline})"))
         points = rows
     if plot is not None:
-        written = plot_cost(load_catalog(catalog), points, plot)
+        written = plot_cost(load_catalog(catalog, port_basis), points, plot)
         if not as_json:
             console.print(f"wrote {written}")
 

@@ -51,6 +51,8 @@ def figures(system: System, catalog: Catalog) -> dict[str, Any]:
         "power_w": priced.power_w,
         "unpowered": priced.unpowered,
         "catalog": catalog.name,
+        "port_basis": priced.port_basis,
+        "switch_ports": priced.switch_ports,
     }
 
 

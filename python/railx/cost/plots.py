@@ -117,7 +117,7 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
     unpriced = f"; not priced by this catalog: {', '.join(skipped)}" if skipped else ""
-    fig.suptitle(f"Cost vs scale (catalog {catalog.name}){unpriced}")
+    fig.suptitle(f"Cost vs scale (catalog {catalog.name}, switches priced per {catalog.port_basis} port){unpriced}")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -50,9 +50,10 @@ def _rail_only(gpus: int, radix: int, hb_domain: int) -> System:
     return System(f"railonly-{gpus}-r{radix}-k{hb_domain}", "Rail-only", peer=spec)
 
 
-def table2(hb_domain: int = 256, catalog: str = "railonly") -> list[dict[str, Any]]:
-    """The six rows: counts, cost and power of both designs, savings, and the paper's savings."""
-    cat = load_catalog(catalog)
+def table2(hb_domain: int = 256, catalog: str = "railonly", port_basis: str | None = None) -> list[dict[str, Any]]:
+    """The six rows: counts, cost and power of both designs, savings, and the paper's savings;
+    switches priced on `port_basis` (None: the catalog's, "used")."""
+    cat = load_catalog(catalog, port_basis)
     rows = []
     for gpus in GPUS:
         for radix in RADICES:
@@ -66,6 +67,7 @@ def table2(hb_domain: int = 256, catalog: str = "railonly") -> list[dict[str, An
                     "gpus": gpus,
                     "radix": radix,
                     "hb_domain": hb_domain,
+                    "port_basis": cat.port_basis,
                     "sota_tiers": sota["switch_tiers"],
                     "railonly_tiers": rail["switch_tiers"],
                     "sota_switches": sota["packet_switches"],

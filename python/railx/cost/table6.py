@@ -93,9 +93,10 @@ def _decimals(printed: str) -> int:
     return len(printed.split(".")[1]) if "." in printed else 0
 
 
-def table6(catalog: str = "railx-table6") -> list[dict[str, Any]]:
-    """The twelve rows recomputed from components, relative to the 2-tier fat-tree."""
-    cat = load_catalog(catalog)
+def table6(catalog: str = "railx-table6", port_basis: str | None = None) -> list[dict[str, Any]]:
+    """The twelve rows recomputed from components, relative to the 2-tier fat-tree; switches
+    priced on `port_basis` (None: the catalog's; every row fills its switches, so either)."""
+    cat = load_catalog(catalog, port_basis)
     rows = [figures(PRESETS[name], cat) for name in TABLE6_ORDER]
     return relative_to(rows, rows[0])
 
