@@ -22,6 +22,10 @@
 //! * **s = 4 and 6 (§6).** No decomposition exists; on request the caller gets `s - 2`
 //!   Hamiltonian rails plus one "matching rail" of 2-cycles, which still uses every ordered pair
 //!   once.
+//! * **Undirected K_s (single-link all-to-all, RailX paper A.1).** Each undirected Walecki cycle
+//!   is one rail ring, so every unordered pair is joined once: the h cycles `C_0 … C_{h-1}` for
+//!   s = 2h+1; for s = 2h+2 a new node spliced into each cycle's antipodal edge, those edges and
+//!   one more pair forming the perfect matching of the last rail ([`single_link_rails`]).
 //!
 //! Every result is verified before it is returned; an internal inconsistency is reported as
 //! [`DecompositionError::Invalid`], never as a panic. Time and memory grow as `s²` (the size of
