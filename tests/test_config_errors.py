@@ -113,6 +113,36 @@ BAD = [
         "use rails = 4",
     ),
     Bad(
+        "single-link-rails-not-multiple-odd",
+        system(grid=(5, 4))
+        + topology(f'x = [{{ size = 5, kind = "single-link-all-to-all", rails = 3 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        ("ceil((size-1)/2) = 2", "use rails = 2 or 4"),
+    ),
+    Bad(
+        "single-link-rails-not-multiple-even",
+        system(grid=(4, 4))
+        + topology(f'x = [{{ size = 4, kind = "single-link-all-to-all", rails = 3 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        ("the last a perfect matching", "use rails = 2 or 4"),
+    ),
+    Bad(
+        "single-link-rails-zero",
+        system(grid=(4, 4))
+        + topology(f'x = [{{ size = 4, kind = "single-link-all-to-all", rails = 0 }}]\ny = [{RING4}]'),
+        "topology.x[0].rails",
+        "e.g. rails = 2",
+    ),
+    Bad(
+        "single-link-over-2r+1",
+        system(R=24, grid=(12, 2))
+        + topology(
+            'x = [{ size = 12, kind = "single-link-all-to-all", rails = 6 }]\ny = [{ size = 2, kind = "ring", rails = 1 }]'
+        ),
+        "topology.x",
+        "r = m*n = 4",
+    ),
+    Bad(
         "rails-zero",
         system() + topology(f'x = [{{ size = 4, kind = "ring", rails = 0 }}]\ny = [{RING4}]'),
         "topology.x[0].rails",
@@ -425,6 +455,14 @@ class Dim:
     def diameter(self) -> int:
         return self.size // 2 if self.kind == "ring" else 1
 
+    def circuits(self, nodes: int) -> int:
+        """Circuits of this dimension over `nodes` nodes: one per node and rail, except that a
+        single-link all-to-all joins each unordered pair of a fiber once per copy."""
+        if self.kind != "single-link-all-to-all":
+            return nodes * self.rails
+        copies = self.rails // (self.size // 2)
+        return nodes * copies * (self.size - 1) // 2
+
 
 def _divisors(value: int) -> list[int]:
     return [d for d in range(2, value + 1) if value % d == 0]
@@ -446,11 +484,10 @@ def axis_dims(draw: st.DrawFn, extent: int, r: int, allow_matching_rail: bool) -
     for i, s in enumerate(sizes):
         spare = budget - (len(sizes) - i - 1)  # keep one rail for each later dimension
         all_to_all_ok = s - 1 <= spare and (allow_matching_rail or s not in (4, 6))
-        kind = draw(st.sampled_from(["ring", "all-to-all"])) if all_to_all_ok else "ring"
-        if kind == "ring":
-            rails = draw(st.integers(1, spare))
-        else:
-            rails = (s - 1) * draw(st.integers(1, spare // (s - 1)))
+        kinds = ["ring"] + ["all-to-all"] * all_to_all_ok + ["single-link-all-to-all"] * (s // 2 <= spare)
+        kind = draw(st.sampled_from(kinds))
+        per_copy = {"ring": 1, "all-to-all": s - 1, "single-link-all-to-all": s // 2}[kind]
+        rails = per_copy * draw(st.integers(1, spare // per_copy))
         budget -= rails
         dims.append(Dim(s, kind, rails))
     return dims
@@ -472,7 +509,7 @@ def general_case(
         "chips": p * q * m * m,
         "switches": r * (p + q),
         "diameter_inter_node": sum(d.diameter() for d in xs + ys),
-        "circuits": p * q * sum(d.rails for d in xs + ys),
+        "circuits": sum(d.circuits(p * q) for d in xs + ys),
         "unused_rails": [r - sum(d.rails for d in xs), r - sum(d.rails for d in ys)],
     }
     return text, expected
@@ -496,6 +533,9 @@ def general_topologies(draw: st.DrawFn) -> tuple[str, dict]:
 @given(general_topologies())
 @example(general_case(2, 2, 16, (4, 8), True, [Dim(4, "all-to-all", 3)], [Dim(2, "ring", 1), Dim(4, "all-to-all", 3)]))
 @example(general_case(3, 2, 24, (12, 6), True, [Dim(2, "ring", 1), Dim(6, "all-to-all", 5)], [Dim(6, "all-to-all", 5)]))
+@example(
+    general_case(2, 3, 16, (8, 7), False, [Dim(8, "single-link-all-to-all", 4)], [Dim(7, "single-link-all-to-all", 6)])
+)
 @example(
     general_case(
         4,

@@ -65,6 +65,17 @@ def test_both_global_bandwidth_definitions_are_reported(rows: list[dict]) -> Non
     assert hx4["cost_per_a2a_bw_rel"] == pytest.approx(0.452, abs=1e-3)
 
 
+def test_railx4mesh_is_the_single_link_64_by_64_hyperx(rows: list[dict]) -> None:
+    railx4 = {r["name"]: r for r in rows}["railx4mesh"]
+    axis = PRESETS["railx4mesh"].railx["topology"]["x"]  # type: ignore[index]
+    assert axis == [{"size": 64, "kind": "single-link-all-to-all", "rails": 32}]
+    # One link per node pair: a cut halving one axis crosses 64 lines x 32 x 32 pairs, two directed
+    # links each, over 65,536 chips: 2 ports per chip (of 36) one way, all-to-all bound 4 ports.
+    assert railx4["global_bw_frac"] == pytest.approx(2 / 36)
+    assert railx4["a2a_frac"] == pytest.approx(4 / 36)
+    assert railx4["ocs"] == 4608 and railx4["aot"] == 589_824
+
+
 def test_relative_figures_use_the_baseline(rows: list[dict]) -> None:
     base = rows[0]
     assert base["name"] == "ft2"

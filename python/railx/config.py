@@ -139,7 +139,7 @@ class DimConfig(Strict):
     """One logical dimension: `size` nodes joined as `kind` over `rails` rails."""
 
     size: int = Field(gt=0, examples=[3])
-    kind: Literal["ring", "all-to-all", "global-all-to-all"]
+    kind: Literal["ring", "all-to-all", "single-link-all-to-all", "global-all-to-all"]
     rails: int = Field(ge=0, examples=[2])
 
 

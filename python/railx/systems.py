@@ -125,9 +125,10 @@ def _railx(m: int, topology: dict[str, Any]) -> dict[str, Any]:
     return {"system": {"m": m, "n": 9, "R": 128, "port_bw_GBps": 50.0}, "topology": topology}
 
 
-# RailX4Mesh's 64 x 64 grid cannot be a 2D HyperX with r = 36 rails per axis (that needs 63), so
-# each axis is 8 x 8 all-to-all: 3 and 2 copies of K*_8 (35 of 36 rails).
-_RAILX4_AXIS = [{"size": 8, "kind": "all-to-all", "rails": 21}, {"size": 8, "kind": "all-to-all", "rails": 14}]
+# RailX4Mesh is the paper's 64 x 64 2D-HyperX: with r = 36 rails per axis a two-link all-to-all of
+# 64 nodes (63 rails) does not fit, so each axis is a single-link all-to-all (paper A.1): K_64 as 31
+# undirected Walecki rings plus one perfect-matching rail, 32 of 36 rails, one link per node pair.
+_RAILX4_AXIS = [{"size": 64, "kind": "single-link-all-to-all", "rails": 32}]
 
 # The paper's Table 6 (36 x 400G ports per chip, 64-port packet switches, 128-port OCS), in its order.
 PRESETS: dict[str, System] = {

@@ -26,18 +26,21 @@ pub struct ClosedForm {
 fn dim_diameter(dim: &LogicalDim) -> u32 {
     match dim.kind {
         DimKind::Ring => dim.size / 2,
-        DimKind::AllToAll | DimKind::GlobalAllToAll => 1,
+        DimKind::AllToAll | DimKind::SingleLinkAllToAll | DimKind::GlobalAllToAll => 1,
     }
 }
 
 /// Directed links crossing a cut that halves `dim` (paper: (s/2)^2 node pairs per all-to-all
-/// fiber, two crossings per ring, half of the global circuits for a Dragonfly).
+/// fiber, two crossings per ring, half of the global circuits for a Dragonfly). A pair across the
+/// cut has 2 circuits per copy in a two-link all-to-all and 1 in a single-link one, each circuit 2
+/// directed links: s^2 and s^2/2 links per fiber and copy.
 fn dim_cut_links(dim: &LogicalDim, nodes: u64) -> f64 {
     let s = dim.size as f64;
     let fibers = nodes as f64 / s;
     match dim.kind {
         DimKind::Ring => fibers * 4.0 * dim.rails as f64,
         DimKind::AllToAll => fibers * dim.copies() as f64 * s * s,
+        DimKind::SingleLinkAllToAll => fibers * dim.copies() as f64 * s * s / 2.0,
         DimKind::GlobalAllToAll => s * (s - 1.0),
     }
 }
@@ -74,6 +77,13 @@ pub fn region_closed_form(plant: &Plant, region: &Region) -> ClosedForm {
                 .into(),
         );
         (5 * m).saturating_sub(6)
+    } else if is_2d(DimKind::SingleLinkAllToAll) {
+        // One link per node pair, on one side of the mesh only: no nearer link to choose, so up
+        // to 2(m-1) mesh hops in each of the three nodes a route visits.
+        approximate.push(
+            "diameter_hops.Hi: 6(m-1) bounds a single-link 2D-HyperX (one link per pair: up to 2(m-1) mesh hops in each of the 3 nodes visited)".into(),
+        );
+        6 * (m - 1)
     } else if region.preset == Some(Preset::Torus) || is_2d(DimKind::Ring) {
         approximate.push(
             "diameter_hops.Hi: the paper's (m-1) per external hop; crossing the source and destination meshes adds up to 2(m-1) more".into(),

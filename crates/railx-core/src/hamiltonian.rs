@@ -22,6 +22,10 @@
 //! * **s = 4 and 6 (§6).** No decomposition exists; on request the caller gets `s - 2`
 //!   Hamiltonian rails plus one "matching rail" of 2-cycles, which still uses every ordered pair
 //!   once.
+//! * **Undirected K_s (single-link all-to-all, RailX paper A.1).** Each undirected Walecki cycle
+//!   is one rail ring, so every unordered pair is joined once: the h cycles `C_0 … C_{h-1}` for
+//!   s = 2h+1; for s = 2h+2 a new node spliced into each cycle's antipodal edge, those edges and
+//!   one more pair forming the perfect matching of the last rail ([`single_link_rails`]).
 //!
 //! Every result is verified before it is returned; an internal inconsistency is reported as
 //! [`DecompositionError::Invalid`], never as a panic. Time and memory grow as `s²` (the size of
@@ -115,6 +119,73 @@ pub fn verify_rails(s: usize, rails: &[Vec<u32>], allow_matching_rail: bool) -> 
 /// True when rail_successors(s, false) succeeds (s != 4 && s != 6).
 pub fn has_decomposition(s: usize) -> bool {
     s != 4 && s != 6
+}
+
+/// Rails of one copy of a single-link all-to-all on `s` nodes: `s / 2` (= ceil((s-1)/2)).
+pub fn single_link_rail_count(s: usize) -> usize {
+    s / 2
+}
+
+/// The rails of a single-link all-to-all on `s` nodes (RailX paper A.1): a decomposition of the
+/// undirected K_s, each rail given as its circuits `(u, v)` (u+ <-> v-).
+///
+/// * Odd s = 2h+1: the h undirected Walecki cycles (`C_t`, t < h; `C_{t+h}` is the same cycle
+///   reversed), each one ring through all s nodes in one orientation.
+/// * Even s = 2h+2: the h Walecki cycles of K_{2h+1} with a new node `Z = 2h+1` spliced into each
+///   cycle's antipodal edge {a, a+h} (the zig-zag's step of length h); those h edges are pairwise
+///   disjoint and cover Z_2h, so they and {A, Z} form a perfect matching, the last rail. It holds
+///   s/2 circuits, one per pair, and leaves the other port of each node on that rail idle.
+///
+/// Every unordered pair of nodes is joined by exactly one circuit. Verified before it is returned.
+pub fn single_link_rails(s: usize) -> Result<Vec<Vec<(u32, u32)>>, DecompositionError> {
+    if !fits_u32_ids(s) {
+        return Err(DecompositionError::Invalid {
+            s,
+            reason: "node ids are u32, so at most 2^32 nodes are supported".to_string(),
+        });
+    }
+    let rails = if s % 2 == 1 {
+        let h = s / 2;
+        (0..h).map(|t| cycle_arcs(&walecki_cycle(h, t))).collect()
+    } else {
+        spliced_walecki_rails(s.saturating_sub(2) / 2)
+    };
+    verify_single_link_rails(s, &rails)
+        .map_err(|reason| DecompositionError::Invalid { s, reason })?;
+    Ok(rails)
+}
+
+/// Checks that `rails` are a single-link all-to-all on `s` nodes: `s / 2` rails, each a single
+/// s-cycle (one circuit per + port and per - port) except, for even s, the last, which is a
+/// perfect matching of s/2 circuits; and every unordered pair of distinct nodes joined exactly
+/// once. Returns a one-line reason on failure.
+pub fn verify_single_link_rails(s: usize, rails: &[Vec<(u32, u32)>]) -> Result<(), String> {
+    let expected = single_link_rail_count(s);
+    if rails.len() != expected {
+        return Err(format!(
+            "expected {expected} rails for {s} nodes, got {}",
+            rails.len()
+        ));
+    }
+    let mut used = ArcSet::new(s)?;
+    for (t, rail) in rails.iter().enumerate() {
+        let matching = s.is_multiple_of(2) && t + 1 == rails.len();
+        let shape = if matching {
+            check_matching_arcs(s, rail)
+        } else {
+            arcs_successors(s, rail).and_then(|succ| check_single_cycle(&succ))
+        };
+        shape.map_err(|e| format!("rail {t}: {e}"))?;
+        for &(u, v) in rail {
+            let (a, b) = (u.min(v) as usize, u.max(v) as usize);
+            if !used.insert(a, b) {
+                return Err(format!("rail {t}: nodes {a} and {b} are already joined"));
+            }
+        }
+    }
+    // s(s-1)/2 distinct unordered pairs in all (s/2 rings of s when s is odd; (s-2)/2 rings of s
+    // plus s/2 matching circuits when s is even): that is every pair, so coverage follows.
+    Ok(())
 }
 
 /// The rainbow path `R` used to build K*_{2h+2} (§3): a Hamiltonian path on `0..=2h` with one
@@ -546,6 +617,79 @@ fn check_hamiltonian_path(nodes: usize, path: &[u32]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Undirected K_s (single-link all-to-all, RailX paper A.1).
+// ---------------------------------------------------------------------------------------------
+
+/// The h spliced Walecki rings and the matching rail of K_{2h+2} (see [`single_link_rails`]).
+fn spliced_walecki_rails(h: usize) -> Vec<Vec<(u32, u32)>> {
+    let (a, z) = ((2 * h) as u32, (2 * h + 1) as u32);
+    let mut matching = Vec::with_capacity(h + 1);
+    let mut rails: Vec<Vec<(u32, u32)>> = (0..h)
+        .map(|t| {
+            let mut cycle = walecki_cycle(h, t);
+            // The one step of length h of the zig-zag joins two antipodal nodes of Z_2h.
+            let antipodal = (1..cycle.len() - 1).find(|&i| {
+                let (x, y) = (cycle[i] as usize, cycle[i + 1] as usize);
+                (x + 2 * h - y) % (2 * h) == h
+            });
+            if let Some(i) = antipodal {
+                matching.push((cycle[i], cycle[i + 1]));
+                cycle.insert(i + 1, z);
+            }
+            cycle_arcs(&cycle)
+        })
+        .collect();
+    matching.push((a, z));
+    rails.push(matching);
+    rails
+}
+
+/// The arcs `u -> next` of a cycle given as its node sequence (closing arc last).
+fn cycle_arcs(cycle: &[u32]) -> Vec<(u32, u32)> {
+    let next = cycle.iter().cycle().skip(1);
+    cycle.iter().copied().zip(next.copied()).collect()
+}
+
+/// The successor permutation of a rail given as arcs; an error unless every node of `0..s` has
+/// exactly one out-arc (its + port in one circuit).
+fn arcs_successors(s: usize, arcs: &[(u32, u32)]) -> Result<Vec<u32>, String> {
+    let mut succ = vec![u32::MAX; s];
+    for &(u, v) in arcs {
+        match succ.get_mut(u as usize) {
+            None => return Err(format!("arc {u}->{v} leaves 0..{s}")),
+            Some(slot) if *slot != u32::MAX => {
+                return Err(format!("node {u}'s + port is in two circuits"))
+            }
+            Some(slot) => *slot = v,
+        }
+    }
+    if let Some(u) = succ.iter().position(|&v| v == u32::MAX) {
+        return Err(format!("node {u}'s + port is in no circuit"));
+    }
+    Ok(succ)
+}
+
+/// Error unless `arcs` pair up all of `0..s`: s/2 circuits, every node in exactly one.
+fn check_matching_arcs(s: usize, arcs: &[(u32, u32)]) -> Result<(), String> {
+    let mut seen = vec![false; s];
+    for &(u, v) in arcs {
+        for node in [u, v] {
+            match seen.get_mut(node as usize) {
+                None => return Err(format!("arc {u}->{v} leaves 0..{s}")),
+                Some(true) => {
+                    return Err(format!("node {node} is in two circuits of the matching"))
+                }
+                Some(slot) => *slot = true,
+            }
+        }
+    }
+    match seen.iter().position(|&hit| !hit) {
+        Some(node) => Err(format!("node {node} is in no circuit of the matching")),
+        None => Ok(()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

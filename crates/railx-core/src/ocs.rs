@@ -2,7 +2,7 @@
 //! validated system, and the port-level validity check every file passes before it is used.
 
 use crate::error::{RailxError, Result};
-use crate::hamiltonian::rail_successors;
+use crate::hamiltonian::{rail_successors, single_link_rails, DecompositionError};
 use crate::plant::{Axis, Plant, Side};
 use crate::spec::DimKind;
 use crate::topology::{LogicalDim, Region, System};
@@ -189,41 +189,51 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
     Ok(arcs)
 }
 
-/// The successor permutation of every rail of a logical dimension on one line: `succ[t][c]` is the
-/// coordinate that coordinate c's + port on rail `first_rail + t` reaches. `None` for a rail left
-/// empty (a global dimension's rails past its last cycle).
-fn rail_maps(
+/// The circuits of every rail of a logical dimension on one line, as arcs `(c, d)` between
+/// coordinates of the dimension: coordinate c's + port on rail `first_rail + t` joins coordinate
+/// d's - port. Empty for a rail left unused (a global dimension's rails past its last cycle).
+fn rail_arcs(
     dim: &LogicalDim,
     line_index: u32,
     allow_matching_rail: bool,
-) -> Result<Vec<Option<Vec<u32>>>> {
+) -> Result<Vec<Vec<(u32, u32)>>> {
     let s = dim.size;
-    let decomposition = || {
-        rail_successors(s as usize, allow_matching_rail).map_err(|e| {
-            RailxError::invalid(
-                "topology",
-                format!("size {s}"),
-                e.to_string(),
-                "set allow_matching_rail = true",
-            )
-        })
+    let refused = |e: DecompositionError| {
+        RailxError::invalid(
+            "topology",
+            format!("size {s}"),
+            e.to_string(),
+            "set allow_matching_rail = true",
+        )
     };
+    let successor_arcs =
+        |succ: &[u32]| -> Vec<(u32, u32)> { (0..s).zip(succ.iter().copied()).collect() };
     Ok(match dim.kind {
         DimKind::Ring => {
             let ring: Vec<u32> = (0..s).map(|c| (c + 1) % s).collect();
-            vec![Some(ring); dim.rails as usize]
+            vec![successor_arcs(&ring); dim.rails as usize]
         }
         DimKind::AllToAll => {
-            let cycles = decomposition()?;
+            let cycles = rail_successors(s as usize, allow_matching_rail).map_err(refused)?;
             (0..dim.rails)
-                .map(|t| Some(cycles[(t % (s - 1)) as usize].clone()))
+                .map(|t| successor_arcs(&cycles[(t % (s - 1)) as usize]))
+                .collect()
+        }
+        DimKind::SingleLinkAllToAll => {
+            let rails = single_link_rails(s as usize).map_err(refused)?;
+            (0..dim.rails)
+                .map(|t| rails[(t as usize) % rails.len()].clone())
                 .collect()
         }
         DimKind::GlobalAllToAll => {
             // Line j carries cycles j*rails .. j*rails + rails - 1 (DESIGN.md §13, dragonfly).
-            let cycles = decomposition()?;
+            let cycles = rail_successors(s as usize, allow_matching_rail).map_err(refused)?;
             (0..dim.rails)
-                .map(|t| cycles.get((line_index * dim.rails + t) as usize).cloned())
+                .map(|t| {
+                    cycles
+                        .get((line_index * dim.rails + t) as usize)
+                        .map_or_else(Vec::new, |succ| successor_arcs(succ))
+                })
                 .collect()
         }
     })
@@ -240,14 +250,13 @@ fn region_axis_arcs(region: &Region, axis: Axis, arcs: &mut Vec<Arc>) -> Result<
     for dim in &region.layout(axis).dims {
         let fiber_bases: Vec<u32> = (0..extent).filter(|&p| dim.digit(p) == 0).collect();
         for (line_index, &line) in lines.iter().enumerate() {
-            let maps = rail_maps(dim, line_index as u32, region.allow_matching_rail)?;
-            for (t, succ) in maps.iter().enumerate() {
-                let Some(succ) = succ else { continue };
+            let rails = rail_arcs(dim, line_index as u32, region.allow_matching_rail)?;
+            for (t, rail_arcs) in rails.iter().enumerate() {
                 let rail = dim.first_rail + t as u32;
                 for &base in &fiber_bases {
-                    for c in 0..dim.size {
+                    for &(c, d) in rail_arcs {
                         let u = dim.with_digit(base, c);
-                        let v = dim.with_digit(base, succ[c as usize]);
+                        let v = dim.with_digit(base, d);
                         arcs.push(Arc {
                             axis,
                             line,

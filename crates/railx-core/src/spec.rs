@@ -37,6 +37,11 @@ pub enum DimKind {
     Ring,
     /// Rail-ring all-to-all: each group of s-1 rails realises a Hamiltonian decomposition of K*_s.
     AllToAll,
+    /// Single-link all-to-all (RailX paper A.1): each group of ceil((s-1)/2) rails realises a
+    /// Hamiltonian decomposition of the undirected K_s, each undirected Walecki cycle one rail ring
+    /// (for even s the last rail is the perfect matching left over), so every unordered pair of
+    /// nodes is joined by exactly one full-duplex link per copy.
+    SingleLinkAllToAll,
     /// Dragonfly's global dimension: the s-1 Hamiltonian cycles of K*_s are spread over the lines
     /// of the other axis (`rails` per line), so each ordered pair is joined once in the whole axis.
     GlobalAllToAll,

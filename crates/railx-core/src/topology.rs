@@ -2,7 +2,7 @@
 //! against the plant, and the regions (the whole grid, or each job's nodes) they apply to.
 
 use crate::error::{RailxError, Result};
-use crate::hamiltonian::has_decomposition;
+use crate::hamiltonian::{has_decomposition, single_link_rail_count};
 use crate::plant::{Axis, Plant};
 use crate::spec::{ConfigSpec, DimKind, DimSpec, JobSpec, Preset, TopologySpec};
 use std::collections::{HashMap, HashSet};
@@ -30,13 +30,29 @@ impl LogicalDim {
         pos - self.digit(pos) * self.stride + digit * self.stride
     }
 
-    /// Copies of the Hamiltonian decomposition (all-to-all: 2*copies links per node pair).
+    /// Rails of one copy of the decomposition: s-1 directed cycles for `all-to-all` (and a global
+    /// dimension), ceil((s-1)/2) = s/2 undirected ones for `single-link-all-to-all`, one for a ring.
+    pub fn rails_per_copy(&self) -> u32 {
+        rails_per_copy(self.kind, self.size)
+    }
+
+    /// Copies of the decomposition: links per node pair are 2*copies for `all-to-all`, copies for
+    /// `single-link-all-to-all`.
     pub fn copies(&self) -> u32 {
-        self.rails / (self.size - 1)
+        self.rails / self.rails_per_copy()
     }
 
     pub fn rail_range(&self) -> std::ops::Range<u32> {
         self.first_rail..self.first_rail + self.rails
+    }
+}
+
+/// Rails of one copy of a `kind` dimension of `size` nodes (see [`LogicalDim::rails_per_copy`]).
+pub fn rails_per_copy(kind: DimKind, size: u32) -> u32 {
+    match kind {
+        DimKind::Ring => 1,
+        DimKind::AllToAll | DimKind::GlobalAllToAll => size - 1,
+        DimKind::SingleLinkAllToAll => single_link_rail_count(size as usize) as u32,
     }
 }
 
@@ -370,9 +386,10 @@ fn preset_dims(
                     extent - 1
                 ),
                 format!(
-                    "use at most r+1 = {} nodes along {}, or preset = \"torus\"",
+                    "use at most r+1 = {} nodes along {}, preset = \"torus\", or x/y dimensions of kind = \"single-link-all-to-all\" (up to 2r+1 = {} nodes)",
                     r + 1,
-                    axis.name()
+                    axis.name(),
+                    2 * r + 1
                 ),
             ));
         }
@@ -495,7 +512,7 @@ fn check_dim(
             if spec.kind == DimKind::Ring {
                 "e.g. rails = 2".to_string()
             } else {
-                format!("e.g. rails = {}", s - 1)
+                format!("e.g. rails = {}", rails_per_copy(spec.kind, s))
             },
         ));
     }
@@ -515,6 +532,22 @@ fn check_dim(
                 ));
             }
             check_decomposition(s, field, allow_matching_rail)
+        }
+        DimKind::SingleLinkAllToAll => {
+            let per_copy = rails_per_copy(spec.kind, s);
+            if !spec.rails.is_multiple_of(per_copy) {
+                let lower = (spec.rails / per_copy).max(1) * per_copy;
+                return Err(RailxError::invalid(
+                    format!("{field}.rails"),
+                    spec.rails,
+                    format!(
+                        "a single-link all-to-all dimension of {s} nodes uses a multiple of ceil((size-1)/2) = {per_copy} rails (one undirected Hamiltonian cycle each{})",
+                        if s.is_multiple_of(2) { ", the last a perfect matching" } else { "" }
+                    ),
+                    format!("use rails = {lower} or {}", lower + per_copy),
+                ));
+            }
+            Ok(())
         }
         DimKind::GlobalAllToAll => {
             if dims_on_axis != 1 {

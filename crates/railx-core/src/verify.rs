@@ -80,7 +80,8 @@ pub fn verify(config: &OcsConfig, system: &System) -> Result<VerifyReport> {
             Axis::X => regions[region].local_index(along, line_index),
             Axis::Y => regions[region].local_index(line_index, along),
         };
-        region_edges[region].push((local(u), local(v)));
+        // A circuit is full duplex: it carries a link each way.
+        region_edges[region].extend([(local(u), local(v)), (local(v), local(u))]);
     }
     let mut reports = Vec::with_capacity(regions.len());
     for (ri, region) in regions.iter().enumerate() {
@@ -213,16 +214,21 @@ fn check_axis(region: &Region, ri: usize, axis: Axis, buckets: &mut RailArcs) ->
                 if arcs.is_empty() && dim.kind == DimKind::GlobalAllToAll {
                     continue; // a global dimension may leave trailing rails empty
                 }
-                let succ = successor_map(&arcs, extent, &place)?;
-                let matching = check_rail(dim, region, &succ, &place)?;
+                let matching = if is_single_link_matching_rail(dim, rail) {
+                    check_matching_rail(dim, &arcs, extent, &place)?;
+                    true
+                } else {
+                    let succ = successor_map(&arcs, extent, &place)?;
+                    check_rail(dim, region, &succ, &place)?
+                };
                 let counts = if dim.kind == DimKind::GlobalAllToAll {
                     &mut global_pairs
                 } else {
                     &mut pairs
                 };
-                counts.add(&succ, matching);
+                counts.add(&arcs, matching);
             }
-            if dim.kind == DimKind::AllToAll {
+            if matches!(dim.kind, DimKind::AllToAll | DimKind::SingleLinkAllToAll) {
                 pairs.check(
                     dim.copies(),
                     &format!("{} line {line}", axis.name()),
@@ -250,6 +256,45 @@ fn successor_map(arcs: &[(u32, u32)], extent: u32, place: &str) -> Result<Vec<u3
         ));
     }
     Ok(succ)
+}
+
+/// Whether `rail` is the perfect-matching rail of a copy of an even single-link all-to-all (the
+/// last rail of each copy, see `hamiltonian::single_link_rails`).
+fn is_single_link_matching_rail(dim: &LogicalDim, rail: u32) -> bool {
+    dim.kind == DimKind::SingleLinkAllToAll
+        && dim.size.is_multiple_of(2)
+        && (rail - dim.first_rail) % dim.rails_per_copy() + 1 == dim.rails_per_copy()
+}
+
+/// A single-link matching rail: every node of the line in exactly one circuit, which joins it to
+/// another node of its fiber.
+fn check_matching_rail(
+    dim: &LogicalDim,
+    arcs: &[(u32, u32)],
+    extent: u32,
+    place: &str,
+) -> Result<()> {
+    let mut circuits = vec![0u32; extent as usize];
+    for &(u, v) in arcs {
+        if u == v || dim.with_digit(u, 0) != dim.with_digit(v, 0) {
+            return Err(RailxError::verification(
+                place,
+                format!("matching circuit {u} -> {v} does not join two nodes of one fiber of the rail's logical dimension"),
+            ));
+        }
+        circuits[u as usize] += 1;
+        circuits[v as usize] += 1;
+    }
+    if let Some(node) = circuits.iter().position(|&c| c != 1) {
+        return Err(RailxError::verification(
+            place,
+            format!(
+                "the node at logical position {node} is in {} circuits of the matching rail; a perfect matching puts every node in exactly one",
+                circuits[node]
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks one rail's structure; returns whether it is a matching rail (2-cycles).
@@ -301,11 +346,14 @@ fn check_rail(dim: &LogicalDim, region: &Region, succ: &[u32], place: &str) -> R
     Ok(false)
 }
 
-/// How often each ordered pair of coordinates of a logical dimension is joined, per fiber (the
-/// nodes that differ only in this dimension's coordinate), over the rails of its group.
+/// How often each pair of coordinates of a logical dimension is joined, per fiber (the nodes that
+/// differ only in this dimension's coordinate), over the rails of its group: ordered pairs (one
+/// circuit is one arc of a directed decomposition), or unordered pairs for a single-link
+/// dimension (one circuit is one undirected edge).
 struct PairCounts {
     dim: LogicalDim,
-    /// fiber base position -> counts[u_digit * size + v_digit]
+    unordered: bool,
+    /// fiber base position -> counts[u_digit * size + v_digit] (u_digit < v_digit if unordered)
     counts: HashMap<u32, Vec<u32>>,
     matching_rails: u32,
 }
@@ -314,21 +362,27 @@ impl PairCounts {
     fn new(dim: &LogicalDim) -> PairCounts {
         PairCounts {
             dim: *dim,
+            unordered: dim.kind == DimKind::SingleLinkAllToAll,
             counts: HashMap::new(),
             matching_rails: 0,
         }
     }
 
-    fn add(&mut self, succ: &[u32], matching: bool) {
+    fn add(&mut self, arcs: &[(u32, u32)], matching: bool) {
         let s = self.dim.size;
         self.matching_rails += matching as u32;
-        for (u, &v) in succ.iter().enumerate() {
-            let u = u as u32;
+        for &(u, v) in arcs {
             let fiber = self
                 .counts
                 .entry(self.dim.with_digit(u, 0))
                 .or_insert_with(|| vec![0; (s * s) as usize]);
-            fiber[(self.dim.digit(u) * s + self.dim.digit(v)) as usize] += 1;
+            let (a, b) = (self.dim.digit(u), self.dim.digit(v));
+            let (a, b) = if self.unordered {
+                (a.min(b), a.max(b))
+            } else {
+                (a, b)
+            };
+            fiber[(a * s + b) as usize] += 1;
         }
     }
 
@@ -348,14 +402,19 @@ impl PairCounts {
         let mut fibers: Vec<_> = self.counts.iter().collect();
         fibers.sort_unstable_by_key(|(base, _)| **base);
         for (&base, counts) in fibers {
+            let (arrow, pairs) = if self.unordered {
+                ("<->", "unordered")
+            } else {
+                ("->", "ordered")
+            };
             for a in 0..s {
-                for b in (0..s).filter(|&b| b != a) {
+                for b in (0..s).filter(|&b| b != a && (!self.unordered || b > a)) {
                     let joined = counts[(a * s + b) as usize];
                     if joined != copies {
                         return Err(RailxError::verification(
                             place,
                             format!(
-                                "in {}, coordinates {a} -> {b} of the all-to-all dimension of {s} nodes (fiber at position {base}) are joined {joined} times; every ordered pair must be joined exactly {copies} time(s)",
+                                "in {}, coordinates {a} {arrow} {b} of the all-to-all dimension of {s} nodes (fiber at position {base}) are joined {joined} times; every {pairs} pair must be joined exactly {copies} time(s)",
                                 region.label()
                             ),
                         ));

@@ -158,7 +158,9 @@ impl Group {
             for d in &layout.dims {
                 let kind = match d.kind {
                     LogicalKind::Ring => DimKind::Ring,
-                    LogicalKind::AllToAll | LogicalKind::GlobalAllToAll => DimKind::AllToAll,
+                    LogicalKind::AllToAll
+                    | LogicalKind::SingleLinkAllToAll
+                    | LogicalKind::GlobalAllToAll => DimKind::AllToAll,
                 };
                 dims.push(GroupDim::new(d.size, kind, axis));
             }
