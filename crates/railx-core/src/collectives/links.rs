@@ -4,10 +4,11 @@
 //!
 //! A step's messages are: on a ring, every rank to its successor (a bidirectional ring: to both
 //! neighbours, half the data each); on a direct line, every rank to every other rank of its
-//! line. Every message of the step carries the same bytes, so the slowest message's rate is
-//! `r = min over links of capacity / messages crossing it` (max-min fairness gives the messages
-//! through the most loaded link exactly that share), and the step's latency is the longest
-//! path's. The bandwidth reported is the one the alpha-beta stage formulas take (a rank's bytes
+//! line. Messages follow the routing function as the flow-level simulator does (split evenly
+//! where it offers several next hops). Every message of the step carries the same bytes, so the
+//! slowest message's rate is `r = min over links of capacity / messages crossing it` (max-min
+//! fairness gives the messages through the most loaded link exactly that share), and the step's
+//! latency is the longest path's. The bandwidth reported is the one the alpha-beta stage formulas take (a rank's bytes
 //! per second in each direction of the line): `r` for a ring of either kind, `(L-1) r / 2` for a
 //! direct line of L ranks, whose rank sends L-1 messages at once over both directions.
 
@@ -15,8 +16,8 @@ use crate::collectives::group::Group;
 use crate::collectives::plan::{Line, LineAlgo, Plan};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
-use crate::routing::analysis::route;
 use crate::routing::Routing;
+use crate::sim::flow::paths::Walker;
 use rayon::prelude::*;
 
 /// Most messages one measured step may route.
@@ -48,11 +49,11 @@ fn step_targets(line: &Line, rank: u32, out: &mut Vec<u32>) {
     let (size, pos) = (line.size(), line.pos(rank));
     match line.algo {
         LineAlgo::Ring => out.push(line.rank_at(rank, (pos + 1) % size)),
+        // Both halves, even when they go to the same neighbour (a ring of two): they share its
+        // link as the schedule's two messages do.
         LineAlgo::BidirRing => {
             out.push(line.rank_at(rank, (pos + 1) % size));
-            if size > 2 {
-                out.push(line.rank_at(rank, (pos + size - 1) % size));
-            }
+            out.push(line.rank_at(rank, (pos + size - 1) % size));
         }
         LineAlgo::Direct => out.extend(
             (0..size)
@@ -92,27 +93,27 @@ fn measure_line(
         ));
     }
     let links = net.links();
+    let identity: Vec<u32> = (0..links as u32).collect();
     let (load, alpha_s) = (0..group.ranks())
         .into_par_iter()
         .try_fold(
-            || (vec![0u32; links], 0.0f64, Vec::new()),
-            |(mut load, mut alpha, mut targets), rank| {
+            || (vec![0.0f64; links], 0.0f64, Vec::new(), Walker::default()),
+            |(mut load, mut alpha, mut targets, mut walker), rank| {
                 step_targets(line, rank, &mut targets);
                 let src = group.chip(rank);
                 for &peer in &targets {
-                    let path = route(routing, src, group.chip(peer))?;
-                    let latency: f64 = path.iter().map(|h| net.latency_s[h.link as usize]).sum();
+                    let latency = walker.walk(routing, &net.latency_s, src, group.chip(peer))?;
                     alpha = alpha.max(latency);
-                    for hop in path {
-                        load[hop.link as usize] += 1;
+                    for &(link, share) in walker.incidence(&identity) {
+                        load[link as usize] += share;
                     }
                 }
-                Ok::<_, RailxError>((load, alpha, targets))
+                Ok::<_, RailxError>((load, alpha, targets, walker))
             },
         )
-        .map(|r| r.map(|(load, alpha, _)| (load, alpha)))
+        .map(|r| r.map(|(load, alpha, _, _)| (load, alpha)))
         .try_reduce(
-            || (vec![0u32; links], 0.0f64),
+            || (vec![0.0f64; links], 0.0f64),
             |(mut a, alpha_a), (b, alpha_b)| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
                 Ok((a, alpha_a.max(alpha_b)))
@@ -121,8 +122,8 @@ fn measure_line(
     let rate = load
         .iter()
         .zip(&net.bandwidth_bps)
-        .filter(|(&n, _)| n > 0)
-        .map(|(&n, &bw)| bw / n as f64)
+        .filter(|(&n, _)| n > 0.0)
+        .map(|(&n, &bw)| bw / n)
         .fold(f64::INFINITY, f64::min);
     let bw_bps = match line.algo {
         LineAlgo::Direct => (size - 1) as f64 * rate / 2.0,

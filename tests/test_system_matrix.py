@@ -1,0 +1,191 @@
+"""Every analysis on every family, through one system handle: a small instance of RailX and of each
+peer, and per analysis a property its result must satisfy, or the documented one-line error where
+the analysis does not apply (docs/architecture.md shows the matrix). And every RailX preset gives
+the same answers as its expanded general form, at analytic, flow and flit level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from railx.collectives.commands import collective_report
+from railx.config import ConfigError
+from railx.flowsim import Messages, simulate
+from railx.routing import check_deadlock, route_stats
+from railx.sim import FlitSettings
+from railx.sim import simulate as flit_simulate
+from railx.systems import System
+
+MiB = 1 << 20
+
+FAMILIES: dict[str, dict[str, Any]] = {
+    "railx": {"system": {"m": 2, "n": 1, "R": 8, "grid": [3, 3]}, "topology": {"preset": "torus"}},
+    "fat-tree": {"family": "fat-tree", "radix": 8, "chips": 32},
+    "rail-only": {
+        "family": "rail-only",
+        "radix": 8,
+        "hb_domain": 4,
+        "hb_ports_per_chip": 4,
+        "dims": [{"size": 8, "rails": 1}],
+    },
+    "hammingmesh": {"family": "hammingmesh", "a": 2, "boards": [2, 3], "radix": 8},
+    "torus3d": {"family": "torus3d", "dims": [4, 4, 2], "cube": 2, "board": [2, 2], "ports_per_direction": 1},
+    "tpuv4": {
+        "family": "torus3d",
+        "dims": [4, 4, 2],
+        "cube": 2,
+        "board": [2, 2],
+        "ports_per_direction": 1,
+        "ocs_radix": 16,
+    },
+    "hyperx": {"family": "hyperx", "dims": [4, 4], "terminals": 2, "radix": 8},
+    "dragonfly": {"family": "dragonfly", "groups": 5, "routers": 4, "terminals": 2, "global_ports": 1, "radix": 8},
+}
+# Families whose chips form no high-bandwidth domain: hierarchical does not apply.
+UNGROUPED = {"fat-tree"}
+
+
+def system(family: str) -> System:
+    spec = FAMILIES[family]
+    return System(family, family, railx=spec) if family == "railx" else System(family, family, peer=spec)
+
+
+@pytest.fixture(scope="module", params=list(FAMILIES))
+def sys_(request: pytest.FixtureRequest) -> System:
+    return system(request.param)
+
+
+def test_route_stats_cover_every_pair(sys_: System) -> None:
+    stats = route_stats(sys_)
+    assert stats["pairs"] == sys_.chips * (sys_.chips - 1) and stats["sampled"] is False
+    assert sum(stats["hop_histogram"]) == stats["pairs"]
+    assert stats["mean_inter_node_hops"] <= stats["max_inter_node_hops"]
+
+
+def test_default_routing_is_deadlock_free(sys_: System) -> None:
+    report = check_deadlock(sys_, "dateline" if sys_.family == "railx" else None)
+    assert report["acyclic"] is True and report["cycle"] is None
+
+
+def test_flit_uniform_traffic_below_saturation_is_all_accepted(sys_: System) -> None:
+    settings_ = FlitSettings(warmup_cycles=300, measure_cycles=1500, seed=1)
+    routing = "dateline" if sys_.family == "railx" else None
+    report, utilisation = flit_simulate(sys_, "uniform", 0.05, settings=settings_, routing=routing)
+    assert report["deadlock"] is None
+    assert report["accepted"] == pytest.approx(0.05, rel=0.15)
+    assert len(utilisation) == len(sys_.network()["src"])
+
+
+def domains(sys_: System) -> np.ndarray:
+    """Each chip's high-bandwidth domain: its coordinates in the group's non-local dimensions
+    (chip ids number the ranks of these whole-system groups)."""
+    key, place, stride = np.zeros(sys_.chips, dtype=np.int64), 1, 1
+    chips = np.arange(sys_.chips)
+    for size, kind, _axis in sys_.core.group_dims():
+        if kind != "local":
+            key += (chips // stride) % size * place
+            place *= size
+        stride *= size
+    return key
+
+
+def test_flow_all_to_all_is_at_least_the_domain_egress_bound(sys_: System) -> None:
+    # Every byte bound for another high-bandwidth domain leaves its own over the links that
+    # leave the domain: completion >= the busiest domain's egress bytes over their bandwidth.
+    n, size = sys_.chips, 1 << 16
+    src = [s for s in range(n) for d in range(n) if s != d]
+    dst = [d for s in range(n) for d in range(n) if s != d]
+    result = simulate(sys_, Messages.from_lists(src, dst, [size] * len(src)))
+    domain, links = domains(sys_), sys_.network()
+    chip_src, chip_dst = links["src"] < n, links["dst"] < n
+    bound_s = 0.0
+    for d in np.unique(domain):
+        inside = domain == d
+        members = int(inside.sum())
+        # Links leaving the domain: from a member to a chip outside it, or to a switch.
+        leaving = chip_src & inside[np.minimum(links["src"], n - 1)]
+        leaving &= ~chip_dst | ~inside[np.minimum(links["dst"], n - 1)]
+        egress_Bps = float(links["bandwidth_Bps"][leaving].sum())
+        bound_s = max(bound_s, members * (n - members) * size / egress_Bps)
+    assert result.completion_s >= bound_s * (1 - 1e-9)
+
+
+def report(sys_: System, algo: str, fidelity: str) -> dict[str, Any]:
+    routing = "dateline" if sys_.family == "railx" and fidelity == "flit" else None
+    return collective_report(sys_, "allreduce", algo, MiB, fidelity, link_model="routed", routing=routing)
+
+
+def test_ring_all_reduce_at_flow_level_is_its_routed_analytic_model(sys_: System) -> None:
+    # Every step of a ring is one message per rank on links measured exactly as the flow level
+    # shares them; the flow level can only be faster where ranks run ahead of the lock-step
+    # model (the Dragonfly's uneven paths).
+    for algo in ("ring", "bidir-ring"):
+        analytic = report(sys_, algo, "analytic")["time_s"]
+        flow = report(sys_, algo, "flow")["time_s"]
+        assert 0.99 * analytic <= flow <= analytic * (1 + 1e-6), (algo, flow / analytic)
+
+
+def test_hierarchical_beats_the_ring_where_the_system_has_a_grouping(sys_: System) -> None:
+    if sys_.family in UNGROUPED:
+        with pytest.raises(ConfigError, match="^algo = hierarchical: hierarchical needs a grouping"):
+            report(sys_, "hierarchical", "analytic")
+        return
+    for fidelity in ("analytic", "flow"):
+        assert report(sys_, "hierarchical", fidelity)["time_s"] < report(sys_, "bidir-ring", fidelity)["time_s"]
+
+
+def test_flit_level_collectives_agree_with_the_flow_level(sys_: System) -> None:
+    algos = ["bidir-ring"] if sys_.family in UNGROUPED else ["bidir-ring", "hierarchical"]
+    for algo in algos:
+        flit = report(sys_, algo, "flit")["time_s"]
+        flow = report(sys_, algo, "flow")["time_s"]
+        assert 0.75 <= flit / flow <= 1.25, (algo, flit / flow)
+
+
+def test_the_paper_link_model_is_railx_only() -> None:
+    with pytest.raises(ConfigError, match="^link_model = paper: the paper's link model prices RailX systems only"):
+        collective_report(system("hyperx"), "allreduce", "ring", MiB, link_model="paper")
+
+
+def railx_pair(m: int, n: int, p: int, q: int, kind: str) -> tuple[System, System]:
+    """A RailX preset and the same network written in the general form (the rails the preset
+    resolves to: every rail of a torus axis; whole copies of K*_s for a HyperX axis)."""
+    base = {"m": m, "n": n, "R": 2 * max(p, q), "grid": [p, q]}
+    r = m * n
+
+    def axis(size: int) -> list[dict[str, Any]]:
+        if kind == "torus":
+            return [{"size": size, "kind": "ring", "rails": r}]
+        return [{"size": size, "kind": "all-to-all", "rails": (r // (size - 1)) * (size - 1)}]
+
+    preset = System("preset", "preset", railx={"system": base, "topology": {"preset": kind}})
+    general = System("general", "general", railx={"system": base, "topology": {"x": axis(p), "y": axis(q)}})
+    return preset, general
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    m=st.sampled_from([1, 2]),
+    n=st.integers(1, 3),
+    p=st.sampled_from([3, 5]),
+    q=st.sampled_from([3, 5]),
+    kind=st.sampled_from(["torus", "hyperx"]),
+)
+def test_a_preset_equals_its_general_form_in_every_analysis(m: int, n: int, p: int, q: int, kind: str) -> None:
+    if kind == "hyperx" and m * n < max(p, q) - 1:
+        return  # the preset needs r >= extent - 1 rails per axis
+    preset, general = railx_pair(m, n, p, q, kind)
+    assert preset.core.plan_json() == general.core.plan_json()
+    assert route_stats(preset) == route_stats(general)
+    algo = "direct" if kind == "hyperx" else "2d-ring"
+    for fidelity, model in (("analytic", "paper"), ("analytic", "routed"), ("flow", None), ("flit", None)):
+        routing = "dateline" if fidelity == "flit" and kind == "torus" else None
+        a, b = (
+            collective_report(s, "allreduce", algo, 1 << 16, fidelity, link_model=model, routing=routing)
+            for s in (preset, general)
+        )
+        assert a["time_s"] == b["time_s"] and a["messages"] == b["messages"], (fidelity, model)
