@@ -127,7 +127,7 @@ fn zero_load(hops: &[(f64, u32)], config: &FlitConfig) -> u64 {
 /// Checks every message's latency in an empty network against `zero_load`.
 fn check_zero_load(net: &Network, routing: &dyn Routing, config: &FlitConfig) {
     let base = net
-        .bandwidth_bps
+        .bandwidth_Bps
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
@@ -146,7 +146,7 @@ fn check_zero_load(net: &Network, routing: &dyn Routing, config: &FlitConfig) {
                     LinkClass::IntraNode => config.short_latency_cycles,
                     _ => config.long_latency_cycles,
                 };
-                (net.bandwidth_bps[link] / base, latency)
+                (net.bandwidth_Bps[link] / base, latency)
             })
             .collect();
         let done = report.message_done_cycles[i];
