@@ -1,5 +1,5 @@
-//! The physical plant of DESIGN.md §2: chips in m x m meshes, nodes in a P x Q grid, r = m*n rails
-//! per axis, and the X-/Y-OCS groups with their port numbering.
+//! The physical plant (RailX paper §3.2): chips in m x m meshes, nodes in a P x Q grid, r = m*n
+//! rails per axis, and the X-/Y-OCS groups with their port numbering.
 //!
 //! Linear ids used throughout railx: node `(X, Y)` has id `Y*P + X`; chip `(X, Y, x, y)` has id
 //! `node*m*m + y*m + x` (its local index inside the node is `y*m + x`).

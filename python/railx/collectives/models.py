@@ -1,6 +1,6 @@
-"""Alpha-beta models of every collective schedule (DESIGN.md §7): the plan's stages priced with
-the per-line links of plans.py. Where the paper gives a formula the model reproduces it exactly
-(tests assert it): 2D-ring all-reduce = eq. 7; hierarchical = the exact form of eq. 8
+"""Alpha-beta models of every collective schedule (docs/collectives.md): the plan's stages priced
+with the per-line links of plans.py. Where the paper gives a formula the model reproduces it
+exactly (tests assert it): 2D-ring all-reduce = eq. 7; hierarchical = the exact form of eq. 8
 (2 T_R(m^2, V, knB) + 2 [T_R(p, V/2m^2, nB/m) + T_R(p, V/2m^2p, nB/m)]); direct on a 2D HyperX =
 eq. 13 (exact), with the mesh hop latencies the paper omits included.
 

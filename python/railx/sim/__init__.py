@@ -1,4 +1,4 @@
-"""Flit-level, cycle-based network simulation (DESIGN.md §6; paper §6.1.2, A.6): the Rust core's
+"""Flit-level, cycle-based network simulation (RailX paper §6.1.2, A.6): the Rust core's
 simulator on any system railx knows (a RailX configuration, a `[peer]` file or a preset), with
 its own routing functions. Thin, typed wrappers; see docs/simulation.md for the model."""
 

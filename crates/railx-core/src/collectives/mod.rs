@@ -1,4 +1,4 @@
-//! Collective schedules (DESIGN.md §7): explicit, pipelined schedules of all-reduce,
+//! Collective schedules (docs/collectives.md): explicit, pipelined schedules of all-reduce,
 //! reduce-scatter, all-gather and all-to-all over a process group mapped onto chips, checked as
 //! data movement (`check`) and lowered to the message DAG both simulators execute.
 //!

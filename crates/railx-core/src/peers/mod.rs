@@ -1,4 +1,4 @@
-//! Peer topologies that RailX is compared with (DESIGN.md §11), one file per family. Each gives
+//! Peer topologies that RailX is compared with (docs/cost.md), one file per family. Each gives
 //! its [`BillOfMaterials`] by counting (no graph; fast at any scale) and its [`Network`] on
 //! demand, refused beyond [`MAX_GRAPH_LINKS`] directed links.
 //!

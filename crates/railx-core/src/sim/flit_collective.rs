@@ -1,6 +1,6 @@
 //! A collective schedule on the flit-level simulator: the system's seconds and bytes mapped onto
-//! cycles and flits, so the flit level answers in the same units as the analytic model and the
-//! flow level (DESIGN.md §6-§7, issue 8's cross-fidelity checks).
+//! cycles and flits, so the flit level answers in the same units as the analytic model and the flow
+//! level (docs/collectives.md, Flit level; issue 8's cross-fidelity checks).
 //!
 //! - **Cycle**: `flit_bytes` over the slowest link's bandwidth (on RailX the external port), the
 //!   simulator's own time base: such a link carries one flit per cycle, a mesh link of k times

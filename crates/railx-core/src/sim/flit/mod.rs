@@ -1,4 +1,4 @@
-//! The cycle-based, flit-level network simulator (DESIGN.md §6, paper §6.1.2, A.6): routers with
+//! The cycle-based, flit-level network simulator (RailX paper §6.1.2, A.6): routers with
 //! input-buffered virtual channels, virtual cut-through, credit-based flow control, separable
 //! allocation with round-robin arbitration, links of any rate (k flits/cycle inside a RailX
 //! node) and latency, on any [`Network`] with any [`Routing`] function. Multi-threaded and

@@ -1,4 +1,4 @@
-//! The flow-level simulator (DESIGN.md §6): messages of a DAG become flows on routed paths that
+//! The flow-level simulator (docs/flow.md): messages of a DAG become flows on routed paths that
 //! share link bandwidth max-min fairly, with rates recomputed whenever a flow starts or
 //! finishes; a message takes its path's latency plus its bytes over its rate.
 //!
