@@ -127,7 +127,7 @@ fn zero_load(hops: &[(f64, u32)], config: &FlitConfig) -> u64 {
 /// Checks every message's latency in an empty network against `zero_load`.
 fn check_zero_load(net: &Network, routing: &dyn Routing, config: &FlitConfig) {
     let base = net
-        .bandwidth_bps
+        .bandwidth_Bps
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
@@ -146,7 +146,7 @@ fn check_zero_load(net: &Network, routing: &dyn Routing, config: &FlitConfig) {
                     LinkClass::IntraNode => config.short_latency_cycles,
                     _ => config.long_latency_cycles,
                 };
-                (net.bandwidth_bps[link] / base, latency)
+                (net.bandwidth_Bps[link] / base, latency)
             })
             .collect();
         let done = report.message_done_cycles[i];
@@ -670,6 +670,31 @@ fn bad_input_gets_one_line_errors() {
 }
 
 #[test]
+fn the_all_to_all_traffic_is_hyphenated_and_its_old_spelling_still_resolves() {
+    let resolve = |json: &str| {
+        serde_json::from_str::<TrafficSpec>(json)
+            .unwrap()
+            .resolve()
+            .unwrap()
+    };
+    for (canonical, legacy, name) in [
+        (
+            r#"{"pattern": "all-to-all", "load": 0.3}"#,
+            r#"{"pattern": "alltoall", "load": 0.3}"#,
+            "all-to-all",
+        ),
+        (
+            r#"{"pattern": "all-to-all", "size_flits": 8}"#,
+            r#"{"pattern": "alltoall", "size_flits": 8}"#,
+            "all-to-all-finite",
+        ),
+    ] {
+        assert_eq!(resolve(canonical), resolve(legacy));
+        assert_eq!(resolve(legacy).name(), name);
+    }
+}
+
+#[test]
 fn permutations_and_hotspots_deliver_what_they_offer_at_low_load() {
     let (net, routing) = torus(8);
     for json in [
@@ -677,7 +702,7 @@ fn permutations_and_hotspots_deliver_what_they_offer_at_low_load() {
         r#"{"pattern": "permutation", "permutation": "transpose", "load": 0.1}"#,
         r#"{"pattern": "permutation", "permutation": "bit-complement", "load": 0.1}"#,
         r#"{"pattern": "hotspot", "hotspot_chips": [9], "hotspot_fraction": 0.05, "load": 0.1}"#,
-        r#"{"pattern": "alltoall", "load": 0.1}"#,
+        r#"{"pattern": "all-to-all", "load": 0.1}"#,
     ] {
         let spec: TrafficSpec = serde_json::from_str(json).unwrap();
         let report = run(&net, &*routing, &quick(), &spec.resolve().unwrap());

@@ -1,4 +1,4 @@
-"""Flit-level, cycle-based network simulation (DESIGN.md §6; paper §6.1.2, A.6): the Rust core's
+"""Flit-level, cycle-based network simulation (RailX paper §6.1.2, A.6): the Rust core's
 simulator on any system railx knows (a RailX configuration, a `[peer]` file or a preset), with
 its own routing functions. Thin, typed wrappers; see docs/simulation.md for the model."""
 
@@ -18,6 +18,8 @@ __all__ = [
     "FlitSettings",
     "TrafficName",
     "TRAFFIC",
+    "TRAFFIC_ALIASES",
+    "canonical_traffic",
     "INJECTION_QUEUES",
     "SWITCH_ALLOCATION",
     "FLOW_CONTROL",
@@ -26,14 +28,16 @@ __all__ = [
     "injection_bandwidth",
 ]
 
-TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
+TrafficName = Literal["uniform", "all-to-all", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
 INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
 SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
 FLOW_CONTROL: tuple[str, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[str, ...] = ("packet", "flit")
-TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
+TRAFFIC: tuple[str, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
+# The spelling of earlier releases, still accepted on input (reports use the canonical one).
+TRAFFIC_ALIASES: dict[str, str] = {"alltoall": "all-to-all"}
 
 
 @dataclass
@@ -111,9 +115,14 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     return json.dumps(config)
 
 
-def _check_traffic(traffic: str) -> None:
+def canonical_traffic(traffic: str) -> str:
+    """The canonical name of a traffic pattern given by its canonical or its older name; a
+    ConfigError for any other name."""
+    if traffic in TRAFFIC_ALIASES:
+        return TRAFFIC_ALIASES[traffic]
     if traffic not in TRAFFIC:
         raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+    return traffic
 
 
 def simulate(
@@ -136,9 +145,9 @@ def simulate(
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
     system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
     RailX adaptive routing's free hops (default 1)."""
-    _check_traffic(traffic)
+    pattern = canonical_traffic(traffic)
     sys_ = System.resolve(system)
-    spec = _Traffic(traffic, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
+    spec = _Traffic(pattern, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
         out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job)
@@ -162,11 +171,11 @@ def sweep(
 ) -> dict[str, Any]:
     """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
     offered load of which less than 95% was accepted, or None) and `peak_accepted`."""
-    _check_traffic(traffic)
+    pattern = canonical_traffic(traffic)
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
     sys_ = System.resolve(system)
-    spec = _Traffic(traffic, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
+    spec = _Traffic(pattern, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
         out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job)

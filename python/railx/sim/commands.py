@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.sim import FlitSettings, simulate, sweep
+from railx.sim import FlitSettings, canonical_traffic, simulate, sweep
 from railx.systems import resolve_system
 
 console = Console()
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
             ),
         ],
         traffic: Annotated[
-            str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")
+            str, typer.Option("--traffic", help="uniform, all-to-all (or alltoall), permutation or hotspot.")
         ] = "uniform",
         load: Annotated[
             float,
@@ -111,7 +111,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--size-flits",
                 min=1,
-                help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).",
+                help="With --traffic all-to-all: flits per pair, run to completion (reports completion_cycles).",
             ),
         ] = None,
         injection: Annotated[
@@ -210,6 +210,7 @@ def register(app: typer.Typer) -> None:
         """
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
+        traffic = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,
             buffer_flits=buffer_flits,

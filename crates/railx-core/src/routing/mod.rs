@@ -1,4 +1,4 @@
-//! Routing functions and their analyses (DESIGN.md §5).
+//! Routing functions and their analyses (docs/routing.md).
 //!
 //! A routing function is algorithmic (no all-pairs table): given the chip a packet is at, its
 //! destination and the routing state it carries, it lists the allowed next hops, each an output
