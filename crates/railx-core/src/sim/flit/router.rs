@@ -240,6 +240,8 @@ pub(crate) struct Router {
     /// Source queues, one per injection queue (none for a router without a chip).
     sources: Vec<VecDeque<SourceMsg>>,
     cursor: u32,
+    /// Under `Selection::Balanced`, the hop listed first for the next packet routed here.
+    tie_turn: u32,
     finite_sent: u32,
     ready: BinaryHeap<Reverse<(u64, u32)>>,
     rng: Stream,
@@ -304,6 +306,7 @@ impl Router {
             sent_flits: vec![0; n_out as usize],
             sources: vec![VecDeque::new(); injection_queues as usize],
             cursor,
+            tie_turn: 0,
             finite_sent: 0,
             ready: BinaryHeap::new(),
             rng,
@@ -598,6 +601,11 @@ impl Router {
             let pick = hops[self.rng.below(hops.len() as u32) as usize];
             hops.clear();
             hops.push(pick);
+        }
+        if sh.selection == Selection::Balanced && hops.len() > 1 {
+            let first = self.tie_turn as usize % hops.len();
+            hops.rotate_left(first);
+            self.tie_turn = self.tie_turn.wrapping_add(1);
         }
         for hop in hops.iter() {
             let port = sh.fabric.link_out_port[hop.link as usize];
