@@ -5,6 +5,8 @@ the same answers as its expanded general form, at analytic, flow and flit level.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -189,3 +191,22 @@ def test_a_preset_equals_its_general_form_in_every_analysis(m: int, n: int, p: i
             for s in (preset, general)
         )
         assert a["time_s"] == b["time_s"] and a["messages"] == b["messages"], (fidelity, model)
+
+
+def test_three_error_types_with_one_base(tmp_path: Path) -> None:
+    import railx
+
+    for kind in (railx.ConfigError, railx.VerificationError, railx.InternalError):
+        assert issubclass(kind, railx.RailxError)
+    assert not issubclass(railx.InternalError, railx.ConfigError)
+    assert not issubclass(railx.VerificationError, railx.ConfigError)
+    # A port in two circuits: the file parses (not a ConfigError) but does not verify.
+    ocs = {
+        "format": "railx.ocs/v1",
+        "system": {"m": 2, "n": 1, "R": 8, "grid": [2, 2]},
+        "switches": [{"id": "X/0/0", "dim": "X", "line": 0, "rail": 0, "radix": 8, "circuits": [[1, 2], [1, 2]]}],
+    }
+    path = tmp_path / "bad.ocs.json"
+    path.write_text(json.dumps(ocs))
+    with pytest.raises(railx.VerificationError, match="^switch X/0/0 .*: port 1 is in two circuits"):
+        railx.verify_ocs_file(path)

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import json
 
-from railx._core import RailxError, hamiltonian_rails
+from railx._core import InternalError, RailxError, VerificationError, hamiltonian_rails
 from railx._core import max_scale as _max_scale
 from railx.config import Config, ConfigError, load_config
 from railx.network import Network, realize, verify_ocs_file
+from railx.systems import System
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Config",
     "ConfigError",
+    "InternalError",
     "Network",
     "RailxError",
+    "System",
+    "VerificationError",
     "hamiltonian_rails",
     "load_config",
     "max_scale",

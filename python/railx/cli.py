@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-from railx._core import RailxError
+from railx._core import InternalError, RailxError
 from railx.network import realize, verify_ocs_file
 
 console = Console()
@@ -211,9 +211,14 @@ _register_subcommands()
 
 
 def main() -> None:
-    """Entry point: runs the app, turning invalid input into one line on stderr and exit 2."""
+    """Entry point: runs the app, turning invalid input or a failed verification into one line on
+    stderr and exit 2 (an internal error, a bug, into one line and exit 70)."""
     try:
         app()
+    except InternalError as exc:
+        # A bug in railx, not the input's fault: its own exit status, so scripts can tell.
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(70)
     except RailxError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -77,3 +77,17 @@ pub fn require_positive(field: &str, value: u32, hint: &str) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_error_reads_as_a_bug_not_as_bad_input() {
+        let e = RailxError::internal("flit conservation", "created 3 != injected 2\nat cycle 9");
+        let text = e.to_string();
+        assert!(text.starts_with("internal error in flit conservation: created 3"));
+        assert!(text.contains("this is a bug in railx") && !text.contains('\n'));
+        assert!(!text.contains("invalid"));
+    }
+}

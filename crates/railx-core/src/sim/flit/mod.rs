@@ -288,10 +288,10 @@ fn report(
     }
     // Conservation: every flit generated is at its source, in the network, or delivered.
     if total.injected != total.ejected + in_network || total.created != total.injected + at_source {
-        return Err(RailxError::verification(
+        return Err(RailxError::internal(
             "flit conservation",
             format!(
-                "created {} = injected {} + at sources {}, injected = delivered {} + in flight {} does not hold (simulator invariant)",
+                "created {} = injected {} + at sources {}, injected = delivered {} + in flight {} does not hold",
                 total.created, total.injected, at_source, total.ejected, in_network
             ),
         ));

@@ -399,9 +399,9 @@ impl Router {
                 let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
                 *c += flits;
                 if *c > sh.config.buffer_flits {
-                    return Err(RailxError::verification(
+                    return Err(RailxError::internal(
                         format!("router {} output {port} vc {vc}", self.id),
-                        "credits exceed the downstream buffer (simulator invariant)",
+                        "credits exceed the downstream buffer",
                     ));
                 }
             }
@@ -435,10 +435,10 @@ impl Router {
         let occupancy = &mut self.heads[q].occupancy;
         *occupancy += flits;
         if *occupancy > sh.config.buffer_flits {
-            return Err(RailxError::verification(
+            return Err(RailxError::internal(
                 format!("router {} input {port} vc {vc}", self.id),
                 format!(
-                    "buffer holds {} flits, over its capacity of {} (simulator invariant)",
+                    "buffer holds {} flits, over its capacity of {}",
                     occupancy, sh.config.buffer_flits
                 ),
             ));
@@ -852,10 +852,10 @@ impl Router {
                 .div_ceil(out_tpf)
                 + flits;
             if queued > sh.config.output_buffer_flits as u64 {
-                return Err(RailxError::verification(
+                return Err(RailxError::internal(
                     format!("router {} output {}", self.id, r.out),
                     format!(
-                        "output queue holds {queued} flits, over its capacity of {} (simulator invariant)",
+                        "output queue holds {queued} flits, over its capacity of {}",
                         sh.config.output_buffer_flits
                     ),
                 ));

@@ -1,0 +1,99 @@
+"""The same questions on RailX and four peers of 4,096 chips, each with 8 ports of 50 GB/s per chip
+(the 3D torus: 6, one per direction), through the one system handle: a 1 GiB all-reduce by
+bidirectional ring and by hierarchical algorithm, and a 1 MiB-per-rank all-to-all by the direct
+algorithm; analytic with the routed link model (each line's step measured on the routed network),
+and at flow level where the schedule fits the flow simulator (RailX aggregates over node
+translations; a peer's full schedule of tens of millions of messages does not). Each cell is what
+`railx collective SYSTEM --op OP --algo ALGO --size SIZE --fidelity F [--link-model routed]` prints.
+
+Not a test: `PYTHONPATH=python python3 benchmarks/system_comparison.py [--json OUT]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from railx.collectives.commands import collective_report
+from railx.config import ConfigError
+from railx.systems import System
+
+GiB, MiB = 1 << 30, 1 << 20
+
+SYSTEMS = [
+    System(
+        "railx-16x16",
+        "RailX 2D torus, 16 x 16 nodes of 4 x 4 (n = 2)",
+        railx={"system": {"m": 4, "n": 2, "R": 32, "port_bw_GBps": 50, "k": 2}, "topology": {"preset": "torus"}},
+    ),
+    System(
+        "fat-tree-3t",
+        "fat-tree, 3 tiers of 64-port switches, 8 planes",
+        peer={"family": "fat-tree", "radix": 64, "chips": 4096, "planes": 8},
+    ),
+    System(
+        "rail-only",
+        "Rail-only, HB domains of 8 (9 ports' worth), 8 rails",
+        peer={
+            "family": "rail-only",
+            "radix": 64,
+            "hb_domain": 8,
+            "hb_ports_per_chip": 9,
+            "dims": [{"size": 512, "rails": 8}],
+        },
+    ),
+    System(
+        "hammingmesh",
+        "HammingMesh Hx4Mesh, 16 x 16 boards, 2 planes",
+        peer={"family": "hammingmesh", "a": 4, "boards": [16, 16], "planes": 2, "radix": 64},
+    ),
+    System(
+        "tpuv4-16c",
+        "3D torus 16^3 with OCS (TPUv4), 1 port per direction",
+        peer={"family": "torus3d", "dims": [16, 16, 16], "ports_per_direction": 1, "ocs_radix": 128},
+    ),
+]
+QUESTIONS = [("all-reduce", "bidir-ring", GiB), ("all-reduce", "hierarchical", GiB), ("all-to-all", "direct", MiB)]
+
+
+def cell(system: System, op: str, algo: str, size: int, fidelity: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        r = collective_report(system, op, algo, size, fidelity, link_model="routed" if fidelity == "analytic" else None)
+        return {"time_s": r["time_s"], "busbw_Bps": r["busbw_Bps"], "took_s": time.perf_counter() - start}
+    except ConfigError as exc:
+        return {"error": str(exc), "took_s": time.perf_counter() - start}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the rows as JSON here")
+    args = parser.parse_args()
+    rows = []
+    print("| system | chips | question | analytic (routed) ms | flow ms | took (s) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for system in SYSTEMS:
+        for op, algo, size in QUESTIONS:
+            row = {"system": system.name, "label": system.label, "chips": system.chips, "op": op, "algo": algo}
+            row["size_bytes"] = size
+            row["analytic"] = cell(system, op, algo, size, "analytic")
+            row["flow"] = cell(system, op, algo, size, "flow")
+            rows.append(row)
+
+            def show(c: dict[str, Any]) -> str:
+                return f"{c['time_s'] * 1e3:,.3f}" if "time_s" in c else "n/a: " + c["error"].split(":")[1].strip()[:60]
+
+            took = f"{row['analytic']['took_s']:.1f} / {row['flow']['took_s']:.1f}"
+            question = f"{op} {algo} {size // MiB} MiB"
+            print(
+                f"| {system.label} | {system.chips:,} | {question} | {show(row['analytic'])} | {show(row['flow'])} | {took} |"
+            )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
