@@ -118,6 +118,32 @@ impl System {
         }
     }
 
+    /// The chip at coordinates `(X, Y, x, y)` of a RailX system (node `(X, Y)`, chip `(x, y)` in
+    /// its mesh), or a one-line error naming the coordinate out of range.
+    pub fn railx_chip(&self, coords: [u32; 4]) -> Result<u32> {
+        let plant = &self.railx("chip coordinates")?.system.plant;
+        let [xn, yn, x, y] = coords;
+        for (name, value, extent) in [
+            ("X", xn, plant.p),
+            ("Y", yn, plant.q),
+            ("x", x, plant.m),
+            ("y", y, plant.m),
+        ] {
+            if value >= extent {
+                return Err(RailxError::invalid(
+                    "chip",
+                    format!("{xn},{yn},{x},{y}"),
+                    format!("{name} = {value} is outside the system (0 <= {name} < {extent})"),
+                    format!(
+                        "use 0 <= X < {}, 0 <= Y < {}, 0 <= x, y < {}",
+                        plant.p, plant.q, plant.m
+                    ),
+                ));
+            }
+        }
+        Ok(plant.chip_id(plant.node_id(xn, yn), x, y))
+    }
+
     /// The routing function names this system offers, its default first.
     pub fn routing_names(&self) -> &'static [&'static str] {
         match self {

@@ -126,6 +126,11 @@ impl System {
         self.inner.chips()
     }
 
+    /// The chip id at RailX coordinates `(X, Y, x, y)`.
+    fn railx_chip(&self, coords: [u32; 4]) -> PyResult<u32> {
+        self.inner.railx_chip(coords).map_err(err)
+    }
+
     /// The routing function names this system offers, its default first.
     fn routing_names(&self) -> Vec<&'static str> {
         self.inner.routing_names().to_vec()

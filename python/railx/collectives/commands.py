@@ -84,15 +84,12 @@ def collective_report(
     model = link_model or ("paper" if config is not None else "routed")
     if model not in LINK_MODELS:
         raise ConfigError(f"link_model = {model!r}: unknown link model; use {' or '.join(LINK_MODELS)}")
-    if model == "paper":
-        if config is None:
-            raise ConfigError(
-                f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
-                f"{core.family} system; use --link-model routed"
-            )
-        est = estimate(op, algo, size_bytes, RailxParams.from_config(config))
-    else:
-        est = estimate_routed(op, algo, size_bytes, core, routing, misroutes)
+    if model == "paper" and config is None:
+        raise ConfigError(
+            f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
+            f"{core.family} system; use --link-model routed"
+        )
+    # The schedule's counts first: they check that the algorithm applies, at any scale.
     counts = collective_counts(core, op, algo, size_bytes, chunks)
     report: dict[str, Any] = {
         "system": name,
@@ -100,15 +97,18 @@ def collective_report(
         "op": op,
         "algo": algo,
         "fidelity": fidelity,
-        "ranks": est.ranks,
+        "ranks": counts["ranks"],
         "size_bytes": size_bytes,
-        "time_s": est.time_s,
         "chunks": chunks,
         "messages": counts["messages"],
         "bytes": counts["bytes"],
     }
     if fidelity == "analytic":
-        report["link_model"] = model
+        if model == "paper" and config is not None:
+            est = estimate(op, algo, size_bytes, RailxParams.from_config(config))
+        else:
+            est = estimate_routed(op, algo, size_bytes, core, routing, misroutes)
+        report.update(time_s=est.time_s, link_model=model)
     if fidelity == "flow":
         from railx.flowsim import collective
 
@@ -135,7 +135,7 @@ def collective_report(
             reduce_s_per_byte=reduce_s_per_byte,
         )
     report["algbw_Bps"] = size_bytes / report["time_s"]
-    report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, est.ranks)
+    report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, report["ranks"])
     return report
 
 

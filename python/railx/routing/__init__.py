@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from railx.config import Config, ConfigError
+from railx.config import ConfigError
 from railx.systems import SystemLike, core_of
 
 __all__ = ["check_deadlock", "link_load", "parse_chip", "route", "route_stats", "routing_names"]
@@ -21,16 +21,6 @@ __all__ = ["check_deadlock", "link_load", "parse_chip", "route", "route_stats", 
 def routing_names(system: SystemLike) -> list[str]:
     """The routing functions the system offers, its default first."""
     return list(core_of(system).routing_names())
-
-
-def _railx_config(system: SystemLike) -> Config | None:
-    from railx.network import Network
-    from railx.systems import resolve_system
-
-    if isinstance(system, Network):
-        return system.config
-    resolved = resolve_system(system) if isinstance(system, str) else system
-    return Config.from_dict(resolved.railx) if resolved.railx is not None else None
 
 
 def parse_chip(system: SystemLike, text: str) -> int:
@@ -42,19 +32,12 @@ def parse_chip(system: SystemLike, text: str) -> int:
         raise ConfigError(f"chip = {text!r}: give a chip id or coordinates X,Y,x,y; e.g. 0 or 1,2,0,3") from None
     if len(values) == 1:
         return values[0]
-    config = _railx_config(system)
-    if config is None:
+    core = core_of(system)
+    if core.family != "railx":
         raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0")
-    if len(values) != 4:
-        raise ConfigError(f"chip = {text!r}: coordinates are four numbers X,Y,x,y; e.g. 1,2,0,3")
-    spec = config.system
-    p = spec.grid[0] if spec.grid is not None else spec.R // 2
-    q = spec.grid[1] if spec.grid is not None else spec.R // 2
-    x_node, y_node, x, y = values
-    m = spec.m
-    if not (0 <= x_node < p and 0 <= y_node < q and 0 <= x < m and 0 <= y < m):
-        raise ConfigError(f"chip = {text!r}: outside the system; use 0 <= X < {p}, 0 <= Y < {q}, 0 <= x, y < {m}")
-    return ((y_node * p + x_node) * m + y) * m + x
+    if len(values) != 4 or min(values) < 0:
+        raise ConfigError(f"chip = {text!r}: coordinates are four numbers X,Y,x,y >= 0; e.g. 1,2,0,3")
+    return int(core.railx_chip(values))
 
 
 def route(
