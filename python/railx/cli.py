@@ -10,7 +10,7 @@ import importlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import typer
 from rich.console import Console
@@ -117,6 +117,14 @@ def plan(config: ConfigArg, as_json: JsonOpt = False) -> None:
 
 
 @ocs_app.command("synth")
+class _OcsFileSummary(TypedDict):
+    """One OCS file `railx ocs synth` wrote: its path and how many switches and circuits it sets."""
+
+    file: str
+    switches: int
+    circuits: int
+
+
 def ocs_synth(
     config: ConfigArg,
     out: Annotated[Path, typer.Option("--out", help="Directory for system.ocs.json (and <job>.ocs.json per job).")],
@@ -125,7 +133,7 @@ def ocs_synth(
     """Synthesise the cross-connect tables (railx.ocs/v1 JSON) that realise CONFIG's topology."""
     network = realize(config)
     paths = network.write_ocs(out)
-    summary = [
+    summary: list[_OcsFileSummary] = [
         {"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
         for p, d in ((p, json.loads(p.read_text())) for p in paths)
     ]

@@ -13,7 +13,7 @@ import json
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -32,6 +32,7 @@ __all__ = [
     "TopologyConfig",
     "DimConfig",
     "JobConfig",
+    "JobName",
     "load_config",
 ]
 
@@ -186,14 +187,21 @@ class NodesConfig(Strict):
         return list(range(*span)) if span is not None else list(getattr(self, axis + "s"))
 
 
-class JobConfig(Strict):
-    """A job: a name, the nodes it occupies and its own logical topology."""
-
-    name: str = Field(
+JobName = Annotated[
+    str,
+    Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
         description="names the job's OCS file <name>.ocs.json, so letters, digits, '.', '_' and '-' only",
         examples=["train-a"],
-    )
+    ),
+]
+"""A job's name, wherever a job is declared (configurations, availability job files)."""
+
+
+class JobConfig(Strict):
+    """A job: a name, the nodes it occupies and its own logical topology."""
+
+    name: JobName
     nodes: NodesConfig
     topology: TopologyConfig
 

@@ -349,7 +349,7 @@ def _greedy(g: _Graph, transpose: bool) -> tuple[int, np.ndarray, np.ndarray]:
             best_area, best_k = area, k
     chosen = np.zeros(side.shape[0], dtype=bool)
     chosen[[i for i, _ in order[:best_k]]] = True
-    other = ~side[chosen].any(axis=0)
+    other = np.logical_not(side[chosen].any(axis=0))
     return (best_area, other, chosen) if transpose else (best_area, chosen, other)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError
 from railx.systems import SystemLike, core_of
 
@@ -29,6 +30,8 @@ def _railx_config(system: SystemLike) -> Config | None:
 
     if isinstance(system, Network):
         return system.config
+    if isinstance(system, CoreSystem):  # built from JSON: the configuration is not kept
+        return None
     resolved = resolve_system(system) if isinstance(system, str) else system
     return Config.from_dict(resolved.railx) if resolved.railx is not None else None
 
