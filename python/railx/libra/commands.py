@@ -13,7 +13,7 @@ from rich.table import Table
 from railx.config import ConfigError
 from railx.libra.constraints import load_constraints
 from railx.libra.cost import load_cost_model
-from railx.libra.loops import build_time
+from railx.libra.loops import TimeExpr, build_time
 from railx.libra.network import load_network
 from railx.libra.optimize import Design, LibraResult, optimize
 from railx.libra.workload import load_communicator, load_workload
@@ -46,8 +46,8 @@ def result_json(r: LibraResult) -> dict[str, object]:
 def _table(r: LibraResult) -> Table:
     table = Table(title=f"LIBRA {r.objective} on {r.network}")
     table.add_column("design")
-    for d in range(len(r.optimum.bw_per_dim_GBps)):
-        table.add_column(f"bw{d} GB/s", justify="right")
+    for i in range(len(r.optimum.bw_per_dim_GBps)):
+        table.add_column(f"bw{i} GB/s", justify="right")
     table.add_column("time s", justify="right")
     table.add_column("cost $", justify="right")
     for name, d in (("optimum", r.optimum), ("EqualBW", r.baseline)):
@@ -105,7 +105,8 @@ def libra(
     if cost_dims is not None:
         net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
     cost_model = load_cost_model(cost)
-    times, weights = {}, {}
+    times: dict[str, TimeExpr] = {}
+    weights: dict[str, float] = {}
     for w_path, c_path, w in zip(workload, communicator, weights_in):
         wl = load_workload(w_path)
         name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
