@@ -18,7 +18,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from railx._core import RailxError
-from railx.network import realize, verify_ocs_file
+from railx.config import ConfigError, is_one_of
+from railx.network import NETWORK_FORMATS, realize, verify_ocs_file
 
 console = Console()
 
@@ -179,8 +180,10 @@ def network(
     as_json: JsonOpt = False,
 ) -> None:
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
+    if not is_one_of(fmt, NETWORK_FORMATS):
+        raise ConfigError(f"format = {fmt}: unknown network format; use {' or '.join(NETWORK_FORMATS)}")
     net = realize(config)
-    net.write(out, fmt)  # type: ignore[arg-type]
+    net.write(out, fmt)
     links = net.links()
     summary = {
         "file": str(out),

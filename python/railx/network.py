@@ -13,7 +13,10 @@ from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
 from railx.config import Config, load_config, read_text
 
-__all__ = ["Network", "realize", "verify_ocs_file"]
+__all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file"]
+
+NetworkFormat = Literal["json", "graphml"]
+NETWORK_FORMATS: tuple[NetworkFormat, ...] = ("json", "graphml")
 
 
 class Network:
@@ -61,7 +64,7 @@ class Network:
             "rail": links["rail"],
         }
 
-    def write(self, path: str | Path, fmt: Literal["json", "graphml"] = "json") -> None:
+    def write(self, path: str | Path, fmt: NetworkFormat = "json") -> None:
         """Writes the chip graph as a `railx.network/v1` JSON edge list or as GraphML."""
         self.core.write_network(str(path), fmt)
 

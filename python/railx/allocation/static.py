@@ -26,9 +26,20 @@ from railx.workload.iteration import IterationModel
 from railx.workload.system import AxisMapping, OverlapClass
 from railx.workload.traffic import DIMS, Dim
 
-__all__ = ["StaticSplit", "axis_dims", "bandwidths_for_ports", "static_split", "time_for_ports"]
+__all__ = [
+    "SPLIT_METHODS",
+    "SplitMethod",
+    "StaticSplit",
+    "axis_dims",
+    "bandwidths_for_ports",
+    "static_split",
+    "time_for_ports",
+]
 
 EXHAUSTIVE_LIMIT = 200_000
+
+SplitMethod = Literal["auto", "exhaustive", "milp"]
+SPLIT_METHODS: tuple[SplitMethod, ...] = ("auto", "exhaustive", "milp")
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ def _compositions(n: int, k: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, k)
 
 
-def static_split(it: IterationModel, method: Literal["auto", "exhaustive", "milp"] = "auto") -> StaticSplit:
+def static_split(it: IterationModel, method: SplitMethod = "auto") -> StaticSplit:
     """The integer port split of every axis that minimises the iteration time (eq. 11 generalised)."""
     groups = axis_dims(it)
     n = it.system.axis_ports()

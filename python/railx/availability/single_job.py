@@ -34,6 +34,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, maxi
 from railx.config import ConfigError
 
 __all__ = [
+    "SOLVERS",
     "Allocation",
     "Solver",
     "largest_allocation",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 Solver = Literal["auto", "algorithm2", "components", "milp"]
+SOLVERS: tuple[Solver, ...] = ("auto", "algorithm2", "components", "milp")
 
 #: Largest enumeration (2^n cases) the enumerating solvers accept.
 MAX_ENUMERATION_BITS = 16

@@ -30,7 +30,7 @@ from railx.libra.collective import dimension_bytes, group_share
 from railx.libra.network import LibraNetwork
 from railx.libra.workload import PHASES, CollectiveKind, Communicator, Layer, LibraWorkload, Phase
 
-__all__ = ["Add", "Comm", "Const", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
+__all__ = ["Add", "Comm", "Const", "LOOP_NAMES", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
 
 GB = 1e9  # bytes in one GB (bandwidths are in GB/s)
 
@@ -176,6 +176,7 @@ def _tp_dp_overlap(workload: LibraWorkload, phases: _Phases) -> list[Node]:
 
 
 LoopName = Literal["no-overlap", "tp-dp-overlap"]
+LOOP_NAMES: tuple[LoopName, ...] = ("no-overlap", "tp-dp-overlap")
 LOOPS: dict[str, Callable[[LibraWorkload, _Phases], list[Node]]] = {
     "no-overlap": _no_overlap,
     "tp-dp-overlap": _tp_dp_overlap,

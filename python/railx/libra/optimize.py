@@ -35,9 +35,10 @@ from railx.libra.cost import CostModel
 from railx.libra.loops import NumericAlgebra, TimeExpr
 from railx.libra.network import LibraNetwork
 
-__all__ = ["Design", "LibraResult", "Objective", "evaluate_design", "optimize"]
+__all__ = ["OBJECTIVES", "Design", "LibraResult", "Objective", "evaluate_design", "optimize"]
 
 Objective = Literal["perf", "perf-per-cost"]
+OBJECTIVES: tuple[Objective, ...] = ("perf", "perf-per-cost")
 TIE_RTOL = 1e-6
 
 

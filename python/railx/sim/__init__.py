@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from railx._core import RailxError, flit_simulate, flit_sweep
-from railx.config import ConfigError
+from railx.config import ConfigError, is_one_of
 from railx.systems import System
 
 __all__ = [
@@ -24,16 +24,20 @@ __all__ = [
     "simulate",
     "sweep",
     "injection_bandwidth",
+    "parse_traffic",
+    "parse_injection_queues",
+    "parse_switch_allocation",
+    "parse_flow_control",
 ]
 
 TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
-INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
+INJECTION_QUEUES: tuple[InjectionQueuesName, ...] = ("single", "per-message")
 SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
-FLOW_CONTROL: tuple[str, ...] = ("cut-through", "wormhole")
-SWITCH_ALLOCATION: tuple[str, ...] = ("packet", "flit")
-TRAFFIC: tuple[str, ...] = ("uniform", "alltoall", "permutation", "hotspot")
+FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
+SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
+TRAFFIC: tuple[TrafficName, ...] = ("uniform", "alltoall", "permutation", "hotspot")
 
 
 @dataclass
@@ -97,23 +101,46 @@ def injection_bandwidth(system: System) -> float:
     return float(system.bom()["ports_per_chip"])
 
 
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def _choice(name: str, value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
+    if not is_one_of(value, allowed):
+        raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
+    return value
+
+
+def parse_injection_queues(value: str) -> InjectionQueuesName:
+    """A `FlitSettings.injection_queues` from text; a one-line ConfigError if unknown."""
+    return _choice("injection_queues", value, INJECTION_QUEUES, "queueing")
+
+
+def parse_switch_allocation(value: str) -> SwitchAllocationName:
+    """A `FlitSettings.switch_allocation` from text; a one-line ConfigError if unknown."""
+    return _choice("switch_allocation", value, SWITCH_ALLOCATION, "switch allocation")
+
+
+def parse_flow_control(value: str) -> FlowControlName:
+    """A `FlitSettings.flow_control` from text; a one-line ConfigError if unknown."""
+    return _choice("flow_control", value, FLOW_CONTROL, "flow control")
+
+
+def parse_traffic(value: str) -> TrafficName:
+    """A traffic pattern's name from text; a one-line ConfigError if unknown."""
+    if not is_one_of(value, TRAFFIC):
+        raise ConfigError(f"traffic = {value!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+    return value
+
+
 def _settings_json(system: System, settings: FlitSettings) -> str:
-    for name, value, allowed, what in (
-        ("injection_queues", settings.injection_queues, INJECTION_QUEUES, "queueing"),
-        ("switch_allocation", settings.switch_allocation, SWITCH_ALLOCATION, "switch allocation"),
-        ("flow_control", settings.flow_control, FLOW_CONTROL, "flow control"),
-    ):
-        if value not in allowed:
-            raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
+    # The fields are typed, but a Python caller may still pass any string.
+    parse_injection_queues(settings.injection_queues)
+    parse_switch_allocation(settings.switch_allocation)
+    parse_flow_control(settings.flow_control)
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)
     return json.dumps(config)
-
-
-def _check_traffic(traffic: str) -> None:
-    if traffic not in TRAFFIC:
-        raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
 
 
 def simulate(
@@ -136,7 +163,7 @@ def simulate(
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
     system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
     RailX adaptive routing's free hops (default 1)."""
-    _check_traffic(traffic)
+    parse_traffic(traffic)  # typed, but a Python caller may pass any string
     sys_ = System.resolve(system)
     spec = _Traffic(traffic, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
     config = _settings_json(sys_, settings or FlitSettings())
@@ -162,7 +189,7 @@ def sweep(
 ) -> dict[str, Any]:
     """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
     offered load of which less than 95% was accepted, or None) and `peak_accepted`."""
-    _check_traffic(traffic)
+    parse_traffic(traffic)  # typed, but a Python caller may pass any string
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
     sys_ = System.resolve(system)

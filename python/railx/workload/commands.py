@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.allocation.dynamic import dynamic_split
-from railx.allocation.static import static_split
-from railx.config import ConfigError
+from railx.allocation.static import SPLIT_METHODS, static_split
+from railx.config import ConfigError, is_one_of
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.system import DP_ALL_REDUCE_ORDERS, load_workload_system
@@ -177,11 +177,11 @@ def allocate_bw(
 
     RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
     """
-    if method not in ("auto", "exhaustive", "milp"):
+    if not is_one_of(method, SPLIT_METHODS):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
     it = _iteration_model(model, parallel, system, dp_order)
     mapped = _f(it.evaluate().total_s)
-    best = static_split(it, method)  # type: ignore[arg-type]
+    best = static_split(it, method)
     mapped_ports: dict[Dim, int] = {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"}
     report: dict[str, object] = {
         "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
