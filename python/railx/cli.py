@@ -117,7 +117,6 @@ def plan(config: ConfigArg, as_json: JsonOpt = False) -> None:
     console.print(f"[dim]largest system for this m, n, R: {scales}[/dim]")
 
 
-@ocs_app.command("synth")
 class _OcsFileSummary(TypedDict):
     """One OCS file `railx ocs synth` wrote: its path and how many switches and circuits it sets."""
 
@@ -126,6 +125,7 @@ class _OcsFileSummary(TypedDict):
     circuits: int
 
 
+@ocs_app.command("synth")
 def ocs_synth(
     config: ConfigArg,
     out: Annotated[Path, typer.Option("--out", help="Directory for system.ocs.json (and <job>.ocs.json per job).")],
