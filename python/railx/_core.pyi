@@ -1,16 +1,43 @@
 """Type stubs of `railx._core`, the compiled binding over the Rust core (crates/railx-py).
 
 Structured results cross as JSON text (parsed on the Python side) or as dicts of scalars and
-NumPy arrays; the TypedDicts below describe those dicts. They exist only for type checking:
-import them under `typing.TYPE_CHECKING`.
+NumPy arrays; the TypedDicts below describe those dicts. They exist only for type checking
+(`type_check_only`): import them under `typing.TYPE_CHECKING`. `python -m mypy.stubtest
+railx._core` checks these signatures against the compiled module.
 """
 
 from collections.abc import Sequence
-from typing import Literal, TypedDict, final
+from typing import Literal, TypedDict, final, type_check_only
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import NotRequired
+
+__all__ = [
+    "RailxError",
+    "ConfigError",
+    "VerificationError",
+    "InternalError",
+    "System",
+    "flow_simulate",
+    "flow_symmetric_traffic",
+    "flow_collective",
+    "validate_config",
+    "verify_ocs",
+    "hamiltonian_rails",
+    "max_scale",
+    "peer_bom",
+    "railx_config_bom",
+    "railx_layout_json",
+    "scalability",
+    "collective_plan",
+    "collective_counts",
+    "collective_dag",
+    "collective_check",
+    "flit_collective",
+    "flit_simulate",
+    "flit_sweep",
+]
 
 class RailxError(Exception):
     """Base of railx's errors; each message is one line."""
@@ -24,17 +51,17 @@ class VerificationError(RailxError):
 class InternalError(RailxError):
     """An invariant broke inside railx: a bug, not the input's fault."""
 
-DimKind = Literal["local", "ring", "all-to-all"]
+_DimKind = Literal["local", "ring", "all-to-all"]
 """How a collective group dimension connects its members."""
 
-GroupDim = tuple[int, DimKind, str]
+_GroupDim = tuple[int, _DimKind, str]
 """One collective group dimension: (size, kind, axis), innermost first."""
 
 # `System.links()`: one entry per directed link (class: 0 intra-node, 1 optical, 2 copper,
 # 3 switch; rail: -1 for none), plus the chip count and one radix per switch. Functional form
 # because `class` is a keyword.
-LinkArrays = TypedDict(
-    "LinkArrays",
+_LinkArrays = TypedDict(
+    "_LinkArrays",
     {
         "chips": int,
         "switch_radix": npt.NDArray[np.uint32],
@@ -47,6 +74,11 @@ LinkArrays = TypedDict(
     },
 )
 
+@type_check_only
+class LinkArrays(_LinkArrays):
+    """`System.links()`."""
+
+@type_check_only
 class DagArrays(TypedDict):
     """A message DAG as columns; message i waits for deps[dep_start[i]:dep_start[i + 1]]."""
 
@@ -57,6 +89,7 @@ class DagArrays(TypedDict):
     dep_start: npt.NDArray[np.uint64]
     deps: npt.NDArray[np.uint32]
 
+@type_check_only
 class CollectiveCounts(TypedDict):
     """`collective_counts`: the size of a schedule, from its plan."""
 
@@ -65,6 +98,7 @@ class CollectiveCounts(TypedDict):
     units_moved: int
     bytes: float
 
+@type_check_only
 class PlanLine(TypedDict):
     """One line of a collective plan; `alpha_s` and `bw_Bps` only when measured."""
 
@@ -74,15 +108,17 @@ class PlanLine(TypedDict):
     alpha_s: NotRequired[float]
     bw_Bps: NotRequired[float]
 
+@type_check_only
 class CollectivePlan(TypedDict):
     """`collective_plan`: the shape of an algorithm over a group, for the analytic models."""
 
     ranks: int
-    dims: list[GroupDim]
+    dims: list[_GroupDim]
     rails: list[int]
     lines: list[PlanLine]
     parts: list[list[int]]
 
+@type_check_only
 class FlowReport(TypedDict):
     """`flow_simulate`; the utilisation timeline only when `bins` > 0."""
 
@@ -99,6 +135,7 @@ class FlowReport(TypedDict):
     mean_utilisation: NotRequired[npt.NDArray[np.float64]]
     bin_s: NotRequired[float]
 
+@type_check_only
 class FlowCollective(TypedDict):
     """`flow_collective`: completion and the size of the (possibly aggregated) run."""
 
@@ -109,12 +146,14 @@ class FlowCollective(TypedDict):
     aggregated: bool
     orbit: int
 
+@type_check_only
 class FlitRun(TypedDict):
     """`flit_simulate`: the report as JSON and the per-link utilisation (network link order)."""
 
     report: str
     link_utilisation: npt.NDArray[np.float64]
 
+@type_check_only
 class FlitCollective(TypedDict):
     """`flit_collective`: time and the simulator's counters."""
 
@@ -135,7 +174,7 @@ class System:
     @property
     def chips(self) -> int: ...
     def routing_names(self) -> list[str]: ...
-    def group_dims(self, job: str | None = None) -> list[GroupDim]: ...
+    def group_dims(self, job: str | None = None) -> list[_GroupDim]: ...
     def bom_json(self) -> str: ...
     def plan_json(self) -> str: ...
     def ocs_json(self) -> str: ...
