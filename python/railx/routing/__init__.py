@@ -47,7 +47,8 @@ def parse_chip(system: SystemLike, text: str) -> int:
         return values[0]
     config = _railx_config(system)
     if config is None:
-        raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0")
+        whose = "a built core system's" if isinstance(system, CoreSystem) else "a peer system's"
+        raise ConfigError(f"chip = {text!r}: {whose} chips are given by id; e.g. 0")
     if len(values) != 4:
         raise ConfigError(f"chip = {text!r}: coordinates are four numbers X,Y,x,y; e.g. 1,2,0,3")
     spec = config.system
