@@ -15,8 +15,8 @@ from pathlib import Path
 from railx.collectives.commands import collective_report
 from railx.collectives.params import fig15_torus_toml
 
-CASES = [("allreduce", a) for a in ("ring", "bidir-ring", "2d-ring", "hierarchical", "multi-rail")] + [
-    ("alltoall", a) for a in ("direct", "multi-rail", "two-step")
+CASES = [("all-reduce", a) for a in ("ring", "bidir-ring", "2d-ring", "hierarchical", "multi-rail")] + [
+    ("all-to-all", a) for a in ("direct", "multi-rail", "two-step")
 ]
 SIZES = [1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30]
 

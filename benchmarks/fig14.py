@@ -151,7 +151,7 @@ def run(args: argparse.Namespace, systems: list[System]) -> None:
         try:
             cost = figures(system, catalog)["cost_usd"]
             routing = args.railx_routing if system.railx is not None else None
-            sim = sweep(system, loads, "alltoall", settings=settings, routing=routing)
+            sim = sweep(system, loads, "all-to-all", settings=settings, routing=routing)
         except ConfigError as exc:
             print(f"skipped {system.name}: {exc}")
             continue

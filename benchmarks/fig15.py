@@ -61,7 +61,7 @@ def flit_time_s(p: int, algo: str, size: int, workdir: Path) -> float:
     path = workdir / f"fig15-p{p}.toml"
     path.write_text(fig15_torus_toml(4, p))
     routing = "dateline" if p > 1 else "minimal"
-    return collective_report(str(path), "allreduce", algo, size, fidelity="flit", routing=routing)["time_s"]
+    return collective_report(str(path), "all-reduce", algo, size, fidelity="flit", routing=routing)["time_s"]
 
 
 def rows() -> list[dict[str, float | int | str]]:
@@ -73,11 +73,11 @@ def rows() -> list[dict[str, float | int | str]]:
         net = network(p)
         for size in SIZES:
             for label, algo in ALGOS.items():
-                e = estimate("allreduce", algo, size, sys)
+                e = estimate("all-reduce", algo, size, sys)
                 point = {"chips": sys.chips, "size_bytes": size, "algorithm": label, "algo": algo}
                 out.append({**point, "fidelity": "analytic", "time_s": e.time_s, "busbw_Bps": e.busbw_Bps})
                 if size in FLOW_SIZES and (algo != "bidir-ring" or sys.chips <= FLOW_RING_MAX_CHIPS):
-                    t_s = collective(net, "allreduce", algo, size).completion_s
+                    t_s = collective(net, "all-reduce", algo, size).completion_s
                     out.append({**point, "fidelity": "flow", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
                 if size in FLIT_SIZES and sys.chips <= FLIT_MAX_CHIPS:
                     t_s = flit_time_s(p, algo, size, workdir)

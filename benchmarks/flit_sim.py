@@ -99,7 +99,7 @@ def speed(cycles: int, repeats: int) -> None:
                 "RailX 9x9 HyperX m=4 n=2 k=2 all-to-all 0.8",
                 threads,
                 False,
-                functools.partial(timed, railx, "alltoall", 0.8, settings),
+                functools.partial(timed, railx, "all-to-all", 0.8, settings),
             )
         )
     runs: list[list[dict]] = [[] for _ in cases]

@@ -21,10 +21,10 @@ import sys
 import time
 
 CASES = {
-    "4096-allreduce": (32, "hierarchical", 1 << 30),
-    "4096-alltoall": (32, "all-to-all", 1 << 20),
-    "65536-allreduce": (128, "hierarchical", 1 << 30),
-    "65536-alltoall": (128, "all-to-all", 1 << 20),
+    "4096-all-reduce": (32, "hierarchical", 1 << 30),
+    "4096-all-to-all": (32, "all-to-all", 1 << 20),
+    "65536-all-reduce": (128, "hierarchical", 1 << 30),
+    "65536-all-to-all": (128, "all-to-all", 1 << 20),
 }
 
 
@@ -40,7 +40,7 @@ def run_case(name: str) -> None:
     realize_s = time.perf_counter() - start
     start = time.perf_counter()
     if kind == "hierarchical":
-        result = collective(network, "allreduce", "hierarchical", nbytes)
+        result = collective(network, "all-reduce", "hierarchical", nbytes)
         assert result.aggregated
     else:
         result = simulate_symmetric(network, symmetric_traffic(network, kind, nbytes), bins=100)

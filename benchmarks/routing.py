@@ -1,4 +1,4 @@
-"""Benchmark: routing and deadlock checks at scale (DESIGN.md §5).
+"""Benchmark: routing and deadlock checks at scale (docs/routing.md).
 
 - exhaustive channel-dependency check of the 1,296-chip RailX 2D-HyperX (m=4, n=2, 9 x 9 nodes);
   target <= 5 s;

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from railx._core import RailxError
 
 from conftest import fig15_torus
+from railx._core import RailxError
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
 
@@ -19,13 +19,13 @@ SIZE_BYTES = 8 << 20  # 8 MB: the latency terms are under 3% of the time on thes
 @pytest.mark.parametrize(
     "op,algo",
     [
-        ("allreduce", "ring"),
-        ("allreduce", "bidir-ring"),
-        ("allreduce", "2d-ring"),
-        ("allreduce", "hierarchical"),
-        ("allreduce", "multi-rail"),
-        ("reducescatter", "hierarchical"),
-        ("allgather", "2d-ring"),
+        ("all-reduce", "ring"),
+        ("all-reduce", "bidir-ring"),
+        ("all-reduce", "2d-ring"),
+        ("all-reduce", "hierarchical"),
+        ("all-reduce", "multi-rail"),
+        ("reduce-scatter", "hierarchical"),
+        ("all-gather", "2d-ring"),
     ],
 )
 def test_flit_within_10_percent_of_flow_for_large_messages(
@@ -42,14 +42,14 @@ def test_flit_all_to_all_is_bounded_by_router_saturation_not_max_min_sharing(tmp
     # Every chip sending to every other at once is uniform traffic: input-queued routers saturate
     # below the channel-load bound that max-min sharing reaches (docs/collectives.md).
     system = fig15_torus(tmp_path, 2, 2)
-    flow = collective_report(system, "alltoall", "direct", SIZE_BYTES, fidelity="flow", routing="dateline")
-    flit = collective_report(system, "alltoall", "direct", SIZE_BYTES, fidelity="flit", routing="dateline")
+    flow = collective_report(system, "all-to-all", "direct", SIZE_BYTES, fidelity="flow", routing="dateline")
+    flit = collective_report(system, "all-to-all", "direct", SIZE_BYTES, fidelity="flit", routing="dateline")
     assert 1.1 * flow["time_s"] < flit["time_s"] < 2.0 * flow["time_s"]
 
 
 def test_flit_report_maps_cycles_to_seconds(tmp_path: Path) -> None:
     r = collective_report(
-        fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", routing="dateline"
+        fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="flit", routing="dateline"
     )
     assert r["fidelity"] == "flit" and r["flit_bytes"] == 256
     assert r["cycle_s"] == pytest.approx(256 / 100e9)  # flit over the external port bandwidth
@@ -61,10 +61,10 @@ def test_flit_report_maps_cycles_to_seconds(tmp_path: Path) -> None:
 
 def test_flit_refuses_large_systems_and_schedules(tmp_path: Path) -> None:
     with pytest.raises(RailxError, match="chips = .*at most 1296 chips.*--fidelity flow"):
-        collective_report("railx7mesh", "allreduce", "ring", 1 << 20, fidelity="flit")
+        collective_report("railx7mesh", "all-reduce", "ring", 1 << 20, fidelity="flit")
     with pytest.raises(RailxError, match="size = 1073741824.*limited to 1e8.*--fidelity flow"):
-        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 30, fidelity="flit")
+        collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 30, fidelity="flit")
     with pytest.raises(ConfigError, match="flit_bytes = 0"):
-        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
+        collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
     with pytest.raises(ConfigError, match="fidelity = 'packet'"):
-        collective_report(fig15_torus(tmp_path, 2, 2), "allreduce", "ring", 1 << 20, fidelity="packet")
+        collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="packet")

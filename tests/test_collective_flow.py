@@ -23,25 +23,25 @@ def test_flow_equals_analytic_where_nothing_contends(tmp_path: Path, algo: str, 
     alpha_out + piece / port_bw at both fidelities, and the parts (X-first, Y-first) have equal
     stage times, so the analytic max-per-stage equals the flow's max-per-part."""
     system = fig15_torus(tmp_path, 1, 4)
-    analytic = collective_report(system, "allreduce", algo, size)
-    flow = collective_report(system, "allreduce", algo, size, fidelity="flow")
+    analytic = collective_report(system, "all-reduce", algo, size)
+    flow = collective_report(system, "all-reduce", algo, size, fidelity="flow")
     assert flow["aggregated"]
     assert flow["time_s"] == pytest.approx(analytic["time_s"], rel=1e-9)
 
 
 def test_flow_report_keys_and_aggregation(tmp_path: Path) -> None:
     system = fig15_torus(tmp_path, 2, 3)
-    hier = collective_report(system, "allreduce", "hierarchical", 1 << 20, fidelity="flow")
+    hier = collective_report(system, "all-reduce", "hierarchical", 1 << 20, fidelity="flow")
     assert {"time_s", "algbw_Bps", "busbw_Bps", "fidelity", "algo", "flows", "events", "aggregated", "orbit"} <= set(
         hier
     )
     assert hier["aggregated"] and hier["orbit"] == 9 and hier["flows"] * 9 == hier["messages"]
     # The ring over all chips is invariant under whole-row translations only: orbits of 3.
-    ring = collective_report(system, "allreduce", "bidir-ring", 1 << 20, fidelity="flow")
+    ring = collective_report(system, "all-reduce", "bidir-ring", 1 << 20, fidelity="flow")
     assert ring["aggregated"] and ring["orbit"] == 3 and ring["flows"] * 3 == ring["messages"]
     # Contention and multi-hop ring steps make the flow time no shorter than the analytic one
     # for the 1D ring, whose model assumes a dedicated double-bandwidth ring.
-    assert ring["time_s"] >= collective_report(system, "allreduce", "bidir-ring", 1 << 20)["time_s"]
+    assert ring["time_s"] >= collective_report(system, "all-reduce", "bidir-ring", 1 << 20)["time_s"]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,11 +10,11 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from railx._core import RailxError, collective_check, collective_counts
 from railx._core import System as CoreSystem
-
 from railx.collectives import LogicalDim, RailxParams, analytic, estimate
-from railx.collectives.plans import ALGORITHMS, OPS
+from railx.collectives.plans import ALGORITHMS, OPS, canonical_op
 from railx.config import Config, ConfigError
 
 
@@ -31,7 +31,7 @@ def t_r(p: int, v: float, b: float, alpha: float) -> float:
 @settings(max_examples=60, deadline=None)
 @given(m=st.sampled_from([2, 4, 7]), p=st.integers(1, 64), n=st.integers(1, 9), v=st.floats(1e3, 1e10))
 def test_2d_ring_is_eq7(m: int, p: int, n: int, v: float) -> None:
-    got = estimate("allreduce", "2d-ring", v, railx(m, p, n)).time_s
+    got = estimate("all-reduce", "2d-ring", v, railx(m, p, n)).time_s
     assert got == pytest.approx(analytic.two_d_ring_all_reduce_time_s(m, p, v, n * 100e9, 300e-9), rel=1e-12)
 
 
@@ -45,7 +45,7 @@ def test_2d_ring_is_eq7(m: int, p: int, n: int, v: float) -> None:
 )
 def test_hierarchical_is_eq8_exact_form_below_its_closed_form(m: int, p: int, n: int, k: float, v: float) -> None:
     nb, a = n * 100e9, 300e-9
-    got = estimate("allreduce", "hierarchical", v, railx(m, p, n, k=k)).time_s
+    got = estimate("all-reduce", "hierarchical", v, railx(m, p, n, k=k)).time_s
     exact = 2 * t_r(m * m, v, k * nb, 0.0) + 2 * (
         t_r(p, v / (2 * m * m), nb / m, a) + t_r(p, v / (2 * m * m * p), nb / m, a)
     )
@@ -71,7 +71,7 @@ def test_direct_on_hyperx_is_eq13(m: int, p: int, n: int, v: float) -> None:
         x=(LogicalDim(p, "all-to-all", m * n),),
         y=(LogicalDim(p, "all-to-all", m * n),),
     )
-    got = estimate("allreduce", "direct", v, hx).time_s
+    got = estimate("all-reduce", "direct", v, hx).time_s
     assert got == pytest.approx(analytic.hyperx_all_reduce_time_s(m, p, 4.0, v, n * 100e9, 300e-9), rel=1e-12)
 
 
@@ -111,13 +111,13 @@ def test_models_move_the_bytes_of_the_rust_schedules(name: str) -> None:
 
 def test_schedules_are_correct_as_data_through_the_binding() -> None:
     core = CoreSystem(Config.from_dict(CONFIGS["hyperx"]).to_core_json())
-    collective_check(core, "allreduce", "direct", 4096, 2)
-    collective_check(core, "alltoall", "two-step", 4096)
+    collective_check(core, "all-reduce", "direct", 4096, 2)
+    collective_check(core, "all-to-all", "two-step", 4096)
     torus = CoreSystem(Config.from_dict(CONFIGS["torus"]).to_core_json())
     with pytest.raises(RailxError, match=r"^algo = direct: a direct reduction needs fully connected"):
-        collective_check(torus, "allreduce", "direct", 4096)
+        collective_check(torus, "all-reduce", "direct", 4096)
     with pytest.raises(RailxError, match=r"^size_bytes = 0"):
-        collective_counts(core, "allreduce", "ring", 0)
+        collective_counts(core, "all-reduce", "ring", 0)
 
 
 def test_fig15_hierarchical_is_never_slower_and_wins_across_nodes() -> None:
@@ -126,7 +126,7 @@ def test_fig15_hierarchical_is_never_slower_and_wins_across_nodes() -> None:
             m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9
         )
         for size in (1 << 10, 1 << 20, 1 << 30):
-            t = {a: estimate("allreduce", a, size, params).time_s for a in ("bidir-ring", "2d-ring", "hierarchical")}
+            t = {a: estimate("all-reduce", a, size, params).time_s for a in ("bidir-ring", "2d-ring", "hierarchical")}
             best_other = min(t["bidir-ring"], t["2d-ring"])
             assert t["hierarchical"] <= best_other * (1 + 1e-12)
             if p > 1:
@@ -134,8 +134,26 @@ def test_fig15_hierarchical_is_never_slower_and_wins_across_nodes() -> None:
 
 
 def test_bus_bandwidth_follows_nccl() -> None:
-    est = estimate("allreduce", "bidir-ring", 1e9, railx(2, 2))
+    est = estimate("all-reduce", "bidir-ring", 1e9, railx(2, 2))
     assert est.busbw_Bps == pytest.approx(est.algbw_Bps * 2 * (est.ranks - 1) / est.ranks)
+
+
+def test_op_names_are_hyphenated_and_the_old_spellings_give_the_same_result() -> None:
+    assert OPS == ("all-reduce", "reduce-scatter", "all-gather", "all-to-all")
+    params = railx(4, 2)
+    core = CoreSystem(Config.from_dict(CONFIGS["hyperx"]).to_core_json())
+    for op in OPS:
+        legacy = op.replace("-", "")
+        assert canonical_op(legacy) == op
+        new, old = estimate(op, "multi-rail", 1 << 20, params), estimate(legacy, "multi-rail", 1 << 20, params)
+        assert old == new and old.op == op
+        assert collective_counts(core, legacy, "multi-rail", 4096) == collective_counts(core, op, "multi-rail", 4096)
+    with pytest.raises(ConfigError, match=r"^op = 'all_reduce': not a collective operation; use all-reduce, "):
+        canonical_op("all_reduce")
+    with pytest.raises(
+        RailxError, match=r"^op = all_reduce: .*use all-reduce, reduce-scatter, all-gather or all-to-all"
+    ):
+        collective_counts(core, "all_reduce", "ring", 4096)
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -148,11 +166,14 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_json_and_errors(tmp_path) -> None:
-    out = run_cli("examples/hyperx-9x9.toml", "--op", "allreduce", "--algo", "direct", "--size", "1048576", "--json")
+    out = run_cli("examples/hyperx-9x9.toml", "--op", "all-reduce", "--algo", "direct", "--size", "1048576", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert {"time_s", "algbw_Bps", "busbw_Bps", "fidelity", "algo", "messages", "bytes"} <= set(report)
     assert report["fidelity"] == "analytic" and report["algbw_Bps"] == pytest.approx(1048576 / report["time_s"])
+    legacy = run_cli("examples/hyperx-9x9.toml", "--op", "allreduce", "--algo", "direct", "--size", "1048576", "--json")
+    assert legacy.returncode == 0, legacy.stderr
+    assert json.loads(legacy.stdout) == report and report["op"] == "all-reduce"
     plot = tmp_path / "sweep.png"
     out = run_cli("examples/torus-9x9.toml", "--algo", "2d-ring", "--sweep", "--plot", str(plot), "--json")
     assert out.returncode == 0, out.stderr
@@ -165,7 +186,7 @@ def test_cli_json_and_errors(tmp_path) -> None:
         (("examples/torus-9x9.toml", "--size", "0"), "error: size = 0: a collective moves at least one byte"),
         (("examples/torus-9x9.toml", "--size", "8", "--fidelity", "packet"), "error: fidelity = 'packet'"),
         (
-            ("examples/torus-9x9.toml", "--op", "alltoall", "--algo", "ring", "--size", "8"),
+            ("examples/torus-9x9.toml", "--op", "all-to-all", "--algo", "ring", "--size", "8"),
             "error: algo = ring: ring is a reduction algorithm",
         ),
         (("ft2", "--size", "8"), "error: algo = hierarchical: hierarchical needs a grouping"),

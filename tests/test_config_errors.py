@@ -1,6 +1,6 @@
 """Bad configurations get one clear line naming the field, the rule and a valid alternative
-(DESIGN.md §12, §13), never a traceback; valid general-form topologies always load and realize
-with the closed-form counts and diameter (DESIGN.md §2, §3)."""
+(README.md, Configuration (TOML)), never a traceback; valid general-form topologies always load
+and realize with the closed-form counts and diameter (RailX paper eq. 1, Table 2)."""
 
 from __future__ import annotations
 
@@ -496,7 +496,8 @@ def axis_dims(draw: st.DrawFn, extent: int, r: int, allow_matching_rail: bool) -
 def general_case(
     m: int, n: int, radix: int, grid: tuple[int, int], allow: bool, xs: list[Dim], ys: list[Dim]
 ) -> tuple[str, dict]:
-    """A general-form configuration and its closed forms (DESIGN.md §2: N = P*Q*m^2, Ns = r(P+Q))."""
+    """A general-form configuration and its closed forms (RailX paper eq. 1 on a P x Q grid:
+    N = P*Q*m^2, Ns = r(P+Q))."""
     p, q = grid
     r = m * n
     text = system(m=m, n=n, R=radix, grid=grid) + topology(

@@ -1,4 +1,4 @@
-"""End to end through the `railx` command (DESIGN.md §3, §12): plan, OCS synthesis and
+"""End to end through the `railx` command (README.md, Formats): plan, OCS synthesis and
 verification (including tampered files), network export, help, and one-line errors."""
 
 from __future__ import annotations

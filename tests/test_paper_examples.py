@@ -1,4 +1,4 @@
-"""The RailX paper's examples through the Python API (DESIGN.md §2, §3): Fig. 5, 7, 8 and 9, the
+"""The RailX paper's examples through the Python API: Fig. 5, 7, 8 and 9, the
 RailX7Mesh scale, the Hamiltonian rail decompositions, and the realized chip graph's links checked
 against the OCS circuits they come from."""
 
@@ -270,7 +270,7 @@ def test_links_are_the_circuits(name: str) -> None:
     assert np.all(np.abs(sx_ - dx_) + np.abs(sy_ - dy_) == 1)
 
     # Optical links: exactly the two directions of every circuit, between the edge chips that
-    # carry the rail (DESIGN.md §2): X-rail a on chip row a div n, + east (m-1), - west (0);
+    # carry the rail (Plant::rail_chip): X-rail a on chip row a div n, + east (m-1), - west (0);
     # Y-rail b on chip column b div n, + north (m-1), - south (0).
     def chip(big_x: int, big_y: int, x: int, y: int) -> int:
         return (big_y * p + big_x) * m * m + y * m + x

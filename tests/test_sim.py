@@ -40,7 +40,7 @@ def test_railx_all_to_all_and_link_export(examples: Path, tmp_path: Path) -> Non
         "sim",
         examples / "hyperx-5x5.toml",
         "--traffic",
-        "alltoall",
+        "all-to-all",
         "--load",
         "0.1",
         *QUICK,
@@ -56,11 +56,22 @@ def test_railx_all_to_all_and_link_export(examples: Path, tmp_path: Path) -> Non
 
 
 def test_finite_all_to_all_reports_completion(torus: Path) -> None:
-    result = run_railx("sim", torus, "--traffic", "alltoall", "--size-flits", "4", "--json")
+    result = run_railx("sim", torus, "--traffic", "all-to-all", "--size-flits", "4", "--json")
     assert result.rc == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["completed"] and report["flits_delivered"] == 64 * 63 * 4
     assert report["completion_cycles"] > 0
+
+
+def test_the_old_all_to_all_spelling_gives_the_same_run(torus: Path) -> None:
+    quick = FlitSettings(warmup_cycles=100, measure_cycles=300)
+    new, new_util = simulate(str(torus), "all-to-all", 0.1, settings=quick)
+    old, old_util = simulate(str(torus), "alltoall", 0.1, settings=quick)  # type: ignore[arg-type]
+    assert old == new and (old_util == new_util).all() and new["traffic"] == "all-to-all"
+    result = run_railx("sim", torus, "--traffic", "alltoall", "--size-flits", "2", "--json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["traffic"] == "all-to-all-finite" and report["flits_delivered"] == 64 * 63 * 2
 
 
 def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Iteration time (eq. 10), the analytic collective formulas it uses (DESIGN.md §7) and
+"""Iteration time (eq. 10), the analytic collective formulas it uses (RailX paper §4.2) and
 `railx workload`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Model catalogue and per-iteration traffic: Table 4 of the RailX paper (DESIGN.md §8) for symbolic
+"""Model catalogue and per-iteration traffic: Table 4 of the RailX paper for symbolic
 parameters, the Listing 1 job, FLOPs, and clear errors for bad input."""
 
 from __future__ import annotations

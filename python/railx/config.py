@@ -1,10 +1,10 @@
 """Configuration files (TOML): a RailX system, its logical topology and optional jobs.
 
-The schema follows DESIGN.md §13. Loading validates types, units, positivity and unknown keys
-here (pydantic); rules that relate several fields (grid within R/2, factorizations, rail budgets,
-decomposition existence, overlapping jobs) are checked by the Rust core, so Python and Rust users
-get the same answers. Every failure is a :class:`ConfigError` with a one-line message that names
-the field, the rule and a valid alternative.
+The schema is README.md's Configuration (TOML). Loading validates types, units, positivity and
+unknown keys here (pydantic); rules that relate several fields (grid within R/2, factorizations,
+rail budgets, decomposition existence, overlapping jobs) are checked by the Rust core, so Python and
+Rust users get the same answers. Every failure is a :class:`ConfigError` with a one-line message
+that names the field, the rule and a valid alternative.
 """
 
 from __future__ import annotations
@@ -93,13 +93,13 @@ def parse_bytes(text: str, field: str) -> int:
 
 
 class Strict(BaseModel):
-    """Unknown keys are errors (DESIGN.md §12), and values are not coerced across types."""
+    """Unknown keys are errors, and values are not coerced across types."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class SystemConfig(Strict):
-    """The physical plant (DESIGN.md §2). Bandwidths per direction, latencies per hop."""
+    """The physical plant (RailX paper §3.2). Bandwidths per direction, latencies per hop."""
 
     m: int = Field(gt=0, le=1024, description="chips per mesh side", examples=[4])
     n: int = Field(gt=0, le=1024, description="external ports per chip edge", examples=[2])
@@ -161,7 +161,7 @@ TOPOLOGY_PRESETS: tuple[TopologyPreset, ...] = ("torus", "hyperx", "dragonfly")
 
 
 class TopologyConfig(Strict):
-    """A preset, or per physical axis the logical dimensions innermost first (DESIGN.md §3)."""
+    """A preset, or per physical axis the logical dimensions innermost first (README.md, Configuration (TOML))."""
 
     preset: TopologyPreset | None = None
     x: list[DimConfig] | None = None
@@ -343,7 +343,7 @@ def one_line_error(exc: ValidationError, root: type[BaseModel]) -> str:
     field = _field_path(loc)
     if error["type"] == "extra_forbidden":
         model = _model_at(loc, root)
-        keys = ", ".join(model.model_fields) if model is not None else "see DESIGN.md §13"
+        keys = ", ".join(model.model_fields) if model is not None else "listed in README.md, Configuration (TOML)"
         return f"{field}: unknown key; valid keys here are {keys}"
     if error["type"] == "missing":
         return f"{field}: required key is missing; add it (see examples/ for a complete file)"

@@ -1,4 +1,4 @@
-"""Flow-level simulation (DESIGN.md §6, docs/flow.md): message DAGs run as flows on routed
+"""Flow-level simulation (docs/flow.md): message DAGs run as flows on routed
 paths that share link bandwidth max-min fairly; a message takes its path latency plus its bytes
 over its rate. Large translation-invariant workloads run aggregated (one flow per orbit of
 messages), exactly. The simulator lives in the Rust core; these are thin, typed wrappers."""

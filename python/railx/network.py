@@ -32,7 +32,7 @@ class Network:
         return self.core.chips
 
     def plan(self) -> dict[str, Any]:
-        """Plant summary, realized metrics and the paper's closed forms (DESIGN.md §4)."""
+        """Plant summary, realized metrics and the paper's closed forms (README.md, What the numbers mean)."""
         return json.loads(self.core.plan_json())
 
     def ocs(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 //! Bill of materials: what a network is built from, counted without materialising its graph,
 //! plus the two figures of its global bandwidth that the cost model divides by.
 //!
-//! Counting rules (DESIGN.md §9; docs/cost.md states them for users):
+//! Counting rules (docs/cost.md states them for users):
 //! - a packet switch is counted by radix; all its ports are installed whether used or not;
 //! - an OCS is counted by radix; its ports carry no transceiver (light passes through);
 //! - every optical link end at a chip or a packet switch carries one active optical

@@ -1,4 +1,4 @@
-//! The paper's closed forms (RailX Table 2, eq. 1-5; DESIGN.md §4), evaluated for a region so
+//! The paper's closed forms (RailX paper Table 2, eq. 1-5), evaluated for a region so
 //! that they can be set beside the metrics of the realized network.
 
 use crate::metrics::Hops;

@@ -1,6 +1,7 @@
-//! Metrics of a realized network, region by region (DESIGN.md §4): inter-node diameter by
-//! breadth-first search, the diameter in external and internal hops under nearest-link minimal
-//! routing, and the bisection bandwidth of balanced cuts with the all-to-all bound it implies.
+//! Metrics of a realized network, region by region (README.md, What the numbers mean): inter-node
+//! diameter by breadth-first search, the diameter in external and internal hops under nearest-link
+//! minimal routing, and the bisection bandwidth of balanced cuts with the all-to-all bound it
+//! implies.
 
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
@@ -34,7 +35,7 @@ pub struct RegionMetrics {
     /// Longest shortest path between two nodes, in optical hops; `None` when not strongly connected.
     pub diameter_inter_node: Option<u32>,
     /// Largest external and internal hop counts of a chip-to-chip route under nearest-link minimal
-    /// routing (each maximised over all chip pairs; DESIGN.md §5).
+    /// routing (each maximised over all chip pairs; docs/routing.md).
     pub diameter_hops: Hops,
     /// Largest zero-load latency of such a route: Ho * alpha_out + Hi * alpha_in.
     pub max_route_latency_s: f64,
@@ -239,7 +240,7 @@ impl Worst {
 }
 
 /// The worst case of nearest-link minimal routing (the routes of `routing::railx`'s `minimal`
-/// function, DESIGN.md §5) from a source node to every node, with every source and destination
+/// function, docs/routing.md) from a source node to every node, with every source and destination
 /// chip at once: a frontier of chips follows the node route, and destinations that share a route
 /// prefix share its computation.
 struct Router<'a> {

@@ -39,6 +39,7 @@ impl LinkClass {
 /// Directed links in struct-of-arrays form (so they cross to Python as NumPy arrays).
 /// Optical links also record the axis and rail of the circuit they belong to.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(non_snake_case)]
 pub struct Network {
     /// The RailX plant this network was realized on; `None` for a peer topology.
     pub plant: Option<Plant>,
@@ -49,7 +50,7 @@ pub struct Network {
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub class: Vec<LinkClass>,
-    pub bandwidth_bps: Vec<f64>,
+    pub bandwidth_Bps: Vec<f64>,
     pub latency_s: Vec<f64>,
     /// Rail of an optical link (for a peer: the plane or rail of a switch link); `u32::MAX`
     /// for mesh, board and copper links.
@@ -69,7 +70,7 @@ impl Network {
             src: Vec::with_capacity(links),
             dst: Vec::with_capacity(links),
             class: Vec::with_capacity(links),
-            bandwidth_bps: Vec::with_capacity(links),
+            bandwidth_Bps: Vec::with_capacity(links),
             latency_s: Vec::with_capacity(links),
             rail: Vec::with_capacity(links),
             axis: Vec::with_capacity(links),
@@ -88,13 +89,13 @@ impl Network {
     }
 
     /// Adds one directed link.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, non_snake_case)]
     pub fn push_link(
         &mut self,
         src: u32,
         dst: u32,
         class: LinkClass,
-        bandwidth_bps: f64,
+        bandwidth_Bps: f64,
         latency_s: f64,
         axis: Axis,
         rail: u32,
@@ -102,7 +103,7 @@ impl Network {
         self.src.push(src);
         self.dst.push(dst);
         self.class.push(class);
-        self.bandwidth_bps.push(bandwidth_bps);
+        self.bandwidth_Bps.push(bandwidth_Bps);
         self.latency_s.push(latency_s);
         self.rail.push(rail);
         self.axis.push(axis);
@@ -110,8 +111,8 @@ impl Network {
 
     fn push(&mut self, plant: &Plant, src: u32, dst: u32, class: LinkClass, axis: Axis, rail: u32) {
         let (bw, latency) = match class {
-            LinkClass::IntraNode => (plant.intra_bw_bps, plant.alpha_in_s),
-            _ => (plant.port_bw_bps, plant.alpha_out_s),
+            LinkClass::IntraNode => (plant.intra_bw_Bps, plant.alpha_in_s),
+            _ => (plant.port_bw_Bps, plant.alpha_out_s),
         };
         self.push_link(src, dst, class, bw, latency, axis, rail);
     }
@@ -226,7 +227,7 @@ impl Network {
                 self.src[i],
                 self.dst[i],
                 self.class[i].name(),
-                self.bandwidth_bps[i],
+                self.bandwidth_Bps[i],
                 self.latency_s[i]
             )?;
             if self.class[i] == LinkClass::InterNodeOptical || self.class[i] == LinkClass::Switch {
@@ -293,7 +294,7 @@ impl Network {
                 self.src[i],
                 self.dst[i],
                 self.class[i].name(),
-                self.bandwidth_bps[i],
+                self.bandwidth_Bps[i],
                 self.latency_s[i]
             )?;
             if self.class[i] == LinkClass::InterNodeOptical || self.class[i] == LinkClass::Switch {

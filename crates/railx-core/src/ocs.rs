@@ -1,4 +1,4 @@
-//! OCS configurations: the `railx.ocs/v1` file format (DESIGN.md §3), their synthesis from a
+//! OCS configurations: the `railx.ocs/v1` file format (README.md, Formats), their synthesis from a
 //! validated system, and the port-level validity check every file passes before it is used.
 
 use crate::error::{RailxError, Result};
@@ -226,7 +226,7 @@ fn rail_arcs(
                 .collect()
         }
         DimKind::GlobalAllToAll => {
-            // Line j carries cycles j*rails .. j*rails + rails - 1 (DESIGN.md §13, dragonfly).
+            // Line j carries cycles j*rails .. j*rails + rails - 1 (README.md: global-all-to-all).
             let cycles = rail_successors(s as usize, allow_matching_rail).map_err(refused)?;
             (0..dim.rails)
                 .map(|t| {

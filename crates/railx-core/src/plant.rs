@@ -1,5 +1,5 @@
-//! The physical plant of DESIGN.md §2: chips in m x m meshes, nodes in a P x Q grid, r = m*n rails
-//! per axis, and the X-/Y-OCS groups with their port numbering.
+//! The physical plant (RailX paper §3.2): chips in m x m meshes, nodes in a P x Q grid, r = m*n
+//! rails per axis, and the X-/Y-OCS groups with their port numbering.
 //!
 //! Linear ids used throughout railx: node `(X, Y)` has id `Y*P + X`; chip `(X, Y, x, y)` has id
 //! `node*m*m + y*m + x` (its local index inside the node is `y*m + x`).
@@ -42,14 +42,15 @@ pub enum Side {
 
 /// Validated physical parameters. Bandwidths in bytes/second, latencies in seconds.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(non_snake_case)]
 pub struct Plant {
     pub m: u32,
     pub n: u32,
     pub radix: u32,
     pub p: u32,
     pub q: u32,
-    pub port_bw_bps: f64,
-    pub intra_bw_bps: f64,
+    pub port_bw_Bps: f64,
+    pub intra_bw_Bps: f64,
     pub alpha_out_s: f64,
     pub alpha_in_s: f64,
 }
@@ -126,8 +127,8 @@ impl Plant {
             radix: spec.R,
             p,
             q,
-            port_bw_bps: spec.port_bw_Bps,
-            intra_bw_bps: spec.intra_bw_Bps,
+            port_bw_Bps: spec.port_bw_Bps,
+            intra_bw_Bps: spec.intra_bw_Bps,
             alpha_out_s: spec.alpha_out_s,
             alpha_in_s: spec.alpha_in_s,
         })

@@ -1,10 +1,10 @@
-//! The input specification as it crosses into the core: plain serde data, one-to-one with the
-//! TOML configuration after the Python layer has applied units and defaults (DESIGN.md §13).
+//! The input specification as it crosses into the core: plain serde data, one-to-one with the TOML
+//! configuration after the Python layer has applied units and defaults (README.md, Configuration).
 //! Unknown keys are errors. Rules that relate several fields live in `topology::resolve`.
 
 use serde::{Deserialize, Serialize};
 
-/// A RailX system: the physical parameters of DESIGN.md §2, in SI units.
+/// A RailX system: the physical parameters (RailX paper §3.2), in SI units.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(non_snake_case)]

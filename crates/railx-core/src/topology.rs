@@ -1,5 +1,6 @@
-//! Logical topologies (DESIGN.md §3): presets expanded to the general per-axis form, validated
-//! against the plant, and the regions (the whole grid, or each job's nodes) they apply to.
+//! Logical topologies (README.md, Configuration; RailX paper §3.3): presets expanded to the general
+//! per-axis form, validated against the plant, and the regions (the whole grid, or each job's
+//! nodes) they apply to.
 
 use crate::error::{RailxError, Result};
 use crate::hamiltonian::{has_decomposition, single_link_rail_count};

@@ -1,6 +1,6 @@
-//! Verification of an OCS configuration against the intended topology (DESIGN.md §3): after the
-//! port-level check, the node multigraph is rebuilt from the circuits alone and every rail of every
-//! logical dimension is checked for the structure its kind promises.
+//! Verification of an OCS configuration against the intended topology (RailX paper §3.1, §3.3):
+//! after the port-level check, the node multigraph is rebuilt from the circuits alone and every
+//! rail of every logical dimension is checked for the structure its kind promises.
 
 use crate::error::{RailxError, Result};
 use crate::ocs::{check_ports, Arc, OcsConfig, OcsSystem};

@@ -216,7 +216,7 @@ fn bad_inputs_get_one_line_errors() {
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("algo = direct: a direct reduction needs fully connected (HyperX) dimensions, but group dimension 2 (X ring, size 3) is a ring"), "{err}");
-    assert!(Op::parse("allreduce").is_ok() && Algo::parse("2d-ring").is_ok());
+    assert!(Op::parse("all-reduce").is_ok() && Algo::parse("2d-ring").is_ok());
     assert!(Algo::parse("swing")
         .unwrap_err()
         .to_string()
@@ -225,6 +225,24 @@ fn bad_inputs_get_one_line_errors() {
         .unwrap_err()
         .to_string()
         .starts_with("op = bcast"));
+}
+
+#[test]
+fn op_names_are_hyphenated_and_the_old_spellings_still_parse() {
+    let names: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
+    assert_eq!(
+        names,
+        ["all-reduce", "reduce-scatter", "all-gather", "all-to-all"]
+    );
+    for op in Op::ALL {
+        assert_eq!(Op::parse(op.name()).unwrap(), op);
+        // Earlier releases spelled the operations without hyphens; their scripts keep working.
+        assert_eq!(Op::parse(&op.name().replace('-', "")).unwrap(), op);
+    }
+    assert!(Op::parse("all_reduce")
+        .unwrap_err()
+        .to_string()
+        .ends_with("use all-reduce, reduce-scatter, all-gather or all-to-all"));
 }
 
 /// A random shape for `ranks` ranks: its prime factors grouped into dimensions of random kinds

@@ -33,7 +33,7 @@ fn route_terms(net: &Network, routing: &RailxRouting, src: u32, dst: u32) -> (f6
         .fold(0.0, |acc, h| acc + net.latency_s[h.link as usize]);
     let bw = path
         .iter()
-        .map(|h| net.bandwidth_bps[h.link as usize])
+        .map(|h| net.bandwidth_Bps[h.link as usize])
         .fold(f64::INFINITY, f64::min);
     (latency, bw)
 }
@@ -103,7 +103,7 @@ fn all_to_all_is_no_faster_than_its_busiest_link() {
     let load = all_to_all_link_load(&routing, r.network.links()).unwrap();
     let chips = r.network.chips() as f64;
     let bound = (0..r.network.links())
-        .map(|l| load[l] * (chips - 1.0) * bytes as f64 / r.network.bandwidth_bps[l])
+        .map(|l| load[l] * (chips - 1.0) * bytes as f64 / r.network.bandwidth_Bps[l])
         .fold(0.0, f64::max);
     assert!(out.completion_s >= bound * (1.0 - 1e-12));
     assert_eq!(out.messages, (chips * (chips - 1.0)) as u64);

@@ -166,7 +166,7 @@ fn collective_plan<'py>(
         l.set_item("algo", line.algo.name())?;
         if let Some(m) = &measured {
             l.set_item("alpha_s", m[i].alpha_s)?;
-            l.set_item("bw_Bps", m[i].bw_bps)?;
+            l.set_item("bw_Bps", m[i].bw_Bps)?;
         }
         lines.append(l)?;
     }

@@ -63,7 +63,7 @@ fn report_dict<'py>(py: Python<'py>, r: FlowReport) -> PyResult<Bound<'py, PyDic
     d.set_item("resource_of_link", r.resource_of_link.into_pyarray(py))?;
     d.set_item(
         "resource_capacity_Bps",
-        r.resource_capacity_bps.into_pyarray(py),
+        r.resource_capacity_Bps.into_pyarray(py),
     )?;
     if let Some(t) = r.timeline {
         let resources = t.mean.len();

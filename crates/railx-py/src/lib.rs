@@ -182,7 +182,7 @@ impl System {
         dict.set_item("dst", net.dst.clone().into_pyarray(py))?;
         let class: Vec<u8> = net.class.iter().map(|c| *c as u8).collect();
         dict.set_item("class", class.into_pyarray(py))?;
-        dict.set_item("bandwidth_Bps", net.bandwidth_bps.clone().into_pyarray(py))?;
+        dict.set_item("bandwidth_Bps", net.bandwidth_Bps.clone().into_pyarray(py))?;
         dict.set_item("latency_s", net.latency_s.clone().into_pyarray(py))?;
         let rail: Vec<i64> = net
             .rail
@@ -403,7 +403,7 @@ fn railx_layout_json(config_json: &str) -> PyResult<String> {
     let p = &system.plant;
     to_json(&serde_json::json!({
         "m": p.m, "n": p.n, "grid": [p.p, p.q],
-        "port_bw_Bps": p.port_bw_bps, "intra_bw_Bps": p.intra_bw_bps,
+        "port_bw_Bps": p.port_bw_Bps, "intra_bw_Bps": p.intra_bw_Bps,
         "alpha_out_s": p.alpha_out_s, "alpha_in_s": p.alpha_in_s,
         "x": axis(Axis::X), "y": axis(Axis::Y),
     }))

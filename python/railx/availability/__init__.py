@@ -1,5 +1,6 @@
-"""Availability and MLaaS allocation on a RailX with failed nodes (DESIGN.md §10): the largest
-single job, Monte Carlo availability, multi-job packing and the OCS files that realise it."""
+"""Availability and MLaaS allocation on a RailX with failed nodes (docs/availability.md; RailX
+paper A.5): the largest single job, Monte Carlo availability, multi-job packing and the OCS files
+that realise it."""
 
 from railx.availability.failures import blocked_matrix, load_failed, sample_failed
 from railx.availability.montecarlo import AvailabilityStats, availability, best_case_nodes, sweep, worst_case_nodes

@@ -2,7 +2,7 @@
 
 A grid has P node columns (X) and Q node rows (Y). Node `(x, y)` sits in column x and row y; a
 failed node cuts its row out of every X-OCS ring and its column out of every Y-OCS ring of a job
-that spans both (DESIGN.md §10). Internally a grid state is a boolean matrix `blocked[y, x]`.
+that spans both (RailX paper A.5). Internally a grid state is a boolean matrix `blocked[y, x]`.
 """
 
 from __future__ import annotations

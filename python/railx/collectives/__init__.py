@@ -1,5 +1,5 @@
-"""Collective communication: `analytic` holds the closed forms of DESIGN.md §7 (used by the
-workload models); `plans` and `models` price every schedule the Rust core builds (ring,
+"""Collective communication: `analytic` holds the closed forms of RailX paper §4.2 and A.2 (used
+by the workload models); `plans` and `models` price every schedule the Rust core builds (ring,
 bidir-ring, 2d-ring, hierarchical, direct, multi-rail, two-step) with per-line links derived from
 a RailX system (`params`); `commands` is `railx collective`."""
 

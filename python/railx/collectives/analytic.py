@@ -1,4 +1,4 @@
-"""Closed-form alpha-beta collective times (DESIGN.md §7; RailX paper §4.2, A.2, Table 4).
+"""Closed-form alpha-beta collective times (RailX paper §4.2, A.2, Table 4).
 
 Conventions: `p` ranks, `volume_bytes` the data each rank holds (the full vector for a
 reduce-scatter, the gathered result for an all-gather), `bw_bytes_per_s` the bandwidth a rank

@@ -15,7 +15,7 @@ from railx._core import System as CoreSystem
 from railx._core import collective_counts
 from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate, estimate_routed
 from railx.collectives.params import RailxParams
-from railx.collectives.plans import ALGORITHMS, OPS
+from railx.collectives.plans import ALGORITHMS, OPS, canonical_op
 from railx.config import Config, ConfigError, parse_bytes
 from railx.network import Network
 from railx.systems import System, SystemLike, core_of
@@ -63,6 +63,7 @@ def collective_report(
     the result also has `flows`, `events`, `aggregated` and `orbit`, the messages each flow
     stands for) or `flit` (the schedule's message DAG on the flit-level simulator with flits of
     `flit_bytes`, up to 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
+    op = canonical_op(op)
     if fidelity not in FIDELITIES:
         raise ConfigError(
             f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit"
@@ -172,7 +173,9 @@ def register(app: typer.Typer) -> None:
                 show_default=False,
             ),
         ],
-        op: Annotated[str, typer.Option("--op", help=f"Operation: {', '.join(OPS)}.")] = "allreduce",
+        op: Annotated[
+            str, typer.Option("--op", help=f"Operation: {', '.join(OPS)} (the spellings without hyphens also work).")
+        ] = "all-reduce",
         algo: Annotated[
             str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")
         ] = "hierarchical",
@@ -259,7 +262,7 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(rows if sweep else rows[0], indent=2))
             return
         first = rows[0]
-        table = Table(title=f"{op} by {algo} on {first['system']} ({first['ranks']:,} chips, {fidelity})")
+        table = Table(title=f"{first['op']} by {algo} on {first['system']} ({first['ranks']:,} chips, {fidelity})")
         for col in ("size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "messages", "bytes sent"):
             table.add_column(col, justify="right")
         for r in rows:

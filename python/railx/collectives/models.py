@@ -1,6 +1,6 @@
-"""Alpha-beta models of every collective schedule (DESIGN.md §7): the plan's stages priced with
-the per-line links of plans.py. Where the paper gives a formula the model reproduces it exactly
-(tests assert it): 2D-ring all-reduce = eq. 7; hierarchical = the exact form of eq. 8
+"""Alpha-beta models of every collective schedule (docs/collectives.md): the plan's stages priced
+with the per-line links of plans.py. Where the paper gives a formula the model reproduces it
+exactly (tests assert it): 2D-ring all-reduce = eq. 7; hierarchical = the exact form of eq. 8
 (2 T_R(m^2, V, knB) + 2 [T_R(p, V/2m^2, nB/m) + T_R(p, V/2m^2p, nB/m)]); direct on a 2D HyperX =
 eq. 13 (exact), with the mesh hop latencies the paper omits included.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from railx._core import collective_plan
 from railx.collectives.params import RailxParams
-from railx.collectives.plans import Line, LineLink, Plan, plan
+from railx.collectives.plans import Line, LineLink, Plan, canonical_op, plan
 from railx.systems import SystemLike, core_of
 
 __all__ = ["LINK_MODELS", "Estimate", "bus_bandwidth_factor", "estimate", "estimate_routed"]
@@ -57,7 +57,7 @@ class Estimate:
 
 def bus_bandwidth_factor(op: str, ranks: int) -> float:
     """busbw / algbw: 2(p-1)/p for an all-reduce, (p-1)/p otherwise."""
-    return (2.0 if op == "allreduce" else 1.0) * (ranks - 1) / ranks
+    return (2.0 if canonical_op(op) == "all-reduce" else 1.0) * (ranks - 1) / ranks
 
 
 def _latency_s(line: Line) -> float:
@@ -81,14 +81,14 @@ def _transfer_s(line: Line, volume_bytes: float) -> float:
 
 def _stages(op: str, order: tuple[Line, ...], part_bytes: float) -> list[tuple[Line, float]]:
     """(line, V) per stage of one part: V shrinks by L after each reduce-scatter stage."""
-    if op == "alltoall":
+    if op == "all-to-all":
         return [(line, part_bytes) for line in order]
     rs, volume = [], part_bytes
     for line in order:
         rs.append((line, volume))
         volume /= line.size
     ag = list(reversed(rs))
-    return {"allreduce": rs + ag, "reducescatter": rs, "allgather": ag}[op]
+    return {"all-reduce": rs + ag, "reduce-scatter": rs, "all-gather": ag}[op]
 
 
 def estimate(op: str, algo: str, size_bytes: float, params: RailxParams) -> Estimate:
@@ -96,6 +96,7 @@ def estimate(op: str, algo: str, size_bytes: float, params: RailxParams) -> Esti
     `size_bytes` is the vector per rank (all-reduce, reduce-scatter input, all-gather output) or
     the bytes each rank sends in total (all-to-all)."""
     _check_size(size_bytes)
+    op = canonical_op(op)
     return _price(op, algo, size_bytes, plan(algo, op, params))
 
 
@@ -112,6 +113,7 @@ def estimate_routed(
     every message of one step of every instance of the line routed at once, the slowest
     message's share of its most loaded link taken as the line's rate."""
     _check_size(size_bytes)
+    op = canonical_op(op)
     raw = collective_plan(core_of(system), op, algo, True, routing, misroutes)
     lines = [
         Line(f"line{i}", line["size"], line["algo"], LineLink(line["alpha_s"], line["bw_Bps"]))

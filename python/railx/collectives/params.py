@@ -1,5 +1,5 @@
 """The inputs of the analytic collective models: a RailX system's shape and link parameters
-(DESIGN.md §2), from a configuration or given explicitly."""
+(RailX paper §3.2), from a configuration or given explicitly."""
 
 from __future__ import annotations
 

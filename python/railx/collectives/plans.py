@@ -26,9 +26,11 @@ from typing import Literal
 from railx.collectives.params import LogicalDim, RailxParams
 from railx.config import ConfigError
 
-__all__ = ["ALGORITHMS", "OPS", "Line", "LineLink", "Plan", "plan"]
+__all__ = ["ALGORITHMS", "OPS", "OP_ALIASES", "Line", "LineLink", "Plan", "canonical_op", "plan"]
 
-OPS = ("allreduce", "reducescatter", "allgather", "alltoall")
+OPS = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all")
+# The unhyphenated spellings of earlier releases, still accepted on input (output is canonical).
+OP_ALIASES = {op.replace("-", ""): op for op in OPS}
 ALGORITHMS = ("ring", "bidir-ring", "2d-ring", "hierarchical", "direct", "multi-rail", "two-step")
 LineAlgo = Literal["ring", "bidir-ring", "direct"]
 
@@ -97,16 +99,25 @@ def _routed_nodes(params: RailxParams) -> Line:
     return Line("nodes", size, "direct", routed[0][1], routed)
 
 
+def canonical_op(op: str) -> str:
+    """The canonical (hyphenated) name of a collective operation given by its canonical or its
+    older unhyphenated name; a ConfigError for any other name."""
+    if op in OPS:
+        return op
+    if op in OP_ALIASES:
+        return OP_ALIASES[op]
+    raise ConfigError(f"op = {op!r}: not a collective operation; use {', '.join(OPS)}")
+
+
 def plan(algo: str, op: str, params: RailxParams) -> Plan:
     """The lines and part orders of `algo` for `op` on a whole RailX system; a ConfigError when
     the algorithm does not apply."""
-    if op not in OPS:
-        raise ConfigError(f"op = {op!r}: not a collective operation; use {', '.join(OPS)}")
+    op = canonical_op(op)
     if algo not in ALGORITHMS:
         raise ConfigError(f"algo = {algo!r}: not a collective algorithm; use {', '.join(ALGORITHMS)}")
     m, n, pb = params.m, params.n, params.port_bw_Bps
     nodes = params.p * params.q
-    reduction = op != "alltoall"
+    reduction = op != "all-to-all"
     if algo in ("ring", "bidir-ring", "2d-ring", "hierarchical") and not reduction:
         raise ConfigError(
             f"algo = {algo}: {algo} is a reduction algorithm; use direct, two-step or multi-rail for an all-to-all"

@@ -1,4 +1,4 @@
-"""Cost and power of RailX and its peers (DESIGN.md §9, §11): bills of materials from the Rust
+"""Cost and power of RailX and its peers (docs/cost.md): bills of materials from the Rust
 core's builders, priced by a catalog that is data; the RailX Table 6 and Rail-only Table II
 reproductions; scalability vs switch radix; plots."""
 

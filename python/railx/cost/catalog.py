@@ -1,5 +1,5 @@
 """Price catalogs: what each component of a bill of materials costs (US dollars) and draws
-(watts), as data in a TOML file where every entry names its source (DESIGN.md §9).
+(watts), as data in a TOML file where every entry names its source (docs/cost.md, Catalogs).
 
 A catalog has one table per component kind: `packet_switch`, `ocs`, `pcc` (passive copper
 cable), `aot` (active optical transceiver), `nic`. A switch is priced per unit of a stated

@@ -1,4 +1,4 @@
-"""Figures per system (DESIGN.md §9): component counts, total cost, cost per chip, cost per
+"""Figures per system (docs/cost.md): component counts, total cost, cost per chip, cost per
 injection bandwidth and per global bandwidth relative to a baseline, global bandwidth as a share
 of injection under both definitions the papers use, and power.
 

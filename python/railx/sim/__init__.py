@@ -1,4 +1,4 @@
-"""Flit-level, cycle-based network simulation (DESIGN.md §6; paper §6.1.2, A.6): the Rust core's
+"""Flit-level, cycle-based network simulation (RailX paper §6.1.2, A.6): the Rust core's
 simulator on any system railx knows (a RailX configuration, a `[peer]` file or a preset), with
 its own routing functions. Thin, typed wrappers; see docs/simulation.md for the model."""
 
@@ -18,26 +18,29 @@ __all__ = [
     "FlitSettings",
     "TrafficName",
     "TRAFFIC",
+    "TRAFFIC_ALIASES",
+    "canonical_traffic",
     "INJECTION_QUEUES",
     "SWITCH_ALLOCATION",
     "FLOW_CONTROL",
     "simulate",
     "sweep",
     "injection_bandwidth",
-    "parse_traffic",
     "parse_injection_queues",
     "parse_switch_allocation",
     "parse_flow_control",
 ]
 
-TrafficName = Literal["uniform", "alltoall", "permutation", "hotspot"]
+TrafficName = Literal["uniform", "all-to-all", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
 INJECTION_QUEUES: tuple[InjectionQueuesName, ...] = ("single", "per-message")
 SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
 FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
-TRAFFIC: tuple[TrafficName, ...] = ("uniform", "alltoall", "permutation", "hotspot")
+TRAFFIC: tuple[TrafficName, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
+# The spelling of earlier releases, still accepted on input (reports use the canonical one).
+TRAFFIC_ALIASES: dict[str, TrafficName] = {"alltoall": "all-to-all"}
 
 
 @dataclass
@@ -125,13 +128,6 @@ def parse_flow_control(value: str) -> FlowControlName:
     return _choice("flow_control", value, FLOW_CONTROL, "flow control")
 
 
-def parse_traffic(value: str) -> TrafficName:
-    """A traffic pattern's name from text; a one-line ConfigError if unknown."""
-    if not is_one_of(value, TRAFFIC):
-        raise ConfigError(f"traffic = {value!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
-    return value
-
-
 def _settings_json(system: System, settings: FlitSettings) -> str:
     # The fields are typed, but a Python caller may still pass any string.
     parse_injection_queues(settings.injection_queues)
@@ -141,6 +137,16 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)
     return json.dumps(config)
+
+
+def canonical_traffic(traffic: str) -> TrafficName:
+    """The canonical name of a traffic pattern given by its canonical or its older name; a
+    ConfigError for any other name."""
+    if traffic in TRAFFIC_ALIASES:
+        return TRAFFIC_ALIASES[traffic]
+    if not is_one_of(traffic, TRAFFIC):
+        raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+    return traffic
 
 
 def simulate(
@@ -163,9 +169,9 @@ def simulate(
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
     system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
     RailX adaptive routing's free hops (default 1)."""
-    parse_traffic(traffic)  # typed, but a Python caller may pass any string
+    pattern = canonical_traffic(traffic)
     sys_ = System.resolve(system)
-    spec = _Traffic(traffic, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
+    spec = _Traffic(pattern, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
         out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job)
@@ -189,11 +195,11 @@ def sweep(
 ) -> dict[str, Any]:
     """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
     offered load of which less than 95% was accepted, or None) and `peak_accepted`."""
-    parse_traffic(traffic)  # typed, but a Python caller may pass any string
+    pattern = canonical_traffic(traffic)
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
     sys_ = System.resolve(system)
-    spec = _Traffic(traffic, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
+    spec = _Traffic(pattern, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
         out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job)

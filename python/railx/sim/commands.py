@@ -14,10 +14,10 @@ from rich.table import Table
 from railx.config import ConfigError
 from railx.sim import (
     FlitSettings,
+    canonical_traffic,
     parse_flow_control,
     parse_injection_queues,
     parse_switch_allocation,
-    parse_traffic,
     simulate,
     sweep,
 )
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
             ),
         ],
         traffic: Annotated[
-            str, typer.Option("--traffic", help="uniform, alltoall, permutation or hotspot.")
+            str, typer.Option("--traffic", help="uniform, all-to-all (or alltoall), permutation or hotspot.")
         ] = "uniform",
         load: Annotated[
             float,
@@ -131,7 +131,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--size-flits",
                 min=1,
-                help="With --traffic alltoall: flits per pair, run to completion (reports completion_cycles).",
+                help="With --traffic all-to-all: flits per pair, run to completion (reports completion_cycles).",
             ),
         ] = None,
         injection: Annotated[
@@ -230,6 +230,7 @@ def register(app: typer.Typer) -> None:
         """
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
+        pattern = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,
             buffer_flits=buffer_flits,
@@ -255,7 +256,6 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(
                 f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
             ) from None
-        pattern = parse_traffic(traffic)
         sys_ = resolve_system(system)
         common: _RunOptions = {
             "settings": settings,
@@ -269,11 +269,11 @@ def register(app: typer.Typer) -> None:
         if sweep_loads is not None:
             report = sweep(sys_, _loads(sweep_loads), pattern, **common)
             if plot is not None:
-                _plot(report, plot, f"{sys_.name}: {traffic}")
+                _plot(report, plot, f"{sys_.name}: {pattern}")
             if as_json:
                 print(json.dumps(report, indent=2))
                 return
-            table = Table(title=f"{sys_.name}: {traffic} load sweep ({report['points'][0]['routing']} routing)")
+            table = Table(title=f"{sys_.name}: {pattern} load sweep ({report['points'][0]['routing']} routing)")
             for col in ("offered", "accepted", "latency mean", "p99", "max link util."):
                 table.add_column(col, justify="right")
             for p in report["points"]:

@@ -27,7 +27,7 @@ class SourcedInt(BaseModel):
 
 
 class ModelSpec(BaseModel):
-    """A transformer's shape as Table 4 of the RailX paper uses it (DESIGN.md §8).
+    """A transformer's shape as Table 4 of the RailX paper uses it (docs/workloads.md, Models).
 
     `ffn` is the FFN (or per-expert) intermediate width I; `ffn_matrices` its weight matrices
     (3 for SwiGLU, 2 for a GELU MLP; Table 4 assumes 3); `experts` = 1 and `top_k` = 1 mean dense."""

@@ -1,4 +1,4 @@
-"""Per-iteration traffic and compute of one training rank (RailX paper Table 4, DESIGN.md §8).
+"""Per-iteration traffic and compute of one training rank (RailX paper Table 4; docs/workloads.md).
 
 Ranks are numbered in the parallelism order [T, C, E, De, P] (T innermost). For a model, a
 parallelism and a sequence, :func:`traffic` lists every collective of an iteration with its

@@ -225,7 +225,10 @@ mod tests {
         let s = ring_all_reduce();
         check(&s).unwrap();
         let err = check(&s.without_dependencies()).unwrap_err().to_string();
-        assert!(err.starts_with("ring allreduce schedule: message"), "{err}");
+        assert!(
+            err.starts_with("ring all-reduce schedule: message"),
+            "{err}"
+        );
         assert!(
             err.contains("without waiting")
                 || err.contains("no fixed order")

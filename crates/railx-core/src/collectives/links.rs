@@ -25,9 +25,10 @@ pub const MAX_STEP_MESSAGES: u64 = 20_000_000;
 
 /// One step on a line: latency and the per-rank, per-direction bandwidth of the stage formulas.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(non_snake_case)]
 pub struct LineLink {
     pub alpha_s: f64,
-    pub bw_bps: f64,
+    pub bw_Bps: f64,
 }
 
 /// The measured link of every line of `plan` over `group` on `net` routed by `routing`.
@@ -63,6 +64,7 @@ fn step_targets(line: &Line, rank: u32, out: &mut Vec<u32>) {
     }
 }
 
+#[allow(non_snake_case)]
 fn measure_line(
     net: &Network,
     routing: &dyn Routing,
@@ -73,7 +75,7 @@ fn measure_line(
     if size <= 1 {
         return Ok(LineLink {
             alpha_s: 0.0,
-            bw_bps: f64::INFINITY,
+            bw_Bps: f64::INFINITY,
         });
     }
     let fanout = match line.algo {
@@ -121,13 +123,13 @@ fn measure_line(
         )?;
     let rate = load
         .iter()
-        .zip(&net.bandwidth_bps)
+        .zip(&net.bandwidth_Bps)
         .filter(|(&n, _)| n > 0.0)
         .map(|(&n, &bw)| bw / n)
         .fold(f64::INFINITY, f64::min);
-    let bw_bps = match line.algo {
+    let bw_Bps = match line.algo {
         LineAlgo::Direct => (size - 1) as f64 * rate / 2.0,
         LineAlgo::Ring | LineAlgo::BidirRing => rate,
     };
-    Ok(LineLink { alpha_s, bw_bps })
+    Ok(LineLink { alpha_s, bw_Bps })
 }

@@ -1,4 +1,4 @@
-//! Collective schedules (DESIGN.md §7): explicit, pipelined schedules of all-reduce,
+//! Collective schedules (docs/collectives.md): explicit, pipelined schedules of all-reduce,
 //! reduce-scatter, all-gather and all-to-all over a process group mapped onto chips, checked as
 //! data movement (`check`) and lowered to the message DAG both simulators execute.
 //!
@@ -46,7 +46,18 @@ impl Op {
         Op::AllToAll,
     ];
 
+    /// The canonical, hyphenated name (the spelling of the workload patterns and topology kinds).
     pub fn name(self) -> &'static str {
+        match self {
+            Op::AllReduce => "all-reduce",
+            Op::ReduceScatter => "reduce-scatter",
+            Op::AllGather => "all-gather",
+            Op::AllToAll => "all-to-all",
+        }
+    }
+
+    /// The unhyphenated spelling of earlier releases, still accepted on input.
+    fn legacy_name(self) -> &'static str {
         match self {
             Op::AllReduce => "allreduce",
             Op::ReduceScatter => "reducescatter",
@@ -55,16 +66,17 @@ impl Op {
         }
     }
 
+    /// The operation of a canonical or legacy name.
     pub fn parse(name: &str) -> Result<Op> {
         Op::ALL
             .into_iter()
-            .find(|o| o.name() == name)
+            .find(|o| o.name() == name || o.legacy_name() == name)
             .ok_or_else(|| {
                 RailxError::invalid(
                     "op",
                     name,
                     "not a collective operation",
-                    "use allreduce, reducescatter, allgather or alltoall",
+                    "use all-reduce, reduce-scatter, all-gather or all-to-all",
                 )
             })
     }

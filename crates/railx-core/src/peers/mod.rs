@@ -1,4 +1,4 @@
-//! Peer topologies that RailX is compared with (DESIGN.md §11), one file per family. Each gives
+//! Peer topologies that RailX is compared with (docs/cost.md), one file per family. Each gives
 //! its [`BillOfMaterials`] by counting (no graph; fast at any scale) and its [`Network`] on
 //! demand, refused beyond [`MAX_GRAPH_LINKS`] directed links.
 //!
@@ -72,7 +72,7 @@ impl LinkSpec {
         self.duplex_bw(net, a, b, class, axis, rail, self.port_bw_Bps);
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, non_snake_case)]
     pub(crate) fn duplex_bw(
         &self,
         net: &mut Network,
@@ -81,15 +81,15 @@ impl LinkSpec {
         class: LinkClass,
         axis: Axis,
         rail: u32,
-        bandwidth_bps: f64,
+        bandwidth_Bps: f64,
     ) {
         let latency = if class == LinkClass::IntraNode {
             self.short_latency_s
         } else {
             self.long_latency_s
         };
-        net.push_link(a, b, class, bandwidth_bps, latency, axis, rail);
-        net.push_link(b, a, class, bandwidth_bps, latency, axis, rail);
+        net.push_link(a, b, class, bandwidth_Bps, latency, axis, rail);
+        net.push_link(b, a, class, bandwidth_Bps, latency, axis, rail);
     }
 
     fn validate(&self) -> Result<()> {

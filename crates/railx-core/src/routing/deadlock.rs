@@ -1,4 +1,4 @@
-//! Deadlock freedom, checked rather than assumed (DESIGN.md §5): the channel dependency graph
+//! Deadlock freedom, checked rather than assumed (docs/routing.md): the channel dependency graph
 //! (channel = link x VC; channel a -> b when a packet holding a may request b next) of a routing
 //! function over every source-destination pair must be acyclic. Larger networks get the
 //! structural check instead: on sampled routes, the VC never decreases, it strictly increases at

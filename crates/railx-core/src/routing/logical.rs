@@ -1,6 +1,6 @@
 //! Node-level routing on a region's logical topology: coordinates, and the next node of the
-//! dimension-order minimal route (DESIGN.md §5; paper Algorithm 1 generalised). Logical dims are
-//! corrected in order (X's innermost first, then Y's); a ring steps the shorter way (ties
+//! dimension-order minimal route (docs/routing.md; RailX paper Algorithm 1 generalised). Logical
+//! dims are corrected in order (X's innermost first, then Y's); a ring steps the shorter way (ties
 //! forward); an all-to-all jumps; a Dragonfly's global dimension goes local (to the node holding
 //! the global link), global, local. Nodes are region-local indices `j * |xs| + i`.
 

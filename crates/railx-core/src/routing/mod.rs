@@ -1,4 +1,4 @@
-//! Routing functions and their analyses (DESIGN.md §5).
+//! Routing functions and their analyses (docs/routing.md).
 //!
 //! A routing function is algorithmic (no all-pairs table): given the chip a packet is at, its
 //! destination and the routing state it carries, it lists the allowed next hops, each an output
@@ -162,9 +162,14 @@ pub struct Hop {
 /// How a simulator picks among several allowed next hops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Selection {
-    /// By downstream credits (the least occupied next VC), the first listed hop winning ties, so
-    /// minimal hops, listed first, are preferred while uncongested.
+    /// By downstream credits (the least occupied next VC class), the first listed hop winning
+    /// ties, so minimal hops, listed first, are preferred while uncongested.
     Adaptive,
+    /// By downstream credits as `Adaptive`, ties going round-robin: a router lists the hops of
+    /// each packet it routes from the next one on. For routings whose hops are all equally good
+    /// (ECMP over a fat-tree's up links), where the first listed would take every packet that
+    /// finds the hops idle.
+    Balanced,
     /// Uniformly at random with the simulator's seeded generator (e.g. Valiant's intermediate).
     Random,
 }

@@ -1,8 +1,8 @@
-//! Routing for the Rail-only peers (paper 002, DESIGN.md §11): chips of one high-bandwidth (HB)
-//! domain talk directly; a packet for another domain first crosses its own HB domain to the chip
-//! on the destination's rail (the same local rank as the destination), then corrects the rail
-//! dimensions in order, each up and down one of that line's Clos planes (up*/down*, ECMP over
-//! the rails and the up links).
+//! Routing for the Rail-only peers (the Rail-only paper; docs/cost.md): chips of one high-bandwidth
+//! (HB) domain talk directly; a packet for another domain first crosses its own HB domain to the
+//! chip on the destination's rail (the same local rank as the destination), then corrects the rail
+//! dimensions in order, each up and down one of that line's Clos planes (up*/down*, ECMP over the
+//! rails and the up links).
 //!
 //! One VC: HB hops come only before rail hops, each Clos is climbed and descended without a
 //! down-to-up turn, and the dimensions are corrected in a fixed order, so every dependency leads

@@ -1,4 +1,4 @@
-//! Routing functions of a RailX region (DESIGN.md §5, paper §4.1).
+//! Routing functions of a RailX region (docs/routing.md; RailX paper §4.1).
 //!
 //! In every scheme a packet, on entering a node (or at its source), picks the inter-node link to
 //! leave by — the nearest, from its entry chip, among the links to the chosen next node — and

@@ -2,12 +2,14 @@
 //! or not): a packet climbs, over any up link, until its switch reaches the destination by down
 //! links alone, then descends over any down link that still reaches it. A route never turns
 //! from down to up, so one VC is deadlock-free; the check confirms it rather than assumes it.
+//! The up links are equally good, so a simulator breaks its ties among them round-robin
+//! (`Selection::Balanced`).
 //!
 //! The same climb serves networks whose chips sit in several trees (Rail-only's rails,
 //! HammingMesh's row and column trees): built over the tree links only, it routes between two
 //! chips of one tree, entered by [`UpDownRouting::entries`].
 
-use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, NO_VIA};
+use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, Selection, NO_VIA};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use std::collections::VecDeque;
@@ -152,6 +154,11 @@ impl Routing for UpDownRouting {
 
     fn vcs(&self) -> u8 {
         1
+    }
+
+    /// Every up link that still leads to the destination is as good as another.
+    fn selection(&self) -> Selection {
+        Selection::Balanced
     }
 
     fn chips(&self) -> &[u32] {

@@ -1,6 +1,6 @@
 //! A collective schedule on the flit-level simulator: the system's seconds and bytes mapped onto
-//! cycles and flits, so the flit level answers in the same units as the analytic model and the
-//! flow level (DESIGN.md §6-§7, issue 8's cross-fidelity checks).
+//! cycles and flits, so the flit level answers in the same units as the analytic model and the flow
+//! level (docs/collectives.md, Flit level; issue 8's cross-fidelity checks).
 //!
 //! - **Cycle**: `flit_bytes` over the slowest link's bandwidth (on RailX the external port), the
 //!   simulator's own time base: such a link carries one flit per cycle, a mesh link of k times
@@ -59,14 +59,15 @@ pub struct FlitCollectiveRun {
 
 /// The simulator settings that map `net` onto cycles of `flit_bytes`, for a routing function
 /// with `routing_vcs` VCs (module docs).
+#[allow(non_snake_case)]
 pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<FlitConfig> {
     crate::error::require_positive("flit_bytes", flit_bytes, "e.g. 256")?;
-    let slowest_bps = net
-        .bandwidth_bps
+    let slowest_Bps = net
+        .bandwidth_Bps
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
-    if net.links() == 0 || !(slowest_bps.is_finite() && slowest_bps > 0.0) {
+    if net.links() == 0 || !(slowest_Bps.is_finite() && slowest_Bps > 0.0) {
         return Err(RailxError::invalid(
             "network",
             format!("{} links", net.links()),
@@ -74,7 +75,7 @@ pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<Fl
             "simulate a connected system",
         ));
     }
-    let cycle_s = flit_bytes as f64 / slowest_bps;
+    let cycle_s = flit_bytes as f64 / slowest_Bps;
     let longest_s = |intra: bool| {
         (0..net.links())
             .filter(|&l| (net.class[l] == LinkClass::IntraNode) == intra)
@@ -91,7 +92,7 @@ pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<Fl
             } else {
                 long
             };
-            let rate = net.bandwidth_bps[l] / slowest_bps;
+            let rate = net.bandwidth_Bps[l] / slowest_Bps;
             ((2 * latency + defaults.router_delay_cycles + 2) as f64 * rate).ceil() as u32
         })
         .max()
@@ -99,7 +100,7 @@ pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<Fl
     let packet = defaults.packet_flits;
     let mut out_flits_per_cycle = vec![0.0; net.vertices() as usize];
     for l in 0..net.links() {
-        out_flits_per_cycle[net.src[l] as usize] += net.bandwidth_bps[l] / slowest_bps;
+        out_flits_per_cycle[net.src[l] as usize] += net.bandwidth_Bps[l] / slowest_Bps;
     }
     let injection = out_flits_per_cycle.iter().copied().fold(1.0, f64::max);
     Ok(FlitConfig {

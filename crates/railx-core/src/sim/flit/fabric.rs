@@ -54,7 +54,7 @@ impl Fabric {
     pub fn new(net: &Network, config: &FlitConfig, is_chip: &[bool]) -> Result<Fabric> {
         let vertices = net.vertices();
         let base = net
-            .bandwidth_bps
+            .bandwidth_Bps
             .iter()
             .copied()
             .fold(f64::INFINITY, f64::min);
@@ -66,7 +66,7 @@ impl Fabric {
                 "simulate a connected system",
             ));
         }
-        let link_flits_per_cycle: Vec<f64> = net.bandwidth_bps.iter().map(|b| b / base).collect();
+        let link_flits_per_cycle: Vec<f64> = net.bandwidth_Bps.iter().map(|b| b / base).collect();
         let latency = |class: LinkClass| match class {
             LinkClass::IntraNode => config.short_latency_cycles,
             _ => config.long_latency_cycles,

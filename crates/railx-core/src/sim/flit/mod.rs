@@ -1,4 +1,4 @@
-//! The cycle-based, flit-level network simulator (DESIGN.md §6, paper §6.1.2, A.6): routers with
+//! The cycle-based, flit-level network simulator (RailX paper §6.1.2, A.6): routers with
 //! input-buffered virtual channels, virtual cut-through, credit-based flow control, separable
 //! allocation with round-robin arbitration, links of any rate (k flits/cycle inside a RailX
 //! node) and latency, on any [`Network`] with any [`Routing`] function. Multi-threaded and
@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use traffic::Destinations;
 
 /// Simulates `traffic` on `net` routed by `routing`.
+#[allow(non_snake_case)]
 pub fn simulate(
     net: &Network,
     routing: &dyn Routing,
@@ -74,12 +75,12 @@ pub fn simulate(
     }
     let is_chip: Vec<bool> = (0..net.vertices()).map(|v| v < net.chip_count).collect();
     let fabric = Fabric::new(net, config, &is_chip)?;
-    let base_bw_bps = net
-        .bandwidth_bps
+    let base_bw_Bps = net
+        .bandwidth_Bps
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
-    let cycle_s = config.flit_bytes as f64 / base_bw_bps;
+    let cycle_s = config.flit_bytes as f64 / base_bw_Bps;
     let mut dag = None;
     let (pattern, workload, cycles, window) = match traffic {
         Traffic::Rate { pattern, load } => {

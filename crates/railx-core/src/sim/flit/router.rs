@@ -240,6 +240,8 @@ pub(crate) struct Router {
     /// Source queues, one per injection queue (none for a router without a chip).
     sources: Vec<VecDeque<SourceMsg>>,
     cursor: u32,
+    /// Under `Selection::Balanced`, the hop listed first for the next packet routed here.
+    tie_turn: u32,
     finite_sent: u32,
     ready: BinaryHeap<Reverse<(u64, u32)>>,
     rng: Stream,
@@ -304,6 +306,7 @@ impl Router {
             sent_flits: vec![0; n_out as usize],
             sources: vec![VecDeque::new(); injection_queues as usize],
             cursor,
+            tie_turn: 0,
             finite_sent: 0,
             ready: BinaryHeap::new(),
             rng,
@@ -599,6 +602,11 @@ impl Router {
             hops.clear();
             hops.push(pick);
         }
+        if sh.selection == Selection::Balanced && hops.len() > 1 {
+            let first = self.tie_turn as usize % hops.len();
+            hops.rotate_left(first);
+            self.tie_turn = self.tie_turn.wrapping_add(1);
+        }
         for hop in hops.iter() {
             let port = sh.fabric.link_out_port[hop.link as usize];
             if !(self.out_start..self.out_start + self.n_out).contains(&port)
@@ -666,9 +674,13 @@ impl Router {
         }
     }
 
-    /// The hop the head of queue `q` would take now and the physical VC downstream: an open
-    /// output whose VC class has a VC with room for the whole packet, the VC with most free
-    /// credits winning (the first hop listed, then the lowest VC, on ties).
+    /// The hop the head of queue `q` would take now and the physical VC downstream. Among the
+    /// open outputs whose VC class has a VC that can take the packet, the least occupied hop
+    /// wins: the one whose class has the most free credits over all its VCs (the first hop listed
+    /// on ties); within it, the VC with most free credits (the lowest on ties). The class is
+    /// compared, not its best VC: with several VCs per class every link but the busiest keeps an
+    /// idle VC with a full buffer, so per-VC credits would tie every hop and send all traffic the
+    /// first listed way. With one VC per class the two are the same.
     fn choose(&self, q: usize, flits: u32, next_tick: u64, sh: &Shared) -> Option<(u32, u8)> {
         let mut best: Option<(u32, u8, u32)> = None;
         let need = sh.config.flits_to_take_vc(flits);
@@ -680,13 +692,20 @@ impl Router {
                 // Ejection: no downstream buffer, and it is the only hop offered.
                 return Some((k as u32, 0));
             }
-            let range = self.class_vcs(cand.out, cand.vc);
             let base = (cand.out * self.vcs) as usize;
             let held = self.out_held[cand.out as usize];
-            for slot in range {
+            let mut class_free = 0;
+            let mut pick: Option<(u8, u32)> = None;
+            for slot in self.class_vcs(cand.out, cand.vc) {
                 let free = self.credits[slot];
-                if vc_open(free, need, held, slot - base) && best.is_none_or(|(_, _, f)| free > f) {
-                    best = Some((k as u32, (slot - base) as u8, free));
+                class_free += free;
+                if vc_open(free, need, held, slot - base) && pick.is_none_or(|(_, f)| free > f) {
+                    pick = Some(((slot - base) as u8, free));
+                }
+            }
+            if let Some((vc, _)) = pick {
+                if best.is_none_or(|(_, _, f)| class_free > f) {
+                    best = Some((k as u32, vc, class_free));
                 }
             }
         }

@@ -46,7 +46,7 @@ impl Traffic {
         match self {
             Traffic::Rate { pattern, .. } => match pattern {
                 Pattern::Uniform => "uniform".into(),
-                Pattern::AllToAll => "alltoall".into(),
+                Pattern::AllToAll => "all-to-all".into(),
                 Pattern::Permutation(k) => format!(
                     "permutation-{}",
                     match k {
@@ -57,7 +57,7 @@ impl Traffic {
                 ),
                 Pattern::Hotspot { .. } => "hotspot".into(),
             },
-            Traffic::FiniteAllToAll { .. } => "alltoall-finite".into(),
+            Traffic::FiniteAllToAll { .. } => "all-to-all-finite".into(),
             Traffic::Dag(_) => "dag".into(),
         }
     }
@@ -67,7 +67,7 @@ impl Traffic {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
-    /// uniform, alltoall, permutation or hotspot.
+    /// uniform, all-to-all (or its older spelling alltoall), permutation or hotspot.
     pub pattern: String,
     /// Offered flits/cycle/chip (rate patterns).
     #[serde(default)]
@@ -79,7 +79,7 @@ pub struct TrafficSpec {
     pub hotspot_chips: Vec<u32>,
     #[serde(default = "hotspot_fraction")]
     pub hotspot_fraction: f64,
-    /// Flits per pair: makes `alltoall` finite (completion time) instead of a rate.
+    /// Flits per pair: makes `all-to-all` finite (completion time) instead of a rate.
     #[serde(default)]
     pub size_flits: Option<u32>,
 }
@@ -95,7 +95,8 @@ impl TrafficSpec {
     pub fn resolve(&self) -> Result<Traffic> {
         let pattern = match self.pattern.as_str() {
             "uniform" => Pattern::Uniform,
-            "alltoall" => Pattern::AllToAll,
+            // "alltoall" is the spelling of earlier releases, kept so their scripts still run.
+            "all-to-all" | "alltoall" => Pattern::AllToAll,
             "permutation" => Pattern::Permutation(match self.permutation.as_str() {
                 "random" => PermutationKind::Random,
                 "transpose" => PermutationKind::Transpose,
@@ -131,7 +132,7 @@ impl TrafficSpec {
                     "traffic",
                     other,
                     "unknown traffic pattern",
-                    "use uniform, alltoall, permutation or hotspot",
+                    "use uniform, all-to-all, permutation or hotspot",
                 ))
             }
         };
@@ -146,7 +147,7 @@ impl TrafficSpec {
                 "size_flits",
                 self.pattern.as_str(),
                 "a finite size applies to the all-to-all only",
-                "use --traffic alltoall with a size, or drop the size for a rate",
+                "use --traffic all-to-all with a size, or drop the size for a rate",
             )),
             None => Ok(Traffic::Rate {
                 pattern,
@@ -316,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn alltoall_visits_every_other_chip_once_per_round() {
+    fn all_to_all_visits_every_other_chip_once_per_round() {
         let chips: Vec<u32> = (0..6).collect();
         let d = Destinations::new(&chips, 6, &Pattern::AllToAll, 0).unwrap();
         let mut rng = Stream::new(0, 0, 0);

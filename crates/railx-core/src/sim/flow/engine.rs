@@ -56,11 +56,12 @@ impl Ord for StartAt {
 
 /// Runs `dag`, message i on path `path_of[i]` of `paths`, over resources of the given
 /// capacities; with `bins > 0` records the utilisation timeline.
+#[allow(non_snake_case)]
 pub fn run(
     dag: &MessageDag,
     path_of: &[u32],
     paths: &PathSet,
-    capacity_bps: &[f64],
+    capacity_Bps: &[f64],
     bins: u32,
 ) -> FlowRun {
     let n = dag.len() as usize;
@@ -79,7 +80,7 @@ pub fn run(
     let mut left: Vec<f64> = Vec::new();
     let mut rates: Vec<f64> = Vec::new();
     let mut fill = WaterFill::default();
-    let mut recorder = (bins > 0).then(|| Recorder::new(capacity_bps));
+    let mut recorder = (bins > 0).then(|| Recorder::new(capacity_Bps));
     let (mut touched, mut scratch) = (Vec::new(), Vec::new());
     let mut now = 0.0f64;
     let mut events = 0u64;
@@ -138,10 +139,10 @@ pub fn run(
             left.push(dag.bytes(msg) as f64);
         }
         events += 1;
-        fill.allocate(capacity_bps, paths, &active_paths, &mut rates);
+        fill.allocate(capacity_Bps, paths, &active_paths, &mut rates);
         if let Some(rec) = recorder.as_mut() {
             touched.clear();
-            touched.extend(fill.loads(capacity_bps));
+            touched.extend(fill.loads(capacity_Bps));
             rec.set(now, &touched, &mut scratch);
         }
     }

@@ -64,18 +64,19 @@ pub struct WaterFill {
     is_dirty: Vec<bool>,
 }
 
+#[allow(non_snake_case)]
 impl WaterFill {
     /// Max-min fair rates (bytes/s) of `flows` (each the id of its path in `paths`) over
     /// resources of the given capacities (bytes/s); `rates[k]` is flow k's rate.
     pub fn allocate(
         &mut self,
-        capacity_bps: &[f64],
+        capacity_Bps: &[f64],
         paths: &PathSet,
         flows: &[u32],
         rates: &mut Vec<f64>,
     ) {
-        let n_res = capacity_bps.len();
-        self.reset(capacity_bps, paths, flows);
+        let n_res = capacity_Bps.len();
+        self.reset(capacity_Bps, paths, flows);
         rates.clear();
         rates.resize(flows.len(), 0.0);
         for j in 0..n_res {
@@ -114,16 +115,16 @@ impl WaterFill {
 
     /// After `allocate`: the load (bytes/s) of every resource some flow uses, as (resource,
     /// load) — its capacity less what remained when its last flow froze.
-    pub fn loads<'a>(&'a self, capacity_bps: &'a [f64]) -> impl Iterator<Item = (u32, f64)> + 'a {
-        (0..capacity_bps.len())
+    pub fn loads<'a>(&'a self, capacity_Bps: &'a [f64]) -> impl Iterator<Item = (u32, f64)> + 'a {
+        (0..capacity_Bps.len())
             .filter(|&j| self.user_start[j + 1] > self.user_start[j])
-            .map(|j| (j as u32, capacity_bps[j] - self.remaining[j]))
+            .map(|j| (j as u32, capacity_Bps[j] - self.remaining[j]))
     }
 
-    fn reset(&mut self, capacity_bps: &[f64], paths: &PathSet, flows: &[u32]) {
-        let n_res = capacity_bps.len();
+    fn reset(&mut self, capacity_Bps: &[f64], paths: &PathSet, flows: &[u32]) {
+        let n_res = capacity_Bps.len();
         self.remaining.clear();
-        self.remaining.extend_from_slice(capacity_bps);
+        self.remaining.extend_from_slice(capacity_Bps);
         self.level_at.clear();
         self.level_at.resize(n_res, 0.0);
         self.users.clear();

@@ -1,4 +1,4 @@
-//! The flow-level simulator (DESIGN.md §6): messages of a DAG become flows on routed paths that
+//! The flow-level simulator (docs/flow.md): messages of a DAG become flows on routed paths that
 //! share link bandwidth max-min fairly, with rates recomputed whenever a flow starts or
 //! finishes; a message takes its path's latency plus its bytes over its rate.
 //!
@@ -41,6 +41,7 @@ pub const MAX_BINS: u32 = 100_000;
 
 /// The outcome of a flow-level run.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(non_snake_case)]
 pub struct FlowReport {
     /// When the last message arrived.
     pub completion_s: f64,
@@ -57,7 +58,7 @@ pub struct FlowReport {
     /// an orbit has the orbit's utilisation).
     pub resource_of_link: Vec<u32>,
     /// Capacity of each resource (one link's bandwidth).
-    pub resource_capacity_bps: Vec<f64>,
+    pub resource_capacity_Bps: Vec<f64>,
     /// Utilisation of each resource over time, when bins were asked for.
     pub timeline: Option<Timeline>,
 }
@@ -112,12 +113,13 @@ fn distinct_pairs(dag: &MessageDag) -> (Vec<(u32, u32)>, Vec<u32>) {
     (pairs, path_of)
 }
 
+#[allow(non_snake_case)]
 fn report(
     dag: &MessageDag,
     represented: u64,
     run: engine::FlowRun,
     resource_of_link: Vec<u32>,
-    resource_capacity_bps: Vec<f64>,
+    resource_capacity_Bps: Vec<f64>,
 ) -> FlowReport {
     FlowReport {
         completion_s: run.completion_s,
@@ -127,7 +129,7 @@ fn report(
         start_s: run.start_s,
         arrival_s: run.arrival_s,
         resource_of_link,
-        resource_capacity_bps,
+        resource_capacity_Bps,
         timeline: run.timeline,
     }
 }
@@ -145,13 +147,13 @@ pub fn simulate(
     let (pairs, path_of) = distinct_pairs(dag);
     let identity: Vec<u32> = (0..net.links() as u32).collect();
     let paths = PathSet::route_all(routing, &net.latency_s, &identity, &pairs)?;
-    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_bps, bins);
+    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_Bps, bins);
     Ok(report(
         dag,
         dag.len() as u64,
         run,
         identity,
-        net.bandwidth_bps.clone(),
+        net.bandwidth_Bps.clone(),
     ))
 }
 
@@ -181,7 +183,7 @@ pub fn simulate_symmetric(
     let (pairs, path_of) = distinct_pairs(dag);
     group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
     let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
-    let capacity = group.orbit_capacity_bps().to_vec();
+    let capacity = group.orbit_capacity_Bps().to_vec();
     let run = engine::run(dag, &path_of, &paths, &capacity, bins);
     Ok(report(
         dag,

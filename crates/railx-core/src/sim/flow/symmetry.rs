@@ -197,6 +197,7 @@ impl Translations {
 }
 
 /// A subgroup of a RailX network's node translations, with the network's link orbits under it.
+#[allow(non_snake_case)]
 pub struct LinkOrbits {
     group: Translations,
     /// (src, dst, rail, k) -> the k-th link with those ends on that rail (k > 0 only for a
@@ -208,7 +209,7 @@ pub struct LinkOrbits {
     /// fundamental domain.
     orbit_of_link: Vec<u32>,
     /// The capacity of each orbit's links (one link's bandwidth).
-    orbit_capacity_bps: Vec<f64>,
+    orbit_capacity_Bps: Vec<f64>,
 }
 
 impl LinkOrbits {
@@ -241,7 +242,7 @@ impl LinkOrbits {
             link_of,
             parallel_index,
             orbit_of_link: Vec::new(),
-            orbit_capacity_bps: Vec::new(),
+            orbit_capacity_Bps: Vec::new(),
         };
         // Invariance under the generators implies it under the whole subgroup.
         for l in 0..net.links() as u32 {
@@ -250,7 +251,7 @@ impl LinkOrbits {
                 let same = image.is_some_and(|t| {
                     let (a, b) = (l as usize, t as usize);
                     net.class[a] == net.class[b]
-                        && net.bandwidth_bps[a] == net.bandwidth_bps[b]
+                        && net.bandwidth_Bps[a] == net.bandwidth_Bps[b]
                         && net.latency_s[a] == net.latency_s[b]
                 });
                 if !same {
@@ -268,7 +269,7 @@ impl LinkOrbits {
         for (l, orbit) in orbit_of_link.iter_mut().enumerate() {
             if group.member(net.src[l]).1 == 0 {
                 *orbit = capacity.len() as u32;
-                capacity.push(net.bandwidth_bps[l]);
+                capacity.push(net.bandwidth_Bps[l]);
             }
         }
         for l in 0..net.links() as u32 {
@@ -283,7 +284,7 @@ impl LinkOrbits {
             orbit_of_link[l as usize] = orbit_of_link[rep as usize];
         }
         orbits.orbit_of_link = orbit_of_link;
-        orbits.orbit_capacity_bps = capacity;
+        orbits.orbit_capacity_Bps = capacity;
         Ok(orbits)
     }
 
@@ -296,8 +297,9 @@ impl LinkOrbits {
         &self.orbit_of_link
     }
 
-    pub fn orbit_capacity_bps(&self) -> &[f64] {
-        &self.orbit_capacity_bps
+    #[allow(non_snake_case)]
+    pub fn orbit_capacity_Bps(&self) -> &[f64] {
+        &self.orbit_capacity_Bps
     }
 
     fn translate_link(&self, net: &Network, l: u32, step: (u32, u32)) -> Option<u32> {

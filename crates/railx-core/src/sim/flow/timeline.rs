@@ -15,9 +15,10 @@ pub struct Timeline {
 }
 
 /// Records piecewise-constant loads as they change.
+#[allow(non_snake_case)]
 pub struct Recorder {
-    capacity_bps: Vec<f64>,
-    load_bps: Vec<f64>,
+    capacity_Bps: Vec<f64>,
+    load_Bps: Vec<f64>,
     /// Resources with a nonzero load now.
     loaded: Vec<u32>,
     /// (time, resource, new load) in time order.
@@ -25,14 +26,15 @@ pub struct Recorder {
     mark: Vec<bool>,
 }
 
+#[allow(non_snake_case)]
 impl Recorder {
-    pub fn new(capacity_bps: &[f64]) -> Recorder {
+    pub fn new(capacity_Bps: &[f64]) -> Recorder {
         Recorder {
-            capacity_bps: capacity_bps.to_vec(),
-            load_bps: vec![0.0; capacity_bps.len()],
+            capacity_Bps: capacity_Bps.to_vec(),
+            load_Bps: vec![0.0; capacity_Bps.len()],
             loaded: Vec::new(),
             changes: Vec::new(),
-            mark: vec![false; capacity_bps.len()],
+            mark: vec![false; capacity_Bps.len()],
         }
     }
 
@@ -40,7 +42,7 @@ impl Recorder {
     /// (a resource may appear several times; its loads add). Others drop to zero.
     pub fn set(&mut self, t_s: f64, touched: &[(u32, f64)], scratch: &mut Vec<f64>) {
         scratch.clear();
-        scratch.resize(self.capacity_bps.len(), 0.0);
+        scratch.resize(self.capacity_Bps.len(), 0.0);
         let mut now_loaded = Vec::with_capacity(self.loaded.len());
         for &(r, load) in touched {
             if !self.mark[r as usize] {
@@ -51,9 +53,9 @@ impl Recorder {
         }
         for &r in self.loaded.iter().chain(&now_loaded) {
             let i = r as usize;
-            if scratch[i] != self.load_bps[i] {
+            if scratch[i] != self.load_Bps[i] {
                 self.changes.push((t_s, r, scratch[i]));
-                self.load_bps[i] = scratch[i];
+                self.load_Bps[i] = scratch[i];
             }
         }
         for &r in &now_loaded {
@@ -64,7 +66,7 @@ impl Recorder {
 
     /// Folds the record into `bins` bins over `[0, end_s]`.
     pub fn finish(self, end_s: f64, bins: u32) -> Timeline {
-        let n = self.capacity_bps.len();
+        let n = self.capacity_Bps.len();
         let b = bins.max(1) as usize;
         let width = if end_s > 0.0 { end_s / b as f64 } else { 1.0 };
         let mut busy = vec![0.0f64; n * b];
@@ -98,11 +100,11 @@ impl Recorder {
         let utilisation = busy
             .iter()
             .enumerate()
-            .map(|(k, &v)| (v / (self.capacity_bps[k / b] * width)) as f32)
+            .map(|(k, &v)| (v / (self.capacity_Bps[k / b] * width)) as f32)
             .collect();
         let mean = total
             .iter()
-            .zip(&self.capacity_bps)
+            .zip(&self.capacity_Bps)
             .map(|(&t, &c)| if end_s > 0.0 { t / (c * end_s) } else { 0.0 })
             .collect();
         Timeline {
