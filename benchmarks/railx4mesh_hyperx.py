@@ -17,9 +17,8 @@ import resource
 import sys
 import time
 
-from railx._core import verify_ocs
-
 import railx
+from railx._core import verify_ocs
 from railx.config import Config
 from railx.systems import PRESETS
 

@@ -14,9 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from railx._core import verify_ocs
-
 import railx
+from railx._core import verify_ocs
 
 CONFIG = Path(__file__).resolve().parent.parent / "examples" / "railx7mesh-hyperx.toml"
 

@@ -16,10 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+from railx.routing.peer import peer_check_deadlock
+
 import railx
 from railx.config import Config
 from railx.routing import check_deadlock, route_stats
-from railx.routing.peer import peer_check_deadlock
 from railx.systems import System
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from railx._core import RailxError
 
 from conftest import fig15_torus
+from railx._core import RailxError
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
 

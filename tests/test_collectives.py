@@ -10,9 +10,9 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from railx._core import RailxError, collective_check, collective_counts
 from railx._core import System as CoreSystem
-
 from railx.collectives import LogicalDim, RailxParams, analytic, estimate
 from railx.collectives.plans import ALGORITHMS, OPS, canonical_op
 from railx.config import Config, ConfigError

@@ -93,3 +93,21 @@ def test_parse_chip_matches_the_id_formula(examples: Path) -> None:
     network = railx.realize(examples / "hyperx-5x5.toml")  # P = 5, m = 2
     assert parse_chip(network, "3,2,1,0") == ((2 * 5 + 3) * 2 + 0) * 2 + 1
     assert route(network, 0, 0)["path"] == []
+
+
+def test_a_built_core_system_is_taken_where_a_system_is() -> None:
+    """`railx._core.System` is a SystemLike: chips by id (it keeps no configuration, so no
+    coordinates), and collectives on it are those of the routed link model."""
+    from railx.collectives.commands import collective_report
+    from railx.systems import System
+
+    spec = {"system": {"m": 2, "n": 1, "R": 8, "grid": [3, 3]}, "topology": {"preset": "torus"}}
+    system = System("railx", "railx", railx=spec)
+    assert parse_chip(system.core, "5") == 5
+    assert parse_chip(system, "1,0,0,0") == 4  # (Y*P + X)*m*m + y*m + x
+    with pytest.raises(railx.ConfigError) as err:
+        parse_chip(system.core, "1,0,0,0")
+    assert str(err.value) == "chip = '1,0,0,0': a built core system's chips are given by id; e.g. 0"
+    on_core = collective_report(system.core, "allreduce", "ring", 1 << 20)
+    assert on_core["link_model"] == "routed"
+    assert on_core["time_s"] == collective_report(system, "allreduce", "ring", 1 << 20, link_model="routed")["time_s"]

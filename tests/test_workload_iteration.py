@@ -157,3 +157,15 @@ def test_workload_cli_json_and_errors() -> None:
     ]:
         bad = run_railx("workload", *args, "--system", LISTING1)
         assert bad.rc == 2 and bad.stderr.startswith(f"error: {field}") and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_with_ports_sets_axis_ports_and_refuses_a_dimension_off_the_axes() -> None:
+    system = load_workload_system(LISTING1)
+    assert system.with_ports({"C": 3}).mapping["C"] == system.mapping["C"].model_copy(update={"ports": 3})
+    assert system.with_ports({"C": 3}).mapping["T"] == "mesh"
+    with pytest.raises(ConfigError) as err:
+        system.with_ports({"T": 2})  # T is on the mesh, which has no ports
+    assert (
+        str(err.value)
+        == 'mapping.T: T is not on an axis, so it has no ports to set; e.g. T = { axis = "x", ports = 2 }'
+    )

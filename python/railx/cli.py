@@ -10,7 +10,7 @@ import importlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import typer
 from rich.console import Console
@@ -18,7 +18,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from railx._core import InternalError, RailxError
-from railx.network import realize, verify_ocs_file
+from railx.config import ConfigError, is_one_of
+from railx.network import NETWORK_FORMATS, realize, verify_ocs_file
 
 console = Console()
 
@@ -116,6 +117,14 @@ def plan(config: ConfigArg, as_json: JsonOpt = False) -> None:
     console.print(f"[dim]largest system for this m, n, R: {scales}[/dim]")
 
 
+class _OcsFileSummary(TypedDict):
+    """One OCS file `railx ocs synth` wrote: its path and how many switches and circuits it sets."""
+
+    file: str
+    switches: int
+    circuits: int
+
+
 @ocs_app.command("synth")
 def ocs_synth(
     config: ConfigArg,
@@ -125,7 +134,7 @@ def ocs_synth(
     """Synthesise the cross-connect tables (railx.ocs/v1 JSON) that realise CONFIG's topology."""
     network = realize(config)
     paths = network.write_ocs(out)
-    summary = [
+    summary: list[_OcsFileSummary] = [
         {"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
         for p, d in ((p, json.loads(p.read_text())) for p in paths)
     ]
@@ -171,8 +180,10 @@ def network(
     as_json: JsonOpt = False,
 ) -> None:
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
+    if not is_one_of(fmt, NETWORK_FORMATS):
+        raise ConfigError(f"format = {fmt}: unknown network format; use {' or '.join(NETWORK_FORMATS)}")
     net = realize(config)
-    net.write(out, fmt)  # type: ignore[arg-type]
+    net.write(out, fmt)
     links = net.links()
     summary = {
         "file": str(out),

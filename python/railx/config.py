@@ -13,7 +13,7 @@ import json
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard, TypeVar
 
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -30,8 +30,12 @@ __all__ = [
     "read_toml",
     "SystemConfig",
     "TopologyConfig",
+    "TopologyPreset",
+    "TOPOLOGY_PRESETS",
     "DimConfig",
+    "is_one_of",
     "JobConfig",
+    "JobName",
     "load_config",
 ]
 
@@ -55,6 +59,15 @@ BYTE_UNITS = {
 MAX_BYTES = 10**18
 MAX_EXPONENT = 40
 _BYTE_SIZE = re.compile(r"\s*((?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?)\s*([A-Za-z]*)\s*")
+
+
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def is_one_of(value: str, allowed: tuple[_Choice, ...]) -> TypeGuard[_Choice]:
+    """Whether `value` is one of `allowed` (a Literal type's members), narrowing it to that type
+    for the checker; the caller raises its own one-line error when it is not."""
+    return value in allowed
 
 
 def parse_bytes(text: str, field: str) -> int:
@@ -143,10 +156,14 @@ class DimConfig(Strict):
     rails: int = Field(ge=0, examples=[2])
 
 
+TopologyPreset = Literal["torus", "hyperx", "dragonfly"]
+TOPOLOGY_PRESETS: tuple[TopologyPreset, ...] = ("torus", "hyperx", "dragonfly")
+
+
 class TopologyConfig(Strict):
     """A preset, or per physical axis the logical dimensions innermost first (README.md, Configuration (TOML))."""
 
-    preset: Literal["torus", "hyperx", "dragonfly"] | None = None
+    preset: TopologyPreset | None = None
     x: list[DimConfig] | None = None
     y: list[DimConfig] | None = None
     allow_matching_rail: bool = Field(
@@ -186,14 +203,21 @@ class NodesConfig(Strict):
         return list(range(*span)) if span is not None else list(getattr(self, axis + "s"))
 
 
-class JobConfig(Strict):
-    """A job: a name, the nodes it occupies and its own logical topology."""
-
-    name: str = Field(
+JobName = Annotated[
+    str,
+    Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
         description="names the job's OCS file <name>.ocs.json, so letters, digits, '.', '_' and '-' only",
         examples=["train-a"],
-    )
+    ),
+]
+"""A job's name, wherever a job is declared (configurations, availability job files)."""
+
+
+class JobConfig(Strict):
+    """A job: a name, the nodes it occupies and its own logical topology."""
+
+    name: JobName
     nodes: NodesConfig
     topology: TopologyConfig
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from railx._core import flow_collective, flow_simulate, flow_symmetric_traffic
 from railx.config import ConfigError
@@ -69,7 +70,17 @@ class Messages:
     def __len__(self) -> int:
         return len(self.src)
 
-    def _columns(self) -> tuple[np.ndarray, ...]:
+    def _columns(
+        self,
+    ) -> tuple[
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.uint64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.uint64],
+        npt.NDArray[np.uint32],
+    ]:
+        """The columns in the dtypes the core takes: src, dst, bytes, delay_s, dep_start, deps."""
         return (
             np.ascontiguousarray(self.src, dtype=np.uint32),
             np.ascontiguousarray(self.dst, dtype=np.uint32),

@@ -13,7 +13,10 @@ from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
 from railx.config import Config, load_config, read_text
 
-__all__ = ["Network", "realize", "verify_ocs_file"]
+__all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file"]
+
+NetworkFormat = Literal["json", "graphml"]
+NETWORK_FORMATS: tuple[NetworkFormat, ...] = ("json", "graphml")
 
 
 class Network:
@@ -51,9 +54,17 @@ class Network:
     def links(self) -> dict[str, np.ndarray]:
         """Directed links as arrays: src, dst (chip ids), class (0 mesh, 1 optical), bandwidth_Bps,
         latency_s, rail (-1 for mesh links). Chip id = (Y*P + X)*m*m + y*m + x."""
-        return {k: v for k, v in self.core.links().items() if k not in ("chips", "switch_radix")}
+        links = self.core.links()
+        return {
+            "src": links["src"],
+            "dst": links["dst"],
+            "class": links["class"],
+            "bandwidth_Bps": links["bandwidth_Bps"],
+            "latency_s": links["latency_s"],
+            "rail": links["rail"],
+        }
 
-    def write(self, path: str | Path, fmt: Literal["json", "graphml"] = "json") -> None:
+    def write(self, path: str | Path, fmt: NetworkFormat = "json") -> None:
         """Writes the chip graph as a `railx.network/v1` JSON edge list or as GraphML."""
         self.core.write_network(str(path), fmt)
 

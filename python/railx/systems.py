@@ -18,13 +18,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
-
 from railx._core import RailxError, peer_bom, railx_config_bom
 from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError, read_toml
 
 if TYPE_CHECKING:
+    from railx._core import LinkArrays
     from railx.network import Network
 
 __all__ = ["PRESETS", "System", "SystemLike", "TABLE6_ORDER", "core_of", "resolve_system"]
@@ -93,11 +92,11 @@ class System:
         except RailxError as exc:
             raise ConfigError(f"{self.name}: {exc}") from None
 
-    def network(self) -> dict[str, np.ndarray | int]:
+    def network(self) -> LinkArrays:
         """The graph: chips (ids 0..chips-1) then a peer's packet switches (`switch_radix`),
         directed links as NumPy arrays (src, dst, class: 0 board/mesh, 1 chip-chip optical,
         2 copper, 3 switch link; bandwidth_Bps, latency_s, rail)."""
-        return dict(self.core.links())
+        return self.core.links()
 
 
 def _fat_tree(chips: int, tiers: int, taper: list[int] | None = None) -> dict[str, Any]:

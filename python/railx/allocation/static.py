@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,40 +23,52 @@ from scipy.sparse import lil_matrix
 
 from railx.config import ConfigError
 from railx.workload.iteration import IterationModel
-from railx.workload.system import AxisMapping
+from railx.workload.system import AxisMapping, OverlapClass
+from railx.workload.traffic import DIMS, Dim
 
-__all__ = ["StaticSplit", "axis_dims", "bandwidths_for_ports", "static_split", "time_for_ports"]
+__all__ = [
+    "SPLIT_METHODS",
+    "SplitMethod",
+    "StaticSplit",
+    "axis_dims",
+    "bandwidths_for_ports",
+    "static_split",
+    "time_for_ports",
+]
 
 EXHAUSTIVE_LIMIT = 200_000
+
+SplitMethod = Literal["auto", "exhaustive", "milp"]
+SPLIT_METHODS: tuple[SplitMethod, ...] = ("auto", "exhaustive", "milp")
 
 
 @dataclass(frozen=True)
 class StaticSplit:
     """The best split: ports per dimension, the iteration time, and how it was found."""
 
-    ports: dict[str, int]
+    ports: dict[Dim, int]
     time_s: float
     method: Literal["exhaustive", "milp"]
     candidates: int
 
 
-def axis_dims(it: IterationModel) -> dict[str, list[str]]:
+def axis_dims(it: IterationModel) -> dict[str, list[Dim]]:
     """Per axis, the axis-mapped dimensions that communicate (more than one rank), in [T,C,E,De,P] order."""
-    out: dict[str, list[str]] = {"x": [], "y": []}
+    out: dict[str, list[Dim]] = {"x": [], "y": []}
     for dim, where in it.system.mapping.items():
         if isinstance(where, AxisMapping) and it.par.size(dim) > 1:
             out[where.axis].append(dim)
     for dims in out.values():
-        dims.sort(key=("T", "C", "E", "De", "P").index)
+        dims.sort(key=DIMS.index)
     return {a: d for a, d in out.items() if d}
 
 
-def bandwidths_for_ports(it: IterationModel, ports: dict[str, np.ndarray | int]) -> dict[str, np.ndarray]:
+def bandwidths_for_ports(it: IterationModel, ports: Mapping[Dim, np.ndarray | int]) -> dict[Dim, np.ndarray]:
     """Per-rank bandwidth per direction of each dimension for these port counts: ports * port_bw / m."""
     return {d: np.asarray(n, dtype=float) * it.system.link(d, ports=1).bw_bytes_per_s for d, n in ports.items()}
 
 
-def time_for_ports(it: IterationModel, ports: dict[str, np.ndarray | int]) -> np.ndarray | float:
+def time_for_ports(it: IterationModel, ports: Mapping[Dim, np.ndarray | int]) -> np.ndarray | float:
     """Iteration time (eq. 10) for port counts (arrays allowed); infinite where a dimension that
     communicates has no port."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -74,7 +87,7 @@ def _compositions(n: int, k: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, k)
 
 
-def static_split(it: IterationModel, method: Literal["auto", "exhaustive", "milp"] = "auto") -> StaticSplit:
+def static_split(it: IterationModel, method: SplitMethod = "auto") -> StaticSplit:
     """The integer port split of every axis that minimises the iteration time (eq. 11 generalised)."""
     groups = axis_dims(it)
     n = it.system.axis_ports()
@@ -91,10 +104,10 @@ def static_split(it: IterationModel, method: Literal["auto", "exhaustive", "milp
     return _milp(it, groups, n, count)
 
 
-def _exhaustive(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], count: int) -> StaticSplit:
+def _exhaustive(it: IterationModel, groups: dict[str, list[Dim]], n: dict[str, int], count: int) -> StaticSplit:
     per_axis = [_compositions(n[a], len(d)) for a, d in groups.items()]
     index = np.array(list(itertools.product(*(range(len(c)) for c in per_axis))), dtype=np.int64)
-    ports: dict[str, np.ndarray] = {}
+    ports: dict[Dim, np.ndarray] = {}
     for col, (table, dims) in enumerate(zip(per_axis, groups.values())):
         for j, dim in enumerate(dims):
             ports[dim] = table[index[:, col], j]
@@ -103,7 +116,7 @@ def _exhaustive(it: IterationModel, groups: dict[str, list[str]], n: dict[str, i
     return StaticSplit({d: int(p[best]) for d, p in ports.items()}, float(times[best]), "exhaustive", count)
 
 
-def _milp(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], count: int) -> StaticSplit:
+def _milp(it: IterationModel, groups: dict[str, list[Dim]], n: dict[str, int], count: int) -> StaticSplit:
     dims = [(a, d) for a, ds in groups.items() for d in ds]
     values = {d: np.arange(1, n[a] - len(groups[a]) + 2) for a, d in dims}
     offset, pos = {}, 0
@@ -129,15 +142,18 @@ def _milp(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], c
     lo, hi = [], []
     for r, (_, d) in enumerate(dims):  # one value per dimension
         rows[r, offset[d] : offset[d] + len(values[d])] = 1.0
-        lo.append(1.0), hi.append(1.0)
+        lo.append(1.0)
+        hi.append(1.0)
     for r, (a, ds) in enumerate(groups.items(), start=len(dims)):  # the axis's ports all used
         for d in ds:
             rows[r, offset[d] : offset[d] + len(values[d])] = values[d]
-        lo.append(n[a]), hi.append(n[a])
+        lo.append(n[a])
+        hi.append(n[a])
     for r, c in enumerate(classes, start=len(dims) + len(groups)):  # t_c >= hidden_c
         rows[r, :pos] = hidden[r - len(dims) - len(groups), :pos]
         rows[r, pos + classes.index(c)] = -1.0
-        lo.append(-np.inf), hi.append(-fixed_hidden[c])
+        lo.append(-np.inf)
+        hi.append(-fixed_hidden[c])
     windows = it.windows_s()
     lb = np.concatenate([np.zeros(pos), [windows[c] for c in classes]])
     ub = np.concatenate([np.ones(pos), np.full(len(classes), np.inf)])
@@ -155,7 +171,7 @@ def _milp(it: IterationModel, groups: dict[str, list[str]], n: dict[str, int], c
     return StaticSplit(ports, float(time_for_ports(it, ports)), "milp", count)
 
 
-def _fixed_hidden(it: IterationModel, split_dims: set[str]) -> dict[str, float]:
+def _fixed_hidden(it: IterationModel, split_dims: set[Dim]) -> dict[OverlapClass, float]:
     """Per overlap class, the hidden traffic of the terms whose dimension is not being split."""
     hidden = {c: 0.0 for c in it.overlap}
     for term in it.terms:

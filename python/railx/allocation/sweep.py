@@ -13,6 +13,7 @@ from railx.config import ConfigError
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.system import AxisMapping, DpAllReduceOrder, WorkloadSystem, load_workload_system
+from railx.workload.traffic import Dim
 
 __all__ = ["FIG16_SEQUENCES", "Fig16Row", "fig16_table", "split_comm_curve", "split_curve"]
 
@@ -22,7 +23,7 @@ FIG16_SEQUENCES: tuple[int, ...] = (8192, 16384, 32768, 65536, 98304, 131072)
 the intermediate lengths are ours."""
 
 
-def _split_allocations(it: IterationModel, first: str, second: str) -> list[dict[str, np.ndarray | int]]:
+def _split_allocations(it: IterationModel, first: Dim, second: Dim) -> list[dict[Dim, np.ndarray | int]]:
     """Every split of the ports the two dimensions share on their axis (the other dimensions keep
     their mapped ports): entry i gives `first` i ports and `second` the rest."""
     a, b = it.system.mapping.get(first), it.system.mapping.get(second)
@@ -33,17 +34,17 @@ def _split_allocations(it: IterationModel, first: str, second: str) -> list[dict
         for d, w in it.system.mapping.items()
         if isinstance(w, AxisMapping) and w.axis == a.axis and d not in (first, second)
     )
-    base: dict[str, np.ndarray | int] = {d: w.ports for d, w in it.system.mapping.items() if isinstance(w, AxisMapping)}
+    base: dict[Dim, np.ndarray | int] = {d: w.ports for d, w in it.system.mapping.items() if isinstance(w, AxisMapping)}
     return [{**base, first: i, second: n - i} for i in range(n + 1)]
 
 
-def split_curve(it: IterationModel, first: str, second: str) -> list[float]:
+def split_curve(it: IterationModel, first: Dim, second: Dim) -> list[float]:
     """Iteration time for every split of the axis the two dimensions share: entry i gives `first`
     i ports and `second` the rest (infinite when a communicating dimension gets none)."""
     return [float(time_for_ports(it, ports)) for ports in _split_allocations(it, first, second)]
 
 
-def split_comm_curve(it: IterationModel, first: str, second: str) -> list[float]:
+def split_comm_curve(it: IterationModel, first: Dim, second: Dim) -> list[float]:
     """Communication time the split decides, for every split as in :func:`split_curve`: the
     iteration time less all compute and less the exposed traffic of the other dimensions, i.e. the
     exposed traffic on the two dimensions plus what each overlapped class does not hide. It differs

@@ -15,8 +15,8 @@ from railx.availability.failures import load_failed
 from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import allocation_config, load_job_requests, pack_jobs
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
-from railx.availability.single_job import largest_allocation
-from railx.config import Config, ConfigError, TopologyConfig, load_config
+from railx.availability.single_job import SOLVERS, largest_allocation
+from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
 from railx.network import realize, verify_ocs_file
 
 console = Console()
@@ -87,11 +87,11 @@ def register(app: typer.Typer) -> None:
             raise ConfigError("availability: give exactly one of --failed FILE or --rate R; e.g. --rate 0.001")
         if rate is not None and not 0.0 <= rate <= 1.0:
             raise ConfigError(f"--rate = {rate}: a failure rate is a probability in [0, 1]; e.g. --rate 0.001")
-        if solver not in ("auto", "algorithm2", "components", "milp"):
+        if not is_one_of(solver, SOLVERS):
             raise ConfigError(f"--solver = {solver}: unknown solver; use auto, algorithm2, components or milp")
         if failed is not None:
             blocked = load_failed(failed, grid)
-            found = largest_allocation(blocked, solver, time_limit)  # type: ignore[arg-type]
+            found = largest_allocation(blocked, solver, time_limit)
             report: dict = {
                 "grid": list(grid),
                 "failed_nodes": int(blocked.sum()),
@@ -107,7 +107,7 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k not in ("rows_kept", "cols_kept")}
             shown["job"] = f"{len(found.cols)} columns x {len(found.rows)} rows"
         else:
-            stats = availability(grid, rate=rate, samples=samples, seed=seed, solver=solver, time_limit_s=time_limit)  # type: ignore[arg-type]
+            stats = availability(grid, rate=rate, samples=samples, seed=seed, solver=solver, time_limit_s=time_limit)
             report = stats.to_dict()
             shown = {k: v for k, v in report.items() if k != "solvers"}
             shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())
@@ -142,9 +142,9 @@ def register(app: typer.Typer) -> None:
         cfg = load_config(config)
         grid = _grid(cfg)
         blocked = load_failed(failed, grid)
-        if topology not in ("torus", "hyperx", "dragonfly"):
+        if not is_one_of(topology, TOPOLOGY_PRESETS):
             raise ConfigError(f"--topology = {topology}: unknown preset; use torus, hyperx or dragonfly")
-        preset = TopologyConfig(preset=topology)  # type: ignore[arg-type]
+        preset = TopologyConfig(preset=topology)
         if jobs == "all":
             packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes)
         elif jobs == "single":

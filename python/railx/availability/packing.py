@@ -17,7 +17,17 @@ import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
 from railx.availability.single_job import Solver, largest_allocation, rows_with_most_columns
-from railx.config import Config, ConfigError, JobConfig, NodesConfig, Strict, TopologyConfig, one_line_error, read_toml
+from railx.config import (
+    Config,
+    ConfigError,
+    JobConfig,
+    JobName,
+    NodesConfig,
+    Strict,
+    TopologyConfig,
+    one_line_error,
+    read_toml,
+)
 
 __all__ = ["JobRequest", "PlacedJob", "Packing", "pack_jobs", "load_job_requests", "allocation_config"]
 
@@ -133,7 +143,7 @@ class _RequestFile(Strict):
     """A jobs file: `[[jobs]]` tables, each a name, a shape [columns, rows] and a topology."""
 
     class Request(Strict):
-        name: str = JobConfig.model_fields["name"]
+        name: JobName
         shape: list[int] = Field(min_length=2, max_length=2, examples=[[4, 4]])
         topology: TopologyConfig = TopologyConfig(preset="torus")
 

@@ -34,6 +34,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, maxi
 from railx.config import ConfigError
 
 __all__ = [
+    "SOLVERS",
     "Allocation",
     "Solver",
     "largest_allocation",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 Solver = Literal["auto", "algorithm2", "components", "milp"]
+SOLVERS: tuple[Solver, ...] = ("auto", "algorithm2", "components", "milp")
 
 #: Largest enumeration (2^n cases) the enumerating solvers accept.
 MAX_ENUMERATION_BITS = 16
@@ -349,7 +351,7 @@ def _greedy(g: _Graph, transpose: bool) -> tuple[int, np.ndarray, np.ndarray]:
             best_area, best_k = area, k
     chosen = np.zeros(side.shape[0], dtype=bool)
     chosen[[i for i, _ in order[:best_k]]] = True
-    other = ~side[chosen].any(axis=0)
+    other = np.logical_not(side[chosen].any(axis=0))
     return (best_area, other, chosen) if transpose else (best_area, chosen, other)
 
 

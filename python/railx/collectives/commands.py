@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from railx._core import System as CoreSystem
 from railx._core import collective_counts
 from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate, estimate_routed
 from railx.collectives.params import RailxParams
@@ -32,9 +33,11 @@ DEFAULT_REDUCE_S_PER_BYTE = 0.0
 SWEEP_SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KB .. 1 GB
 
 
-def _railx_config(system: System | Network) -> Config | None:
+def _railx_config(system: System | Network | CoreSystem) -> Config | None:
     if isinstance(system, Network):
         return system.config
+    if isinstance(system, CoreSystem):  # built from JSON: the configuration is not kept
+        return None
     return Config.from_dict(system.railx) if system.railx is not None else None
 
 
@@ -77,7 +80,7 @@ def collective_report(
         raise ConfigError(
             f"reduce_s_per_byte = {reduce_s_per_byte}: must be >= 0 seconds per byte; use 0 for no reduction delay"
         )
-    resolved = system if isinstance(system, Network) else System.resolve(system)
+    resolved = system if isinstance(system, (Network, CoreSystem)) else System.resolve(system)
     name = resolved.name if isinstance(resolved, System) else "network"
     core = core_of(resolved)
     config = _railx_config(resolved)
@@ -125,11 +128,13 @@ def collective_report(
     if fidelity == "flit":
         from railx._core import flit_collective
 
-        run = flit_collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes)
+        flit_run = flit_collective(
+            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes
+        )
         report.update(
-            time_s=run["time_s"],
-            cycles=run["cycles"],
-            cycle_s=run["cycle_s"],
+            time_s=flit_run["time_s"],
+            cycles=flit_run["cycles"],
+            cycle_s=flit_run["cycle_s"],
             flit_bytes=flit_bytes,
             routing=routing or core.routing_names()[0],
             reduce_s_per_byte=reduce_s_per_byte,

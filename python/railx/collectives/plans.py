@@ -136,8 +136,9 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
         return Plan(params.chips, ((line,),))
     if algo == "2d-ring":
         rows = []
-        for axis, extent in (("x", params.p), ("y", params.q)):
-            n_axis = sum(d.rails for d in params.dims(axis)) / m  # type: ignore[arg-type]
+        extents: tuple[tuple[Literal["x", "y"], int], ...] = (("x", params.p), ("y", params.q))
+        for axis, extent in extents:
+            n_axis = sum(d.rails for d in params.dims(axis)) / m
             link = LineLink(params.alpha_out_s, min(params.intra_bw_Bps, n_axis * pb))
             rows.append(Line(f"chips-{axis}", m * extent, "bidir-ring", link))
         return Plan(params.chips, ((rows[0], rows[1]), (rows[1], rows[0])))
@@ -150,16 +151,17 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
             mesh_routed = ((m, LineLink(params.alpha_in_s, params.intra_bw_Bps)),) * 2
             routed = mesh_routed + tuple((d.size, _node_link(params, d.rails)) for d in dims)
             return Plan(params.chips, ((Line("all", params.chips, "direct", routed[0][1], routed),),))
-        for axis in ("x", "y"):
-            for i, d in enumerate(params.dims(axis)):  # type: ignore[arg-type]
+        axes: tuple[Literal["x", "y"], ...] = ("x", "y")
+        for axis in axes:
+            for i, d in enumerate(params.dims(axis)):
                 if d.kind != "all-to-all":
                     raise ConfigError(
                         f"algo = direct: a direct reduction needs fully connected (HyperX) dimensions, but {axis.upper()} "
                         f"dimension {i} (size {d.size}) is a {d.kind}; configure the rails as all-to-all "
                         f'(topology preset "hyperx"), or use hierarchical or 2d-ring'
                     )
-        direct = {"all-to-all": "direct", "ring": "direct"}
-        xs, ys = _node_lines(params, "x", direct), _node_lines(params, "y", direct)  # type: ignore[arg-type]
+        direct: dict[str, LineAlgo] = {"all-to-all": "direct", "ring": "direct"}
+        xs, ys = _node_lines(params, "x", direct), _node_lines(params, "y", direct)
         return Plan(params.chips, ((_mesh(params), *xs, *ys), (_mesh(params), *ys, *xs)))
     if algo == "multi-rail":
         inner = LineLink(params.alpha_in_s, params.intra_bw_Bps)

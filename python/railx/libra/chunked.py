@@ -80,5 +80,5 @@ class ChunkedAlgebra:
     def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> float:
         return chunked_time_s(kind, gb, self.bw, self.chunks)
 
-    def maximum(self, values: list[object]) -> float:
-        return max(float(v) for v in values)  # type: ignore[arg-type]
+    def maximum(self, values: list[float]) -> float:
+        return max(float(v) for v in values)

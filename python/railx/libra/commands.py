@@ -10,12 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError
+from railx.config import ConfigError, is_one_of
 from railx.libra.constraints import load_constraints
 from railx.libra.cost import load_cost_model
-from railx.libra.loops import build_time
+from railx.libra.loops import LOOP_NAMES, TimeExpr, build_time
 from railx.libra.network import load_network
-from railx.libra.optimize import Design, LibraResult, optimize
+from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import load_communicator, load_workload
 
 __all__ = ["register", "result_json"]
@@ -46,8 +46,8 @@ def result_json(r: LibraResult) -> dict[str, object]:
 def _table(r: LibraResult) -> Table:
     table = Table(title=f"LIBRA {r.objective} on {r.network}")
     table.add_column("design")
-    for d in range(len(r.optimum.bw_per_dim_GBps)):
-        table.add_column(f"bw{d} GB/s", justify="right")
+    for i in range(len(r.optimum.bw_per_dim_GBps)):
+        table.add_column(f"bw{i} GB/s", justify="right")
     table.add_column("time s", justify="right")
     table.add_column("cost $", justify="right")
     for name, d in (("optimum", r.optimum), ("EqualBW", r.baseline)):
@@ -90,9 +90,9 @@ def libra(
 
     Reads LIBRA's own input files, solves with an open convex solver and compares with EqualBW.
     """
-    if objective not in ("perf", "perf-per-cost"):
+    if not is_one_of(objective, OBJECTIVES):
         raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
-    if loop not in ("no-overlap", "tp-dp-overlap"):
+    if not is_one_of(loop, LOOP_NAMES):
         raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
     if len(communicator) != len(workload):
         raise ConfigError(
@@ -105,14 +105,15 @@ def libra(
     if cost_dims is not None:
         net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
     cost_model = load_cost_model(cost)
-    times, weights = {}, {}
+    times: dict[str, TimeExpr] = {}
+    weights: dict[str, float] = {}
     for w_path, c_path, w in zip(workload, communicator, weights_in):
         wl = load_workload(w_path)
         name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
-        times[name] = build_time(wl, load_communicator(c_path, net), loop)  # type: ignore[arg-type]
+        times[name] = build_time(wl, load_communicator(c_path, net), loop)
         weights[name] = w
     cons = load_constraints(constraints, len(net.dims)).with_total(total_bw)
-    result = optimize(net, cost_model, times, weights, cons, objective)  # type: ignore[arg-type]
+    result = optimize(net, cost_model, times, weights, cons, objective)
     if as_json:
         print(json.dumps(result_json(result), indent=2))
         return

@@ -32,6 +32,7 @@ __all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint"
 Op = Literal["<=", ">=", "=="]
 _TERM = re.compile(r"\s*([+-]?)\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\*?\s*)?(bw(\d+))?\s*")
 _SPLIT = re.compile(r"(<=|>=|==)")
+_OPS: dict[str, Op] = {"<=": "<=", ">=": ">=", "==": "=="}  # what _SPLIT captures, typed
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def parse_constraint(text: str, dims: int) -> list[Constraint]:
     sides = [_linear(p, dims, text) for p in parts[0::2]]
     out = []
     for (left, lc), op, (right, rc) in zip(sides, parts[1::2], sides[1:]):
-        out.append(Constraint(tuple(float(x) for x in left - right), op, float(rc - lc), text))  # type: ignore[arg-type]
+        out.append(Constraint(tuple(float(x) for x in left - right), _OPS[op], float(rc - lc), text))
     return out
 
 

@@ -89,7 +89,7 @@ def load_cost_model(path: str | Path) -> CostModel:
                 raise ConfigError(
                     f"{path}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)"
                 )
-        prices[cost_dim] = {k: float(v) for k, v in entries.items()}  # type: ignore[arg-type]
+        prices[cost_dim] = {k: float(v) for k, v in entries.items()}
     if not prices:
         raise ConfigError(f"{path}: no cost dimensions")
     return CostModel(prices)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from railx.libra.collective import dimension_bytes, group_share
 from railx.libra.network import LibraNetwork
 from railx.libra.workload import PHASES, CollectiveKind, Communicator, Layer, LibraWorkload, Phase
 
-__all__ = ["Add", "Comm", "Const", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
+__all__ = ["Add", "Comm", "Const", "LOOP_NAMES", "LOOPS", "Max", "NumericAlgebra", "TimeExpr", "build_time"]
 
 GB = 1e9  # bytes in one GB (bandwidths are in GB/s)
 
@@ -70,12 +70,22 @@ class Max:
 Node = Const | Comm | Add | Max
 
 
-class Algebra(Protocol):
-    """How leaves and maxima become values (numbers or solver expressions)."""
+class _Value(Protocol):
+    """What an algebra's values support: sums, and scaling by a count."""
 
-    def const(self, seconds: float) -> object: ...
-    def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> object: ...
-    def maximum(self, values: list[object]) -> object: ...
+    def __add__(self, other: Any, /) -> Any: ...
+    def __rmul__(self, other: float, /) -> Any: ...
+
+
+V = TypeVar("V", bound=_Value)
+
+
+class Algebra(Protocol[V]):
+    """How leaves and maxima become values `V` (numbers, arrays or solver expressions)."""
+
+    def const(self, seconds: float) -> V: ...
+    def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> V: ...
+    def maximum(self, values: list[V]) -> V: ...
 
 
 @dataclass(frozen=True)
@@ -85,11 +95,11 @@ class TimeExpr:
     constant_s: float
     terms: tuple[tuple[Node, float], ...]
 
-    def evaluate(self, algebra: Algebra) -> object:
+    def evaluate(self, algebra: Algebra[V]) -> V:
         """The expression's value under an algebra."""
-        total: object = algebra.const(self.constant_s)
+        total = algebra.const(self.constant_s)
         for node, count in self.terms:
-            total = total + count * _eval(node, algebra)  # type: ignore[operator]
+            total = total + count * _eval(node, algebra)
         return total
 
     def scaled(self, weight: float) -> TimeExpr:
@@ -97,20 +107,20 @@ class TimeExpr:
         return TimeExpr(weight * self.constant_s, tuple((n, c * weight) for n, c in self.terms))
 
     def __add__(self, other: TimeExpr) -> TimeExpr:
-        counts: Counter[Node] = Counter()
+        counts: dict[Node, float] = {}
         for node, count in (*self.terms, *other.terms):
-            counts[node] += count
+            counts[node] = counts.get(node, 0.0) + count
         return TimeExpr(self.constant_s + other.constant_s, tuple(counts.items()))
 
 
-def _eval(node: Node, algebra: Algebra) -> object:
+def _eval(node: Node, algebra: Algebra[V]) -> V:
     if isinstance(node, Const):
         return algebra.const(node.seconds)
     if isinstance(node, Comm):
         return algebra.comm(node.gb, node.kind)
     values = [_eval(item, algebra) for item in node.items]
     if isinstance(node, Add):
-        return sum(values[1:], values[0])  # type: ignore[arg-type]
+        return sum(values[1:], values[0])
     return algebra.maximum(values)
 
 
@@ -128,7 +138,7 @@ class NumericAlgebra:
             parts = [g / self.bw[d] for d, g in enumerate(gb) if g > 0]
         return np.max(parts, axis=0) if parts else self.const(0.0)
 
-    def maximum(self, values: list[object]) -> np.ndarray:
+    def maximum(self, values: list[np.ndarray]) -> np.ndarray:
         return np.maximum.reduce([np.asarray(v) for v in values])
 
 
@@ -166,6 +176,7 @@ def _tp_dp_overlap(workload: LibraWorkload, phases: _Phases) -> list[Node]:
 
 
 LoopName = Literal["no-overlap", "tp-dp-overlap"]
+LOOP_NAMES: tuple[LoopName, ...] = ("no-overlap", "tp-dp-overlap")
 LOOPS: dict[str, Callable[[LibraWorkload, _Phases], list[Node]]] = {
     "no-overlap": _no_overlap,
     "tp-dp-overlap": _tp_dp_overlap,

@@ -16,7 +16,8 @@ from railx.libra.yamlfile import read_yaml
 __all__ = ["Dimension", "LibraNetwork", "load_network", "parse_notation"]
 
 Kind = Literal["RI", "FC", "SW"]
-_LONG = {"Ring": "RI", "FullyConnected": "FC", "Switch": "SW"}
+_LONG: dict[str, Kind] = {"Ring": "RI", "FullyConnected": "FC", "Switch": "SW"}
+_SHORT: dict[str, Kind] = {"RI": "RI", "FC": "FC", "SW": "SW"}
 _TOKEN = re.compile(r"^(RI|FC|SW)\((\d+)\)$")
 
 
@@ -66,7 +67,7 @@ def parse_notation(text: str) -> LibraNetwork:
         size = int(match.group(2))
         if size < 2:
             raise ConfigError(f"network = {text!r}: dimension {i} has {size} NPUs; a dimension needs at least 2")
-        dims.append(Dimension(match.group(1), size))  # type: ignore[arg-type]
+        dims.append(Dimension(_SHORT[match.group(1)], size))
     return LibraNetwork(tuple(dims))
 
 
@@ -78,23 +79,25 @@ def load_network(spec: str | Path) -> LibraNetwork:
             return parse_notation(spec)
         raise ConfigError(f"--network {spec}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
     data = read_yaml(path)
-    for key in ("Topology", "NpusCount"):
-        if not isinstance(data.get(key), list):
-            raise ConfigError(
-                f"{path}: {key} must be a list, e.g. {key}: [ Ring, FullyConnected, Switch ]"
-                if key == "Topology"
-                else f"{path}: {key} must be a list, e.g. {key}: [ 16, 8, 32 ]"
-            )
-    topology, sizes = data["Topology"], data["NpusCount"]
-    if len(topology) != len(sizes):  # type: ignore[arg-type]
+    topology = _yaml_list(data, "Topology", "[ Ring, FullyConnected, Switch ]", path)
+    sizes = _yaml_list(data, "NpusCount", "[ 16, 8, 32 ]", path)
+    if len(topology) != len(sizes):
         raise ConfigError(
             f"{path}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension"
-        )  # type: ignore[arg-type]
+        )
     kinds = []
-    for t in topology:  # type: ignore[union-attr]
-        if t not in _LONG:
+    for t in topology:
+        if not isinstance(t, str) or t not in _LONG:
             raise ConfigError(f"{path}: Topology entry {t!r} is not Ring, FullyConnected or Switch")
         kinds.append(_LONG[t])
-    network = parse_notation("_".join(f"{k}({s})" for k, s in zip(kinds, sizes)))  # type: ignore[arg-type]
+    network = parse_notation("_".join(f"{k}({s})" for k, s in zip(kinds, sizes)))
     names = data.get("CostDimension")
     return network.with_cost_dimensions([str(n) for n in names]) if isinstance(names, list) else network
+
+
+def _yaml_list(data: dict[str, object], key: str, example: str, path: Path) -> list[object]:
+    """`data[key]`, which must be a list; else a one-line error with an example."""
+    value = data.get(key)
+    if not isinstance(value, list):
+        raise ConfigError(f"{path}: {key} must be a list, e.g. {key}: {example}")
+    return value

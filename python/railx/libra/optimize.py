@@ -28,15 +28,17 @@ from typing import Literal
 import cvxpy as cp
 import numpy as np
 
+from railx._core import InternalError
 from railx.config import ConfigError
 from railx.libra.constraints import Constraint, ConstraintSet
 from railx.libra.cost import CostModel
 from railx.libra.loops import NumericAlgebra, TimeExpr
 from railx.libra.network import LibraNetwork
 
-__all__ = ["Design", "LibraResult", "Objective", "evaluate_design", "optimize"]
+__all__ = ["OBJECTIVES", "Design", "LibraResult", "Objective", "evaluate_design", "optimize"]
 
 Objective = Literal["perf", "perf-per-cost"]
+OBJECTIVES: tuple[Objective, ...] = ("perf", "perf-per-cost")
 TIE_RTOL = 1e-6
 
 
@@ -80,7 +82,7 @@ class _CvxAlgebra:
             return cp.Constant(0.0)
         return parts[0] if len(parts) == 1 else cp.maximum(*parts)
 
-    def maximum(self, values: list[object]) -> cp.Expression:
+    def maximum(self, values: list[cp.Expression | float]) -> cp.Expression:
         return cp.maximum(*values)
 
 
@@ -110,6 +112,13 @@ def _rows(
         lhs, rhs = np.array(c.coeffs) @ x, c.rhs / bw_unit_GBps * scale
         out.append(lhs <= rhs if c.op == "<=" else lhs >= rhs if c.op == ">=" else lhs == rhs)
     return out
+
+
+def _value(variable: cp.Variable) -> np.ndarray:
+    """A variable's value in a solved problem (`_solve` raised unless the problem was solved)."""
+    if variable.value is None:
+        raise InternalError(f"libra: variable {variable.name()} has no value after an optimum was found")
+    return variable.value
 
 
 def _solve(problem: cp.Problem) -> str:
@@ -172,7 +181,10 @@ def optimize(
         cp.Minimize(cheapness), [*problem.constraints, problem.objective.expr <= float(problem.value) * (1 + TIE_RTOL)]
     )
     _solve(cheapest)
-    bw_opt = np.maximum(bw.value, 0.0) * ref if objective == "perf" else np.maximum(u.value, 0.0) / float(t.value) * ref
+    if objective == "perf":
+        bw_opt = np.maximum(_value(bw), 0.0) * ref
+    else:
+        bw_opt = np.maximum(_value(u), 0.0) / float(_value(t)) * ref
     optimum = evaluate_design(bw_opt, times, weights, network, cost_model)
     budget = constraints.total_bw_GBps if constraints.total_bw_GBps is not None else float(bw_opt.sum())
     baseline = evaluate_design(np.full(dims, budget / dims), times, weights, network, cost_model)

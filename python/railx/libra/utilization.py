@@ -53,11 +53,11 @@ class _FullUse:
     def comm(self, gb: tuple[float, ...], kind: CollectiveKind) -> float:
         return sum(gb) / self.total
 
-    def maximum(self, values: list[object]) -> float:
-        return max(float(v) for v in values)  # type: ignore[arg-type]
+    def maximum(self, values: list[float]) -> float:
+        return max(float(v) for v in values)
 
 
 def full_utilization_time_s(expr: TimeExpr, total_bw_GBps: float) -> float:
     """The iteration time if every collective used all `total_bw_GBps` of every NPU (100%
     utilisation): a lower bound on the time of any allocation of that budget."""
-    return float(expr.evaluate(_FullUse(total_bw_GBps)))  # type: ignore[arg-type]
+    return float(expr.evaluate(_FullUse(total_bw_GBps)))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from railx.config import ConfigError, read_text
+from railx.config import ConfigError, is_one_of, read_text
 from railx.libra.network import LibraNetwork
 from railx.libra.yamlfile import read_yaml
 
@@ -23,7 +23,7 @@ __all__ = ["Communicator", "Layer", "LibraWorkload", "PHASES", "Phase", "load_co
 
 CollectiveKind = Literal["NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"]
 PHASES: tuple[str, ...] = ("forward", "input_grad", "weight_grad")
-_KINDS = ("NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL")
+_KINDS: tuple[CollectiveKind, ...] = ("NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class LibraWorkload:
 
 def _phase(fields: list[str], where: str) -> Phase:
     kind = fields[1].upper().replace("-", "").replace("_", "")
-    if kind not in _KINDS:
+    if not is_one_of(kind, _KINDS):
         raise ConfigError(f"{where}: collective {fields[1]!r} is not one of {', '.join(_KINDS)}")
     try:
         compute, size = float(fields[0]), float(fields[2])
@@ -63,7 +63,7 @@ def _phase(fields: list[str], where: str) -> Phase:
         raise ConfigError(f"{where}: compute time {fields[0]!r} and size {fields[2]!r} must be numbers") from None
     if compute < 0 or size < 0:
         raise ConfigError(f"{where}: compute time and collective size must be >= 0")
-    return Phase(compute, kind, size)  # type: ignore[arg-type]
+    return Phase(compute, kind, size)
 
 
 def load_workload(path: str | Path) -> LibraWorkload:

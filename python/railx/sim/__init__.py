@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from railx._core import RailxError, flit_simulate, flit_sweep
-from railx.config import ConfigError
+from railx.config import ConfigError, is_one_of
 from railx.systems import System
 
 __all__ = [
@@ -26,18 +26,21 @@ __all__ = [
     "simulate",
     "sweep",
     "injection_bandwidth",
+    "parse_injection_queues",
+    "parse_switch_allocation",
+    "parse_flow_control",
 ]
 
 TrafficName = Literal["uniform", "all-to-all", "permutation", "hotspot"]
 InjectionQueuesName = Literal["single", "per-message"]
-INJECTION_QUEUES: tuple[str, ...] = ("single", "per-message")
+INJECTION_QUEUES: tuple[InjectionQueuesName, ...] = ("single", "per-message")
 SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
-FLOW_CONTROL: tuple[str, ...] = ("cut-through", "wormhole")
-SWITCH_ALLOCATION: tuple[str, ...] = ("packet", "flit")
-TRAFFIC: tuple[str, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
+FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
+SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
+TRAFFIC: tuple[TrafficName, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
 # The spelling of earlier releases, still accepted on input (reports use the canonical one).
-TRAFFIC_ALIASES: dict[str, str] = {"alltoall": "all-to-all"}
+TRAFFIC_ALIASES: dict[str, TrafficName] = {"alltoall": "all-to-all"}
 
 
 @dataclass
@@ -101,26 +104,47 @@ def injection_bandwidth(system: System) -> float:
     return float(system.bom()["ports_per_chip"])
 
 
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def _choice(name: str, value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
+    if not is_one_of(value, allowed):
+        raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
+    return value
+
+
+def parse_injection_queues(value: str) -> InjectionQueuesName:
+    """A `FlitSettings.injection_queues` from text; a one-line ConfigError if unknown."""
+    return _choice("injection_queues", value, INJECTION_QUEUES, "queueing")
+
+
+def parse_switch_allocation(value: str) -> SwitchAllocationName:
+    """A `FlitSettings.switch_allocation` from text; a one-line ConfigError if unknown."""
+    return _choice("switch_allocation", value, SWITCH_ALLOCATION, "switch allocation")
+
+
+def parse_flow_control(value: str) -> FlowControlName:
+    """A `FlitSettings.flow_control` from text; a one-line ConfigError if unknown."""
+    return _choice("flow_control", value, FLOW_CONTROL, "flow control")
+
+
 def _settings_json(system: System, settings: FlitSettings) -> str:
-    for name, value, allowed, what in (
-        ("injection_queues", settings.injection_queues, INJECTION_QUEUES, "queueing"),
-        ("switch_allocation", settings.switch_allocation, SWITCH_ALLOCATION, "switch allocation"),
-        ("flow_control", settings.flow_control, FLOW_CONTROL, "flow control"),
-    ):
-        if value not in allowed:
-            raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
+    # The fields are typed, but a Python caller may still pass any string.
+    parse_injection_queues(settings.injection_queues)
+    parse_switch_allocation(settings.switch_allocation)
+    parse_flow_control(settings.flow_control)
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)
     return json.dumps(config)
 
 
-def canonical_traffic(traffic: str) -> str:
+def canonical_traffic(traffic: str) -> TrafficName:
     """The canonical name of a traffic pattern given by its canonical or its older name; a
     ConfigError for any other name."""
     if traffic in TRAFFIC_ALIASES:
         return TRAFFIC_ALIASES[traffic]
-    if traffic not in TRAFFIC:
+    if not is_one_of(traffic, TRAFFIC):
         raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
     return traffic
 

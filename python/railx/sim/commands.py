@@ -5,17 +5,37 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.sim import FlitSettings, canonical_traffic, simulate, sweep
+from railx.sim import (
+    FlitSettings,
+    canonical_traffic,
+    parse_flow_control,
+    parse_injection_queues,
+    parse_switch_allocation,
+    simulate,
+    sweep,
+)
 from railx.systems import resolve_system
 
 console = Console()
+
+
+class _RunOptions(TypedDict):
+    """What a single run and a sweep share."""
+
+    settings: FlitSettings
+    routing: str | None
+    misroutes: int | None
+    job: str | None
+    permutation: str
+    hotspot_chips: list[int]
+    hotspot_fraction: float
 
 
 def _loads(text: str) -> list[float]:
@@ -210,7 +230,7 @@ def register(app: typer.Typer) -> None:
         """
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
-        traffic = canonical_traffic(traffic)
+        pattern = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,
             buffer_flits=buffer_flits,
@@ -218,11 +238,11 @@ def register(app: typer.Typer) -> None:
             short_latency_cycles=short_latency,
             long_latency_cycles=long_latency,
             injection_flits_per_cycle=injection,
-            injection_queues=injection_queues,  # type: ignore[arg-type]
+            injection_queues=parse_injection_queues(injection_queues),
             router_delay_cycles=router_delay,
             head_delay_cycles=head_delay,
-            switch_allocation=switch_allocation,  # type: ignore[arg-type]
-            flow_control=flow_control,  # type: ignore[arg-type]
+            switch_allocation=parse_switch_allocation(switch_allocation),
+            flow_control=parse_flow_control(flow_control),
             switch_speedup=speedup,
             output_buffer_flits=output_buffer,
             warmup_cycles=warmup,
@@ -237,23 +257,23 @@ def register(app: typer.Typer) -> None:
                 f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
             ) from None
         sys_ = resolve_system(system)
-        common = dict(
-            settings=settings,
-            routing=routing,
-            misroutes=misroutes,
-            job=job,
-            permutation=permutation,
-            hotspot_chips=hot,
-            hotspot_fraction=hotspot_fraction,
-        )
+        common: _RunOptions = {
+            "settings": settings,
+            "routing": routing,
+            "misroutes": misroutes,
+            "job": job,
+            "permutation": permutation,
+            "hotspot_chips": hot,
+            "hotspot_fraction": hotspot_fraction,
+        }
         if sweep_loads is not None:
-            report = sweep(sys_, _loads(sweep_loads), traffic, **common)  # type: ignore[arg-type]
+            report = sweep(sys_, _loads(sweep_loads), pattern, **common)
             if plot is not None:
-                _plot(report, plot, f"{sys_.name}: {traffic}")
+                _plot(report, plot, f"{sys_.name}: {pattern}")
             if as_json:
                 print(json.dumps(report, indent=2))
                 return
-            table = Table(title=f"{sys_.name}: {traffic} load sweep ({report['points'][0]['routing']} routing)")
+            table = Table(title=f"{sys_.name}: {pattern} load sweep ({report['points'][0]['routing']} routing)")
             for col in ("offered", "accepted", "latency mean", "p99", "max link util."):
                 table.add_column(col, justify="right")
             for p in report["points"]:
@@ -269,7 +289,7 @@ def register(app: typer.Typer) -> None:
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
-        report, utilisation = simulate(sys_, traffic, load, size_flits=size_flits, **common)  # type: ignore[arg-type]
+        report, utilisation = simulate(sys_, pattern, load, size_flits=size_flits, **common)
         if links_out is not None:
             net = sys_.network()
             with links_out.open("w", newline="") as fh:

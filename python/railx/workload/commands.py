@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import numpy as np
 import typer
@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.allocation.dynamic import dynamic_split
-from railx.allocation.static import static_split
-from railx.config import ConfigError
+from railx.allocation.static import SPLIT_METHODS, static_split
+from railx.config import ConfigError, is_one_of
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.system import DP_ALL_REDUCE_ORDERS, load_workload_system
+from railx.workload.traffic import DIMS, Dim, Pattern
 
 __all__ = ["parse_parallel", "register"]
 
@@ -72,6 +73,19 @@ def _iteration_model(model: str, parallel: str, system: Path, dp_order: str | No
     return IterationModel(spec, par, sys_cfg)
 
 
+class _CollectiveRow(TypedDict):
+    """One collective of `railx workload`, as printed in its table and its JSON."""
+
+    collective: str
+    pattern: Pattern
+    group_size: int
+    group_of_rank0: list[int]
+    volume_bytes: float
+    frequency: float
+    time_s: float
+    hidden_under: str | None
+
+
 def _f(x: object) -> float:
     return float(np.asarray(x))
 
@@ -89,7 +103,7 @@ def workload(
     """
     it = _iteration_model(model, parallel, system, dp_order)
     r = it.evaluate()
-    rows = [
+    rows: list[_CollectiveRow] = [
         {
             "collective": c.name,
             "pattern": c.pattern,
@@ -163,14 +177,15 @@ def allocate_bw(
 
     RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
     """
-    if method not in ("auto", "exhaustive", "milp"):
+    if not is_one_of(method, SPLIT_METHODS):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
     it = _iteration_model(model, parallel, system, dp_order)
     mapped = _f(it.evaluate().total_s)
-    best = static_split(it, method)  # type: ignore[arg-type]
+    best = static_split(it, method)
+    mapped_ports: dict[Dim, int] = {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"}
     report: dict[str, object] = {
         "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
-        "mapped_ports": {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"},
+        "mapped_ports": mapped_ports,
         "mapped_time_s": mapped,
         "static": {"ports": best.ports, "time_s": best.time_s, "method": best.method, "candidates": best.candidates},
     }
@@ -193,11 +208,11 @@ def allocate_bw(
     console = Console()
     table = Table(title=f"port split for {it.model.name} (DP all-reduce {it.system.training.dp_all_reduce_order})")
     table.add_column("allocation")
-    dims = sorted(best.ports, key=("T", "C", "E", "De", "P").index)
+    dims = sorted(best.ports, key=DIMS.index)
     for d in dims:
         table.add_column(f"{d} ports", justify="right")
     table.add_column("iteration s", justify="right")
-    table.add_row("as mapped", *(str(report["mapped_ports"].get(d, "-")) for d in dims), f"{mapped:.5g}")  # type: ignore[union-attr]
+    table.add_row("as mapped", *(str(mapped_ports.get(d, "-")) for d in dims), f"{mapped:.5g}")
     table.add_row(f"static optimum ({best.method})", *(str(best.ports[d]) for d in dims), f"{best.time_s:.5g}")
     if dyn is not None:
         table.add_row(

@@ -34,8 +34,8 @@ from railx.collectives.analytic import (
     ring_reduce_scatter_time_s,
 )
 from railx.workload.catalogue import ModelSpec
-from railx.workload.system import DimLink, DpAllReduceOrder, WorkloadSystem
-from railx.workload.traffic import Collective, Parallelism, compute_flops, traffic
+from railx.workload.system import DimLink, DpAllReduceOrder, OverlapClass, WorkloadSystem
+from railx.workload.traffic import DIMS, Collective, Dim, Parallelism, compute_flops, traffic
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
 
@@ -48,8 +48,8 @@ class CommTerm:
 
     collective: str
     parallelism: str
-    dim: str
-    overlap: str | None
+    dim: Dim
+    overlap: OverlapClass | None
     count: float
     stage: Callable[[ArrayLike], ArrayLike]
 
@@ -64,8 +64,8 @@ class IterationTime:
 
     total_s: ArrayLike
     compute_exposed_s: float
-    windows_s: dict[str, float]
-    comm_hidden_class_s: dict[str, ArrayLike]
+    windows_s: dict[OverlapClass, float]
+    comm_hidden_class_s: dict[OverlapClass, ArrayLike]
     comm_exposed_s: ArrayLike
     by_parallelism_s: dict[str, ArrayLike]
     by_collective_s: dict[str, ArrayLike]
@@ -84,7 +84,7 @@ class IterationModel:
         self.backward_s = flops.backward / rate
         self.flops = flops
         self.overlap = tuple(system.training.overlap)
-        self.links: dict[str, DimLink] = {d: system.link(d) for d in ("T", "C", "E", "De", "P")}
+        self.links: dict[Dim, DimLink] = {d: system.link(d) for d in DIMS}
         self.terms: list[CommTerm] = [t for c in self.collectives for t in self._terms(c)]
 
     # ---- compute ---------------------------------------------------------------------------
@@ -93,9 +93,12 @@ class IterationModel:
         """All compute of an iteration including the pipeline bubble: (N_B + P - 1)(t_f + t_b)."""
         return (self.par.micro_batches + self.par.P - 1) * (self.forward_s + self.backward_s)
 
-    def windows_s(self) -> dict[str, float]:
+    def windows_s(self) -> dict[OverlapClass, float]:
         """Compute each overlapped class can hide under (see module docstring)."""
-        window = {"D": self.backward_s, "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s)}
+        window: dict[OverlapClass, float] = {
+            "D": self.backward_s,
+            "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s),
+        }
         return {c: window[c] for c in self.overlap}
 
     # ---- communication ---------------------------------------------------------------------
@@ -124,7 +127,7 @@ class IterationModel:
             stage = partial(_p2p, V, link.alpha_s)
         return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, stage)]
 
-    def _level_stage(self, volume_bytes: float, dims: list[str], index: int, bw: ArrayLike) -> ArrayLike:
+    def _level_stage(self, volume_bytes: float, dims: list[Dim], index: int, bw: ArrayLike) -> ArrayLike:
         levels = [
             HierarchyLevel(
                 self.par.size(d),
@@ -136,10 +139,10 @@ class IterationModel:
         ]
         return hierarchical_all_reduce_stages_s(volume_bytes, levels)[index]
 
-    def evaluate(self, bw_bytes_per_s: Mapping[str, ArrayLike] | None = None) -> IterationTime:
+    def evaluate(self, bw_bytes_per_s: Mapping[Dim, ArrayLike] | None = None) -> IterationTime:
         """Eq. 10 with each dimension's bandwidth from the mapping, or from `bw_bytes_per_s`
         (per dimension; NumPy arrays evaluate many allocations at once)."""
-        bw = {d: link.bw_bytes_per_s for d, link in self.links.items()}
+        bw: dict[Dim, ArrayLike] = {d: link.bw_bytes_per_s for d, link in self.links.items()}
         bw.update(bw_bytes_per_s or {})
         zero: ArrayLike = 0.0 * sum((np.asarray(b, dtype=float) for b in bw.values()), 0.0)
         hidden = {c: zero for c in self.overlap}
@@ -160,7 +163,7 @@ class IterationModel:
         return IterationTime(total, compute_exposed, windows, hidden, exposed, by_par, by_coll)
 
 
-def all_reduce_levels(dims: Sequence[str], order: DpAllReduceOrder) -> list[str]:
+def all_reduce_levels(dims: Sequence[Dim], order: DpAllReduceOrder) -> list[Dim]:
     """The levels of a hierarchical all-reduce over `dims` (given in [T, C, E, De, P] order) in the
     order they reduce-scatter: rank order for "C-first", reversed (De, E, C) for "De-first". The
     first level carries the whole volume, each later one what the levels before it left."""

@@ -27,13 +27,14 @@ File format (TOML)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import Field, ValidationError
 
 from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error, read_toml
-from railx.workload.traffic import DIMS, Parallelism
+from railx.workload.traffic import DIMS, Dim, Parallelism
 
 __all__ = [
     "DP_ALL_REDUCE_ORDERS",
@@ -41,12 +42,16 @@ __all__ = [
     "ChipConfig",
     "DimLink",
     "DpAllReduceOrder",
+    "OverlapClass",
     "TrainingConfig",
     "WorkloadSystem",
     "load_workload_system",
 ]
 
 TFLOPS = 1e12  # FLOP/s in one TFLOP/s
+
+OverlapClass = Literal["D", "P"]
+"""A parallelism whose traffic may hide under compute (eq. 10): data-parallel or pipeline."""
 
 DpAllReduceOrder = Literal["De-first", "C-first"]
 DP_ALL_REDUCE_ORDERS: tuple[str, ...] = get_args(DpAllReduceOrder)
@@ -76,6 +81,10 @@ class ChipConfig(Strict):
         return self.sustained_tflops * TFLOPS
 
 
+_DEFAULT_OVERLAP: list[OverlapClass] = ["D"]
+"""Data-parallel traffic hides under the backward pass unless a file says otherwise."""
+
+
 class TrainingConfig(Strict):
     """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), and the level order of the
     DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`)."""
@@ -84,7 +93,7 @@ class TrainingConfig(Strict):
     micro_batches: int = Field(default=1, gt=0)
     sequence: int = Field(default=4096, gt=0)
     dtype_bytes: int = Field(default=2, gt=0, le=8)
-    overlap: list[Literal["D", "P"]] = Field(default_factory=lambda: ["D"])
+    overlap: list[OverlapClass] = Field(default_factory=lambda: _DEFAULT_OVERLAP.copy())
     dp_all_reduce_order: DpAllReduceOrder = Field(default="De-first", examples=["De-first"])
 
 
@@ -97,15 +106,17 @@ class DimLink(Strict):
     place: str
 
 
+_DEFAULT_MAPPING: dict[Dim, Literal["mesh"] | AxisMapping] = {"T": "mesh"}
+"""Tensor parallelism on the mesh unless a file maps it."""
+
+
 class WorkloadSystem(Strict):
     """A whole workload-system file."""
 
     system: SystemConfig
     chip: ChipConfig
     training: TrainingConfig = Field(default_factory=TrainingConfig)
-    mapping: dict[Literal["T", "C", "E", "De", "P"], Literal["mesh"] | AxisMapping] = Field(
-        default_factory=lambda: {"T": "mesh"}
-    )
+    mapping: dict[Dim, Literal["mesh"] | AxisMapping] = Field(default_factory=lambda: _DEFAULT_MAPPING.copy())
 
     @property
     def chips(self) -> int:
@@ -166,7 +177,7 @@ class WorkloadSystem(Strict):
                     f"mapping: ports on axis {axis} add up to {count} > n = {self.system.n}; lower some ports"
                 )
 
-    def link(self, dim: str, ports: float | None = None) -> DimLink:
+    def link(self, dim: Dim, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
         the mesh link (intra_bw) on the mesh; ports * port_bw / m on an axis, since the m chips along
         a rail share it."""
@@ -182,11 +193,16 @@ class WorkloadSystem(Strict):
             place=f"{where.axis}:{n}",
         )
 
-    def with_ports(self, ports: dict[str, int]) -> WorkloadSystem:
+    def with_ports(self, ports: Mapping[Dim, int]) -> WorkloadSystem:
         """A copy with other port counts for some axis-mapped dimensions."""
         mapping = dict(self.mapping)
         for dim, n in ports.items():
-            mapping[dim] = mapping[dim].model_copy(update={"ports": n})  # type: ignore[union-attr]
+            where = mapping.get(dim)
+            if not isinstance(where, AxisMapping):
+                raise ConfigError(
+                    f'mapping.{dim}: {dim} is not on an axis, so it has no ports to set; e.g. {dim} = {{ axis = "x", ports = {n} }}'
+                )
+            mapping[dim] = where.model_copy(update={"ports": n})
         return self.model_copy(update={"mapping": mapping})
 
 

@@ -15,9 +15,11 @@ from typing import Literal
 from railx.config import ConfigError
 from railx.workload.catalogue import ModelSpec
 
-__all__ = ["DIMS", "Collective", "Parallelism", "StageFlops", "compute_flops", "traffic"]
+__all__ = ["DIMS", "Collective", "Dim", "Parallelism", "StageFlops", "compute_flops", "traffic"]
 
-DIMS: tuple[str, ...] = ("T", "C", "E", "De", "P")
+Dim = Literal["T", "C", "E", "De", "P"]
+"""A parallelism dimension of the rank grid."""
+DIMS: tuple[Dim, ...] = ("T", "C", "E", "De", "P")
 """Parallelism dimensions, innermost first: tensor, context, expert, data within expert, pipeline."""
 
 Pattern = Literal["RS+AG", "point-to-point", "all-to-all", "all-reduce"]
@@ -49,7 +51,7 @@ class Parallelism:
         """Chips one replica set uses: T * C * D * P."""
         return self.T * self.C * self.D * self.P
 
-    def size(self, dim: str) -> int:
+    def size(self, dim: Dim) -> int:
         """Size of one dimension of [T, C, E, De, P]."""
         return self.De if dim == "De" else getattr(self, dim)
 
@@ -97,14 +99,14 @@ class Parallelism:
             if not ok:
                 raise ConfigError(f"parallel.{name} = {getattr(self, name)}: {rule}")
 
-    def coords(self, rank: int) -> dict[str, int]:
+    def coords(self, rank: int) -> dict[Dim, int]:
         """Mixed-radix coordinates of a rank over [T, C, E, De, P]."""
-        out = {}
+        out: dict[Dim, int] = {}
         for dim in DIMS:
             out[dim], rank = rank % self.size(dim), rank // self.size(dim)
         return out
 
-    def rank(self, coords: dict[str, int]) -> int:
+    def rank(self, coords: dict[Dim, int]) -> int:
         """Inverse of :meth:`coords`."""
         rank, stride = 0, 1
         for dim in DIMS:
@@ -112,7 +114,7 @@ class Parallelism:
             stride *= self.size(dim)
         return rank
 
-    def group(self, rank: int, dims: tuple[str, ...]) -> list[int]:
+    def group(self, rank: int, dims: tuple[Dim, ...]) -> list[int]:
         """The ranks that differ from `rank` only along `dims`, ascending."""
         base = self.coords(rank)
         members = [dict(base)]
@@ -136,7 +138,7 @@ class Collective:
     name: str
     parallelism: str
     pattern: Pattern
-    dims: tuple[str, ...]
+    dims: tuple[Dim, ...]
     volume_elements: float
     frequency: float
     dtype_bytes: int
@@ -160,7 +162,7 @@ def traffic(model: ModelSpec, par: Parallelism) -> list[Collective]:
     T, C, P, NB = par.T, par.C, par.P, par.micro_batches
     kv_ratio = v["kv_heads"] / v["heads"]
     per_layer = NB * L / P
-    rows = [
+    rows: list[tuple[str, str, Pattern, tuple[Dim, ...], float, float]] = [
         ("T.attention", "T", "RS+AG", ("T",), B * S * H, 4 * per_layer),
         ("T.ffn", "T", "RS+AG", ("T",), B * S * H * K, 4 * per_layer),
         ("C", "C", "point-to-point", ("C",), B * S * H * (2 * kv_ratio) / T, 2 * per_layer),
