@@ -96,8 +96,8 @@ def test_parse_chip_matches_the_id_formula(examples: Path) -> None:
 
 
 def test_a_built_core_system_is_taken_where_a_system_is() -> None:
-    """`railx._core.System` is a SystemLike: chips by id (it keeps no configuration, so no
-    coordinates), and collectives on it are those of the routed link model."""
+    """`railx._core.System` is a SystemLike: chips by id or by coordinates (resolved by the core),
+    and collectives on it are those of the routed link model (it keeps no configuration)."""
     from railx.collectives.commands import collective_report
     from railx.systems import System
 
@@ -105,9 +105,12 @@ def test_a_built_core_system_is_taken_where_a_system_is() -> None:
     system = System("railx", "railx", railx=spec)
     assert parse_chip(system.core, "5") == 5
     assert parse_chip(system, "1,0,0,0") == 4  # (Y*P + X)*m*m + y*m + x
+    assert parse_chip(system.core, "1,0,0,0") == 4
     with pytest.raises(railx.ConfigError) as err:
-        parse_chip(system.core, "1,0,0,0")
-    assert str(err.value) == "chip = '1,0,0,0': a built core system's chips are given by id; e.g. 0"
+        parse_chip(system.core, "3,0,0,0")
+    assert str(err.value) == (
+        "chip = 3,0,0,0: X = 3 is outside the system (0 <= X < 3); use 0 <= X < 3, 0 <= Y < 3, 0 <= x, y < 2"
+    )
     on_core = collective_report(system.core, "allreduce", "ring", 1 << 20)
     assert on_core["link_model"] == "routed"
     assert on_core["time_s"] == collective_report(system, "allreduce", "ring", 1 << 20, link_model="routed")["time_s"]
