@@ -18,6 +18,7 @@ from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS, canonical_op
 from railx.config import Config, ConfigError, parse_bytes
 from railx.network import Network
+from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import System, SystemLike, core_of
 
 console = Console()
@@ -195,22 +196,8 @@ def register(app: typer.Typer) -> None:
                 help="How the time is computed: analytic (alpha-beta model, see --link-model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a RailX torus) or flit (the schedule on the cycle-level flit simulator; up to 1e8 flits).",
             ),
         ] = "analytic",
-        routing: Annotated[
-            str | None,
-            typer.Option(
-                "--routing",
-                help="Routing function for flow, flit and --link-model routed: the system's own (RailX: minimal, dateline, adaptive, balanced; use dateline at flit level on tori, deadlock-free); default: the system's first.",
-            ),
-        ] = None,
-        misroutes: Annotated[
-            int | None,
-            typer.Option(
-                "--misroutes",
-                min=0,
-                max=8,
-                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
-            ),
-        ] = None,
+        routing: RoutingOpt = None,
+        misroutes: MisroutesOpt = None,
         link_model: Annotated[
             str | None,
             typer.Option(

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from railx.config import ConfigError
 from railx.routing import check_deadlock, parse_chip, route, route_stats
+from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import resolve_system
 
 console = Console()
@@ -38,22 +39,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         deadlock: Annotated[bool, typer.Option("--check-deadlock", help="Check the channel dependency graph.")] = False,
         stats: Annotated[bool, typer.Option("--stats", help="Hop statistics over all (or sampled) pairs.")] = False,
-        routing: Annotated[
-            str | None,
-            typer.Option(
-                "--routing",
-                help="Routing function. RailX: minimal (default), dateline (rings), adaptive or balanced (mesh crossings XY or YX). Peers: the family's own (default first): torus3d dateline|minimal|dateline-partition, fat-tree updown, hyperx and dragonfly minimal|valiant, rail-only minimal, hammingmesh dimension-order.",
-            ),
-        ] = None,
-        misroutes: Annotated[
-            int | None,
-            typer.Option(
-                "--misroutes",
-                min=0,
-                max=8,
-                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
-            ),
-        ] = None,
+        routing: RoutingOpt = None,
+        misroutes: MisroutesOpt = None,
         job: Annotated[
             str | None, typer.Option("--job", help="Which job to route in (RailX configurations with jobs only).")
         ] = None,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
     FlitSettings,
     canonical_traffic,
@@ -93,22 +94,8 @@ def register(app: typer.Typer) -> None:
         ] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
         warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
-        routing: Annotated[
-            str | None,
-            typer.Option(
-                "--routing",
-                help="Routing function (RailX: minimal, dateline, adaptive, balanced; peers: their own, e.g. dateline or dateline-partition (BookSim2's) on tori). Default: the system's first.",
-            ),
-        ] = None,
-        misroutes: Annotated[
-            int | None,
-            typer.Option(
-                "--misroutes",
-                min=0,
-                max=8,
-                help="Free misrouted hops of RailX adaptive routing (default 1; RailX only).",
-            ),
-        ] = None,
+        routing: RoutingOpt = None,
+        misroutes: MisroutesOpt = None,
         job: Annotated[
             str | None, typer.Option("--job", help="Job to simulate in (RailX configurations with jobs only).")
         ] = None,
