@@ -56,6 +56,10 @@ SYSTEMS = [
     ),
 ]
 QUESTIONS = [("all-reduce", "bidir-ring", GiB), ("all-reduce", "hierarchical", GiB), ("all-to-all", "direct", MiB)]
+# Measuring a direct all-to-all's step on the 8-plane fat-tree walks every branch of up*/down*'s
+# up-links for each of 16.8M pairs (more than 10 minutes here); left out until the measurement
+# uses the tree's symmetry.
+SKIP = {("fat-tree-3t", "all-to-all")}
 
 
 def cell(system: System, op: str, algo: str, size: int, fidelity: str) -> dict[str, Any]:
@@ -76,6 +80,8 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for system in SYSTEMS:
         for op, algo, size in QUESTIONS:
+            if (system.name, op) in SKIP:
+                continue
             row = {"system": system.name, "label": system.label, "chips": system.chips, "op": op, "algo": algo}
             row["size_bytes"] = size
             row["analytic"] = cell(system, op, algo, size, "analytic")
