@@ -16,8 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-from railx.routing.peer import peer_check_deadlock
-
 import railx
 from railx.config import Config
 from railx.routing import check_deadlock, route_stats
@@ -99,7 +97,7 @@ def main() -> int:
     ]:
         timed(
             label,
-            lambda s=system, r=routing: {k: v for k, v in peer_check_deadlock(s, r).items() if k in DEADLOCK_KEYS},
+            lambda s=system, r=routing: {k: v for k, v in check_deadlock(s, r).items() if k in DEADLOCK_KEYS},
         )
     ok = t1 <= 5 and t2 <= 60 and t3 <= 60
     print("PASS" if ok else "MISS")
