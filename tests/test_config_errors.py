@@ -608,3 +608,18 @@ def test_bad_byte_sizes_are_one_line(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_bytes(text, "size")
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 8), n=st.integers(1, 4), half=st.integers(1, 32), grid=st.booleans())
+def test_the_plant_is_the_cores_with_its_grid_default(m: int, n: int, half: int, grid: bool) -> None:
+    """Python reads the plant's facts from the core: the grid defaults to R/2 x R/2 and the chips
+    are P*Q*m^2 (RailX paper eq. 1 at full size)."""
+    from railx.config import SystemConfig
+
+    given_grid = [max(1, half - 1), half] if grid else None
+    plant = SystemConfig(m=m, n=n, R=2 * half, grid=given_grid).plant()
+    p, q = given_grid or [half, half]
+    assert plant["grid"] == [p, q]
+    assert plant["chips"] == p * q * m * m and plant["rails_per_axis"] == m * n
+    assert plant["switches"] == m * n * (p + q)

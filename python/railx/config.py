@@ -13,12 +13,12 @@ import json
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeGuard, TypeVar
+from typing import Annotated, Any, Literal, TypedDict, TypeGuard, TypeVar, cast
 
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from railx._core import ConfigError, RailxError, validate_config
+from railx._core import ConfigError, RailxError, railx_plant_json, validate_config
 
 __all__ = [
     "ConfigError",
@@ -98,6 +98,19 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class PlantFacts(TypedDict):
+    """A RailX plant as the core resolves it (`SystemConfig.plant`)."""
+
+    m: int
+    n: int
+    R: int
+    grid: list[int]
+    chips: int
+    nodes: int
+    switches: int
+    rails_per_axis: int
+
+
 class SystemConfig(Strict):
     """The physical plant (RailX paper §3.2). Bandwidths per direction, latencies per hop."""
 
@@ -134,6 +147,11 @@ class SystemConfig(Strict):
         if self.intra_bw_GBps is not None:
             return self.intra_bw_GBps * GBPS
         return (self.k if self.k is not None else 2.0) * self.port_bw_GBps * GBPS
+
+    def plant(self) -> PlantFacts:
+        """The plant as the core resolves it (grid default applied): m, n, R, grid, chips, nodes,
+        switches and rails_per_axis."""
+        return cast(PlantFacts, json.loads(railx_plant_json(json.dumps(self.to_core()))))
 
     def to_core(self) -> dict[str, Any]:
         return {

@@ -16,7 +16,7 @@ use railx_core::hamiltonian::rail_successors;
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
 use railx_core::plan::plan;
-use railx_core::plant::Axis;
+use railx_core::plant::{Axis, Plant};
 use railx_core::routing::{analysis, deadlock, Routing};
 use railx_core::sim::dag::MessageDag;
 use railx_core::spec::ConfigSpec;
@@ -382,6 +382,20 @@ fn railx_config_bom(config_json: &str) -> PyResult<String> {
     to_json(&railx_system_bom(&system))
 }
 
+/// A RailX plant (the `[system]` table, in core units, as JSON) as the core resolves it:
+/// `{m, n, R, grid, chips, nodes, switches, rails_per_axis}`, the grid's default applied.
+#[pyfunction]
+fn railx_plant_json(system_json: &str) -> PyResult<String> {
+    let spec: railx_core::spec::SystemSpec =
+        serde_json::from_str(system_json).map_err(|e| err(CoreError::parse("system", e)))?;
+    let p = Plant::from_spec(&spec).map_err(err)?;
+    to_json(&serde_json::json!({
+        "m": p.m, "n": p.n, "R": p.radix, "grid": [p.p, p.q],
+        "chips": p.chips(), "nodes": p.nodes(), "switches": p.switches(),
+        "rails_per_axis": p.m * p.n,
+    }))
+}
+
 /// A RailX configuration's plant parameters and the logical dimensions of each axis as the core
 /// resolves them (`{m, n, grid, port_bw_Bps, intra_bw_Bps, alpha_out_s, alpha_in_s, x, y}`, each
 /// axis a list of `{size, kind, rails}`), for the analytic models; nothing is synthesised. A
@@ -436,6 +450,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peer_bom, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(railx_layout_json, m)?)?;
+    m.add_function(wrap_pyfunction!(railx_plant_json, m)?)?;
     m.add_function(wrap_pyfunction!(scalability_json, m)?)?;
     collectives::register(m)?;
     sim::register(m)

@@ -26,9 +26,8 @@ PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 
 def _grid(config: Config) -> tuple[int, int]:
-    system = config.system
-    half = system.R // 2
-    return (system.grid[0], system.grid[1]) if system.grid is not None else (half, half)
+    p, q = config.system.plant()["grid"]
+    return p, q
 
 
 def _print(rows: dict, title: str) -> None:

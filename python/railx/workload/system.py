@@ -121,8 +121,7 @@ class WorkloadSystem(Strict):
     @property
     def chips(self) -> int:
         """Chips in the plant: P * Q * m^2."""
-        grid = self.system.grid or [self.system.R // 2, self.system.R // 2]
-        return grid[0] * grid[1] * self.system.m**2
+        return self.system.plant()["chips"]
 
     def parallelism(self, T: int = 1, C: int = 1, E: int = 1, D: int = 1, P: int = 1) -> Parallelism:
         """The parallelism with this file's batch shape."""
