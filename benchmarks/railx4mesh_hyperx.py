@@ -12,55 +12,24 @@ Not a test: run `python benchmarks/railx4mesh_hyperx.py`.
 
 from __future__ import annotations
 
-import json
-import resource
 import sys
-import time
 
-import railx
-from railx._core import verify_ocs
 from railx.config import Config
 from railx.systems import PRESETS
+from railx7mesh import end_to_end
 
 
 def main() -> int:
-    stages: list[tuple[str, float]] = []
-    start = time.perf_counter()
-
-    def lap(name: str) -> None:
-        stages.append((name, time.perf_counter() - start - sum(t for _, t in stages)))
-
-    config = Config.from_dict(PRESETS["railx4mesh"].railx)  # type: ignore[arg-type]
-    lap("load + validate config")
-    network = railx.realize(config)
-    lap("synthesize OCS + realize chip graph")
-    ocs_text = network._core.ocs_json()
-    lap("serialize railx.ocs/v1 JSON")
-    report = json.loads(verify_ocs(ocs_text, config.to_core_json()))
-    lap("parse + verify against intended topology")
-    plan = network.plan()
-    lap("metrics (diameters, routing hops, bisection)")
-    total = time.perf_counter() - start
-    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is KiB on Linux
-
-    print(
-        f"RailX4Mesh single-link 2D-HyperX: {plan['chips']:,} chips, {plan['nodes']:,} nodes, "
-        f"{plan['switches']:,} OCS, {report['circuits']:,} circuits, "
-        f"{network.links()['src'].size:,} directed links, unused rails {plan['regions'][0]['unused_rails']}"
-    )
-    for name, seconds in stages:
-        print(f"  {name:<48} {seconds:7.2f} s")
-    print(f"  {'total wall':<48} {total:7.2f} s")
-    print(f"  {'peak memory':<48} {peak_gib:7.2f} GiB")
-    closed = plan["closed_form"]
-    exact = ("chips", "switches", "diameter_inter_node", "bisection_bw_per_chip", "a2a_bound_per_chip")
-    for key in (*exact, "diameter_hops"):
-        print(f"  {key:<24} realized {json.dumps(plan[key]):<22} closed form {json.dumps(closed[key])}")
+    run = end_to_end(lambda: Config.from_dict(PRESETS["railx4mesh"].railx or {}))
+    run.print("RailX4Mesh single-link 2D-HyperX")
+    plan, closed = run.plan, run.plan["closed_form"]
+    print(f"  unused rails {plan['regions'][0]['unused_rails']}")
     # One link per pair: 64 * C(64, 2) circuits per axis; bisection (64 fibers x 32 x 32 pairs x 2
     # directed links) / 65,536 chips = 2 ports per chip, a2a bound 4 (paper eq. 2: T = 2 Bc / N).
+    exact = ("chips", "switches", "diameter_inter_node", "bisection_bw_per_chip", "a2a_bound_per_chip")
     ok = (
         plan["chips"] == 65_536
-        and report["circuits"] == 2 * 64 * 64 * 63 // 2
+        and run.report["circuits"] == 2 * 64 * 64 * 63 // 2
         and all(plan[key] == closed[key] for key in exact)
         and plan["a2a_bound_per_chip"] == 4.0
         and plan["diameter_hops"]["Hi"] <= closed["diameter_hops"]["Hi"]
