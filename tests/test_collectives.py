@@ -192,6 +192,7 @@ def test_cli_json_and_errors(tmp_path) -> None:
         (("ft2", "--size", "8"), "error: algo = hierarchical: hierarchical needs a grouping"),
         (("ft2", "--size", "8", "--algo", "ring", "--link-model", "paper"), "error: link_model = paper"),
         (("examples/torus-9x9.toml",), "error: collective: give --size BYTES or --sweep"),
+        (("examples/jobs.toml", "--size", "8"), "error: jobs = 2: a collective here runs over every chip"),
         (("examples/torus-9x9.toml", "--size", "1.5KiB?"), "error: size = '1.5KiB?': not a byte size"),
     ]:
         out = run_cli(*args)

@@ -93,6 +93,11 @@ def collective_report(
             f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
             f"{core.family} system; use --link-model routed"
         )
+    if config is not None and config.jobs:
+        raise ConfigError(
+            f"jobs = {len(config.jobs)}: a collective here runs over every chip of the system; "
+            "use a configuration with one [topology] (a job's own TOML)"
+        )
     # The schedule's counts first: they check that the algorithm applies, at any scale.
     counts = collective_counts(core, op, algo, size_bytes, chunks)
     report: dict[str, Any] = {
