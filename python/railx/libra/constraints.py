@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import linprog
@@ -157,16 +157,7 @@ class ConstraintSet:
         rows = list(self.linear)
         if self.total_bw_GBps is not None:
             rows.append(Constraint((1.0,) * self.dims, "==", self.total_bw_GBps, "total"))
-        A_ub, b_ub, A_eq, b_eq = _matrices(rows, self.dims)
-        res = linprog(
-            np.ones(self.dims),
-            A_ub=A_ub if len(b_ub) else None,
-            b_ub=b_ub if len(b_ub) else None,
-            A_eq=A_eq if len(b_eq) else None,
-            b_eq=b_eq if len(b_eq) else None,
-            bounds=[(0, None)] * self.dims,
-            method="highs",
-        )
+        res = _total_bandwidth_lp(rows, self.dims, 1.0)
         return res.status == 0 and res.fun > 1e-9
 
     def reference_bw_GBps(self) -> float:
@@ -174,17 +165,8 @@ class ConstraintSet:
         over the dimensions), used to scale the solver's variables to order one."""
         if self.total_bw_GBps is not None:
             return self.total_bw_GBps / self.dims
-        A_ub, b_ub, A_eq, b_eq = _matrices(list(self.linear), self.dims)
         for sense in (-1.0, 1.0):
-            res = linprog(
-                sense * np.ones(self.dims),
-                A_ub=A_ub if len(b_ub) else None,
-                b_ub=b_ub if len(b_ub) else None,
-                A_eq=A_eq if len(b_eq) else None,
-                b_eq=b_eq if len(b_eq) else None,
-                bounds=[(0, None)] * self.dims,
-                method="highs",
-            )
+            res = _total_bandwidth_lp(list(self.linear), self.dims, sense)
             if res.status == 0 and abs(res.fun) > 1e-9:
                 return abs(res.fun) / self.dims
         return 1.0
@@ -200,6 +182,20 @@ def _matrices(rows: list[Constraint], dims: int) -> tuple[np.ndarray, np.ndarray
     A_ub = np.array([a for a, _ in ub]).reshape(-1, dims)
     A_eq = np.array([a for a, _ in eq]).reshape(-1, dims)
     return A_ub, np.array([b for _, b in ub]), A_eq, np.array([b for _, b in eq])
+
+
+def _total_bandwidth_lp(rows: list[Constraint], dims: int, sense: float) -> Any:
+    """HiGHS's solution of min `sense` x (sum of the bandwidths) over `rows`, bandwidths >= 0."""
+    A_ub, b_ub, A_eq, b_eq = _matrices(rows, dims)
+    return linprog(
+        sense * np.ones(dims),
+        A_ub=A_ub if len(b_ub) else None,
+        b_ub=b_ub if len(b_ub) else None,
+        A_eq=A_eq if len(b_eq) else None,
+        b_eq=b_eq if len(b_eq) else None,
+        bounds=[(0, None)] * dims,
+        method="highs",
+    )
 
 
 def _feasible(rows: list[Constraint], dims: int) -> bool:
