@@ -71,7 +71,7 @@ def _arc_rows(a: Allocation) -> list[dict[str, Any]]:
     rows = []
     for k, (i, j) in enumerate(inst.arcs):
         values = [inst.t[k], a.relaxation.lam[k], a.heuristic.lam[k], 0 if a.exact is None else a.exact.lam[k]]
-        if not any(v > 1e-9 for v in values):
+        if not any(v > 0 for v in values):
             continue
         level = int(topo.arc_levels[k])
         rows.append(

@@ -13,6 +13,9 @@ from railx.wavelengths.model import Instance
 
 __all__ = ["Relaxation", "relax"]
 
+SOLVER_TOLERANCE = 1e-6
+"""Below this a relaxed lambda is taken as 0 (Clarabel's default tolerances are 1e-8 relative)."""
+
 
 @dataclass(frozen=True)
 class Relaxation:
@@ -34,6 +37,8 @@ def relax(instance: Instance) -> Relaxation:
         raise InternalError(
             f"eq. 1 relaxation: solver ended {problem.status} on a feasible problem (lambda = 0 is feasible)"
         )
-    # Interior-point iterates sit a hair inside the bounds; clip to the feasible set they approach.
-    value = np.clip(np.asarray(lam.value), 0.0, None)
+    # Interior-point iterates sit a hair inside the bounds: values below the solver's tolerance
+    # are zeros of the optimum, not wavelengths.
+    value = np.asarray(lam.value)
+    value = np.where(value < SOLVER_TOLERANCE, 0.0, value)
     return Relaxation(lam=value, objective=instance.objective(value))
