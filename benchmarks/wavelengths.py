@@ -78,7 +78,7 @@ def run_network(r: int, L: int, w: int, mixes: int, seed: int) -> None:
         wall["colouring"] += wall_s
         assert not wavelength_conflicts(topo, w, colouring.lightpaths)
         sums["konig"] += colouring.method == "konig"
-        sums["dsatur_colours"] += colouring.dsatur_colours
+        sums["dsatur_colours"] += colouring.dsatur_colours or 0
         if previous is not None:
             change, wall_s = _timed(reconfigure, topo, w, previous, colouring.lightpaths)
             wall["reconfigure"] += wall_s

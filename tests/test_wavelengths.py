@@ -301,6 +301,16 @@ def test_dsatur_can_exceed_w_and_konig_takes_over() -> None:
     assert wavelength_conflicts(topo, w, colouring.lightpaths) == []
 
 
+def test_large_allocations_go_straight_to_konig() -> None:
+    topo, w = SiPAC(4, 3), 80  # 64 CUs x 80 = 5,120 lightpaths, over DSATUR_MAX_LIGHTPATHS
+    jobs = [Job("a", tuple(range(16)), "mesh"), Job("b", tuple(range(16, 48)), "sipco")]
+    inst = Instance(topo, w, wavelength_targets(traffic_matrix(topo, jobs), w))
+    colouring = assign_wavelengths(topo, w, topo.arcs, heuristic(inst).lam)
+    assert colouring.method == "konig" and colouring.dsatur_colours is None
+    assert len(colouring.lightpaths) == topo.N * w
+    assert wavelength_conflicts(topo, w, colouring.lightpaths) == []
+
+
 def test_conflict_check_names_each_broken_rule() -> None:
     topo = SiPAC(4, 1)
     bad = np.array([[0, 1, 2], [0, 1, 2], [0, 2, 5]])
@@ -402,6 +412,8 @@ BAD = [
     ("r = 1\nL = 2\nw = 4\n", r"r = 1: a WSS joins at least 2 CUs; e.g. r = 4"),
     ("r = 4\nL = 0\nw = 4\n", r"L = 0: a SiPAC has at least one level"),
     ("r = 4\nL = 2\nw = 1\n", r"w = 1: fewer wavelengths than the 2 ports"),
+    ("r = 4\nL = 2\nw = 2000\n", r"w = 2000: over 1024 wavelengths per CU"),
+    ("r = 64\nL = 3\nw = 8\n", r"r = 64, L = 3: r\^L = 262144 CUs is over 4096"),
     (
         'r = 4\nL = 2\nw = 8\n[[jobs]]\nname = "a"\ncus = [0, 8]\ncollective = "ring"\n'
         '[[jobs]]\nname = "b"\ncus = [4, 12]\ncollective = "mesh"\n',

@@ -13,8 +13,9 @@ wavelength once per fibre (a fibre from CU i carries only i's lightpaths) and on
 output bus (a bus carries only lightpaths to one CU), the switch's coherent-crosstalk rule. The
 graph is the line graph of the bipartite multigraph transmitters -> receivers, so by Konig's
 theorem w colours suffice whenever every egress and ingress is <= w. The paper names DSatur;
-networkx's DSatur is tried first, and when it needs more than w colours (a greedy colouring can)
-an exact Konig colouring takes over: pad the multigraph to w-regular, peel off w perfect
+networkx's DSatur is tried first (up to DSATUR_MAX_LIGHTPATHS lightpaths: it is quadratic in w
+per lightpath and slow in Python beyond), and when it needs more than w colours (a greedy colouring
+can) an exact Konig colouring takes over: pad the multigraph to w-regular, peel off w perfect
 matchings (Hopcroft-Karp, scipy).
 """
 
@@ -32,7 +33,12 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 from railx._core import InternalError
 from railx.wavelengths.addressing import SiPAC
 
+DSATUR_MAX_LIGHTPATHS = 4096
+"""Largest allocation DSatur is tried on (about 5 s at 1,024 lightpaths and w = 16); larger ones go
+straight to the Konig colouring."""
+
 __all__ = [
+    "DSATUR_MAX_LIGHTPATHS",
     "Colouring",
     "assign_wavelengths",
     "conflict_graph",
@@ -48,8 +54,8 @@ class Colouring:
 
     lightpaths: np.ndarray
     method: Literal["dsatur", "konig"]
-    dsatur_colours: int
-    """Colours DSatur used (the method is konig when this is over w)."""
+    dsatur_colours: int | None
+    """Colours DSatur used (the method is konig when this is over w); None when not tried."""
 
 
 def lightpath_ends(arcs: np.ndarray, lam: np.ndarray) -> np.ndarray:
@@ -111,13 +117,15 @@ def konig_colours(N: int, w: int, ends: np.ndarray) -> np.ndarray:
 
 def assign_wavelengths(topology: SiPAC, w: int, arcs: np.ndarray, lam: np.ndarray) -> Colouring:
     """Gives every lightpath of the allocation a wavelength: DSatur (networkx), or the exact
-    Konig colouring when DSatur needs more than w."""
+    Konig colouring when DSatur needs more than w or the allocation is too large for it."""
     ends = lightpath_ends(arcs, lam)
-    greedy = nx.greedy_color(conflict_graph(ends), strategy="DSATUR")
-    colours = np.array([greedy[p] for p in range(len(ends))], dtype=np.int64)
-    used = int(colours.max()) + 1 if len(colours) else 0
+    used = None
+    if len(ends) <= DSATUR_MAX_LIGHTPATHS:
+        greedy = nx.greedy_color(conflict_graph(ends), strategy="DSATUR")
+        colours = np.array([greedy[p] for p in range(len(ends))], dtype=np.int64)
+        used = int(colours.max()) + 1 if len(colours) else 0
     method: Literal["dsatur", "konig"] = "dsatur"
-    if used > w:
+    if used is None or used > w:
         colours, method = konig_colours(topology.N, w, ends), "konig"
     lightpaths = np.column_stack([ends, colours]) if len(ends) else np.zeros((0, 3), dtype=np.int64)
     order = np.lexsort((lightpaths[:, 2], lightpaths[:, 1], lightpaths[:, 0]))

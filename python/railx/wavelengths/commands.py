@@ -91,7 +91,7 @@ def wavelengths(
     config: Annotated[
         Path,
         typer.Argument(
-            help="Wavelength TOML: r, L, w and [[jobs]] (see examples/wavelengths/flex-sipac-jobs.toml).",
+            help="Wavelength TOML: r, L, w and the jobs (see examples/wavelengths/flex-sipac-jobs.toml).",
             show_default=False,
         ),
     ],
@@ -112,11 +112,9 @@ def wavelengths(
 ) -> None:
     """Allocate the wavelengths of a Flex-SiPAC network to its jobs (paper 003, eq. 1).
 
-    Each job's all-reduce (ring, mesh or sipco) gives the traffic between its CUs; each CU's w
-    wavelengths are shared among its direct neighbours in proportion. Prints the allocation per
-    CU pair (relaxation, the paper's heuristic, the exact optimum), the objectives, and checks
-    the wavelength assignment (each wavelength once per transmitter, receiver, fibre and WSS
-    output bus). With --previous, also the changes per WSS port from the earlier allocation.
+    Each job's all-reduce (ring, mesh or sipco) gives the traffic between its CUs, and each CU's w wavelengths are shared among its direct neighbours in proportion.
+
+    Prints the allocation per CU pair (relaxation, the paper's heuristic, the exact optimum) and the objectives, and checks the wavelength assignment: each wavelength once per transmitter, receiver, fibre and WSS output bus. With --previous, also the changes per WSS port from the earlier allocation. See docs/flex-sipac.md.
     """
     spec = load_wavelength_config(config)
     topology = spec.topology()
@@ -141,9 +139,14 @@ def wavelengths(
     console.print(_allocation_table(result))
     console.print(_objective_table(result))
     verdict = "valid" if not result.conflicts else f"INVALID: {result.conflicts[0]}"
+    tried = (
+        "DSatur not tried: too many lightpaths"
+        if result.colouring.dsatur_colours is None
+        else f"DSatur used {result.colouring.dsatur_colours} of w = {spec.w}"
+    )
     console.print(
-        f"wavelength assignment ({result.colouring.method}; DSatur used {result.colouring.dsatur_colours} of "
-        f"w = {spec.w}): {verdict}: each wavelength once per transmitter, receiver, fibre and WSS output bus"
+        f"wavelength assignment ({result.colouring.method}; {tried}): {verdict}: "
+        "each wavelength once per transmitter, receiver, fibre and WSS output bus"
     )
     if change is not None:
         console.print(_diff_table(change))

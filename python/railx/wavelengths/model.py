@@ -27,7 +27,10 @@ from scipy import sparse
 from railx.config import ConfigError
 from railx.wavelengths.addressing import SiPAC
 
-__all__ = ["Instance"]
+__all__ = ["MAX_WAVELENGTHS", "Instance"]
+
+MAX_WAVELENGTHS = 1024
+"""Most wavelengths per CU taken (comb sources offer up to 160 today, paper 003 §3.A)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,10 @@ class Instance:
             raise ConfigError(
                 f"w = {self.w}: fewer wavelengths than the {self.topology.L} ports of a CU, so a port would "
                 f"start dark (the default spreads w evenly over the ports); e.g. w = {self.topology.L * (self.topology.r - 1)}"
+            )
+        if self.w > MAX_WAVELENGTHS:
+            raise ConfigError(
+                f"w = {self.w}: over {MAX_WAVELENGTHS} wavelengths per CU (comb sources offer up to 160); e.g. w = 64"
             )
         N = self.topology.N
         if self.targets.shape != (N, N):

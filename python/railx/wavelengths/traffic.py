@@ -36,7 +36,7 @@ COLLECTIVES: tuple[Collective, ...] = ("ring", "mesh", "sipco")
 
 @dataclass(frozen=True)
 class Job:
-    """A job: a name, its CUs (sorted, distinct) and the all-reduce collective it runs."""
+    """A job: a name, its CUs (order and repeats do not matter) and the all-reduce collective it runs."""
 
     name: str
     cus: tuple[int, ...]
