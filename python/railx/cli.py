@@ -210,6 +210,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "railx.routing.commands",
     "railx.collectives.commands",
     "railx.sim.commands",
+    "railx.wavelengths.commands",
 )
 
 
