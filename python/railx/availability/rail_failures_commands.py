@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -46,8 +47,9 @@ def rail_failures(
 ) -> None:
     """What each failure costs a job on Rail-only vs Rail-optimised, with the paper's remedies.
 
-    For each failure and design: GPUs lost, HB domains broken and migrated to spares, the job's GPUs
-    after recovery, healthy GPUs stranded, GPUs still usable, and how it recovered.
+    For each failure and design: GPUs lost (failed or cut off from the network), HB domains broken
+    and moved to spare domains, the job's GPUs after recovery (of before), healthy GPUs idled (stranded in broken domains),
+    GPUs still usable in the cluster, and, below the table, how it recovered.
     """
     kinds: tuple[FailureKind, ...] = FAILURES
     if failure is not None:
@@ -61,13 +63,17 @@ def rail_failures(
         print(json.dumps([asdict(o) for o in outcomes], indent=2))
         return
     table = Table(
-        title=f"failures: {domains} HB domains of {hb_domain} GPUs ({idle_gpus} idle each), {spare_domains} spare"
+        title=f"failures: {domains} HB domains of {hb_domain} GPUs ({idle_gpus} idle each), {spare_domains} spare",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
     )
-    for col in ("#", "failure", "design", "lost", "broken", "migrated", "job GPUs", "stranded", "usable"):
-        table.add_column(col, justify="left" if col in ("failure", "design") else "right")
-    for i, o in enumerate(outcomes, 1):
+    for col in ("failure", "design", "lost", "broken", "moved", "job GPUs", "idled", "usable"):
+        width = {"failure": 11, "design": 14}.get(col, len(col))
+        table.add_column(col, justify="left" if col in ("failure", "design") else "right", min_width=width)
+    for o in outcomes:
         table.add_row(
-            str(i),
             o.failure,
             o.design,
             str(o.unavailable_gpus),
@@ -79,8 +85,8 @@ def rail_failures(
         )
     console = Console()
     console.print(table)
-    for i, o in enumerate(outcomes, 1):
-        console.print(f"{i}. {o.recovery}")
+    for o in outcomes:
+        console.print(f"{o.failure}, {o.design}: {o.recovery}")
 
 
 def register(app: typer.Typer) -> None:

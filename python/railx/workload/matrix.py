@@ -267,9 +267,12 @@ def traffic_matrix(
     return TrafficMatrix(placement, by_type, sent)
 
 
-def plot_heatmap(tm: TrafficMatrix, gpus: int, path: Path, title: str) -> None:
-    """PNG heatmap (log colour scale, bytes per iteration) of the first `gpus` GPUs' pair traffic,
-    HB domain boundaries drawn when they are few enough to see."""
+def plot_heatmap(tm: TrafficMatrix, gpus: int, path: Path, title: str, max_cells: int = 256) -> None:
+    """PNG heatmap (log colour scale, bytes per iteration) of the first `gpus` GPUs' pair traffic.
+
+    Views wider than `max_cells` GPUs sum b x b blocks of pairs into one cell (a pixel cannot show
+    each pair, and sampling would drop most of the sparse entries); HB domain boundaries are drawn
+    when they are few enough to see."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -278,21 +281,26 @@ def plot_heatmap(tm: TrafficMatrix, gpus: int, path: Path, title: str) -> None:
 
     if not 1 <= gpus <= tm.placement.gpus:
         raise ConfigError(f"heatmap gpus = {gpus}: must be between 1 and {tm.placement.gpus}; e.g. {tm.placement.gpus}")
-    block = tm.total()[:gpus, :gpus].toarray()
-    shown = np.ma.masked_less_equal(block, 0.0)
+    block = -(-gpus // max_cells)
+    cells = -(-gpus // block)
+    coo = tm.total()[:gpus, :gpus].tocoo()
+    grid = np.zeros((cells, cells))
+    np.add.at(grid, (coo.row // block, coo.col // block), coo.data)
+    shown = np.ma.masked_less_equal(grid, 0.0)
     fig, ax = plt.subplots(figsize=(4.4, 3.6), dpi=100)
-    norm = LogNorm(vmin=max(float(shown.min()), 1e3), vmax=float(shown.max())) if shown.count() else None
-    image = ax.imshow(shown, cmap="viridis", norm=norm, interpolation="nearest", origin="upper")
-    ax.set_facecolor("white")
+    norm = LogNorm(vmin=float(shown.min()), vmax=float(shown.max())) if shown.count() else None
+    extent = (-0.5, cells * block - 0.5, cells * block - 0.5, -0.5)
+    image = ax.imshow(shown, cmap="viridis", norm=norm, interpolation="nearest", extent=extent)
     k = tm.placement.hb_domain
-    if k < gpus and gpus // k <= 64:
+    if k < gpus and gpus // k <= 32:
         for edge in range(k, gpus, k):
-            ax.axhline(edge - 0.5, color="orange", lw=0.4)
-            ax.axvline(edge - 0.5, color="orange", lw=0.4)
+            ax.axhline(edge - 0.5, color="orange", lw=0.3, alpha=0.6)
+            ax.axvline(edge - 0.5, color="orange", lw=0.3, alpha=0.6)
     ax.set_xlabel("destination GPU")
     ax.set_ylabel("source GPU")
     ax.set_title(title, fontsize=9)
-    fig.colorbar(image, ax=ax, label="bytes per iteration")
+    unit = "bytes per iteration" if block == 1 else f"bytes per iteration, {block}x{block} GPU blocks"
+    fig.colorbar(image, ax=ax, label=unit)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
