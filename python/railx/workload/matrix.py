@@ -218,8 +218,8 @@ class TrafficMatrix:
         A pair carrying two types counts in both."""
         n = self.placement.gpus
         pairs = n * (n - 1)
-        out: dict[str, float] = {k: m.count_nonzero() / pairs for k, m in self.by_type.items() if m.count_nonzero()}
-        out["none"] = 1.0 - self.total().count_nonzero() / pairs
+        out: dict[str, float] = {k: float(m.count_nonzero() / pairs) for k, m in self.by_type.items() if m.count_nonzero()}
+        out["none"] = float(1.0 - self.total().count_nonzero() / pairs)
         return out
 
     def max_pair_bytes(self) -> dict[str, float]:
