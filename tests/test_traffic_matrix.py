@@ -250,7 +250,20 @@ def test_cli_json_and_errors(tmp_path) -> None:
         (("traffic", "gpt-9t", "--parallel", "T=8", "--hb-domain", "8"), "unknown model key"),
         (("traffic", "gpt-1t", "--parallel", "T=8"), "give MODEL with --parallel and --hb-domain"),
         (("traffic", "--job", "megatron-gpt-1t", "--hb-domain", "8"), "give either --job KEY or MODEL"),
+        (("traffic", "--job", "megatron-gpt-1t", "--sequence", "4096"), "give either --job KEY or MODEL"),
         (("traffic", "--job", "megatron-gpt-1t", "--all-reduce", "tree"), "--all-reduce = 'tree'"),
     ]:
         bad = _cli(*args)
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_hierarchical_all_reduce_closed_form() -> None:
+    """D = 4 over 2 domains of 2: each rank sends V to its domain peer (2 (x-1)/x V, x = 2) and V/2
+    to its rail peer (2 (y-1)/y V/x, y = 2): 3/2 V in all, a ring's 2 (p-1)/p V."""
+    model = spec(1, 1)
+    par = Parallelism(D=4, sequence=64)
+    V = sum(c.volume_bytes * c.frequency for c in traffic(model, par) if c.parallelism == "D")
+    dp = traffic_matrix(model, par, Placement(4, 2), "hierarchical").by_type["DP"].toarray()
+    assert dp[0, 1] == pytest.approx(V) and dp[0, 2] == pytest.approx(V / 2) and dp[0, 3] == 0.0
+    assert dp[3, 2] == pytest.approx(V) and dp[3, 1] == pytest.approx(V / 2)
+    assert dp.sum(axis=1) == pytest.approx([2 * 3 / 4 * V] * 4)

@@ -218,7 +218,9 @@ class TrafficMatrix:
         A pair carrying two types counts in both."""
         n = self.placement.gpus
         pairs = n * (n - 1)
-        out: dict[str, float] = {k: float(m.count_nonzero() / pairs) for k, m in self.by_type.items() if m.count_nonzero()}
+        out: dict[str, float] = {
+            k: float(m.count_nonzero() / pairs) for k, m in self.by_type.items() if m.count_nonzero()
+        }
         out["none"] = float(1.0 - self.total().count_nonzero() / pairs)
         return out
 

@@ -75,11 +75,13 @@ def traffic(
     ] = None,
     hb_domain: Annotated[int | None, typer.Option("--hb-domain", help="GPUs per HB domain (K).")] = None,
     gpus: Annotated[int | None, typer.Option("--gpus", help="GPUs in the cluster (default: T*C*D*P).")] = None,
-    micro_batch: Annotated[int, typer.Option("--micro-batch", help="Sequences per micro-batch.")] = 1,
+    micro_batch: Annotated[
+        int | None, typer.Option("--micro-batch", help="Sequences per micro-batch [default: 1].")
+    ] = None,
     global_batch: Annotated[
         int | None, typer.Option("--global-batch", help="Sequences per iteration (default: one micro-batch per rank).")
     ] = None,
-    sequence: Annotated[int, typer.Option("--sequence", help="Tokens per sequence.")] = 2048,
+    sequence: Annotated[int | None, typer.Option("--sequence", help="Tokens per sequence [default: 2048].")] = None,
     all_reduce: Annotated[
         str | None,
         typer.Option("--all-reduce", help="DP all-reduce: ring or hierarchical (default: ring, or the job's)."),
@@ -100,14 +102,16 @@ def traffic(
     [T, C, E, De, P] order; HB domains are K consecutive GPUs.
     """
     if job is not None:
-        if model is not None or parallel is not None or hb_domain is not None or gpus is not None:
+        if any(x is not None for x in (model, parallel, hb_domain, gpus, micro_batch, global_batch, sequence)):
             raise ConfigError(_JOB_ONLY)
         spec = load_job(job)
         model_key, par, placement = spec.model.value, spec.parallelism(), spec.placement()
         algo = all_reduce or spec.all_reduce.value
         title = spec.name
     else:
-        model_key, par, placement = _from_options(model, parallel, hb_domain, gpus, micro_batch, global_batch, sequence)
+        model_key, par, placement = _from_options(
+            model, parallel, hb_domain, gpus, micro_batch or 1, global_batch, sequence or 2048
+        )
         algo = all_reduce or "ring"
         title = model_key
     if not is_one_of(algo, ALL_REDUCE_ALGOS):
