@@ -150,11 +150,21 @@ def _hierarchical(
     inside = groups.reshape(n * y, x)
     across = groups.reshape(n, y, x).transpose(0, 2, 1).reshape(n * x, y)
     parts = [_ring(inside, 2 * (x - 1) / x * volume, direction), _ring(across, 2 * (y - 1) / y * volume / x, direction)]
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
+    return _concat(parts)
 
 
 def _no_flows() -> Flows:
     return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
+def _concat(parts: list[Flows]) -> Flows:
+    if not parts:
+        return _no_flows()
+    return (
+        np.concatenate([f[0] for f in parts]),
+        np.concatenate([f[1] for f in parts]),
+        np.concatenate([f[2] for f in parts]),
+    )
 
 
 def _flows(
@@ -251,18 +261,10 @@ def traffic_matrix(
         flows = _flows(coll, par, placement, all_reduce, ring)
         parts[_TYPE_OF[coll.parallelism]].append(flows)
         sent[coll.name] = float(flows[2].sum())
-    by_type = {
-        kind: sparse.csr_array(
-            (
-                np.concatenate([f[2] for f in fl]),
-                (np.concatenate([f[0] for f in fl]), np.concatenate([f[1] for f in fl])),
-            ),
-            shape=shape,
-        )
-        if fl
-        else sparse.csr_array(shape)
-        for kind, fl in parts.items()
-    }
+    by_type: dict[TrafficType, sparse.csr_array] = {}
+    for kind, kind_flows in parts.items():
+        src, dst, data = _concat(kind_flows)
+        by_type[kind] = sparse.csr_array((data, (src, dst)), shape=shape)
     for m in by_type.values():
         m.sum_duplicates()
         m.eliminate_zeros()
