@@ -23,13 +23,25 @@ def spec(**values: int) -> ModelSpec:
         "vocab": 1000,
         "experts": 8,
         "top_k": 2,
+        "moe_layer_interval": 1,
     }
     fields.update(values)
     return ModelSpec(name="test", **{k: SourcedInt(value=v, source="test") for k, v in fields.items()})
 
 
 # Published sizes the catalogue's shapes must reproduce (parameters in billions, 3% tolerance).
-PUBLISHED_B = {"llama3-70b": 70.6, "llama3-405b": 405, "gpt3-175b": 175, "gpt-1t": 1008, "mixtral-8x22b": 141}
+# Megatron-LM's GPTs: Narayanan et al. 2021, Table 1; MoE-1.3B (1.3B+MoE-128): DeepSpeed-MoE's 52B.
+PUBLISHED_B = {
+    "llama3-70b": 70.6,
+    "llama3-405b": 405,
+    "gpt3-175b": 175,
+    "gpt-146b": 145.6,
+    "gpt-310b": 310.1,
+    "gpt-530b": 529.6,
+    "gpt-1t": 1008,
+    "mixtral-8x22b": 141,
+    "moe-1.3b": 52,
+}
 
 
 def test_catalogue_has_the_required_models_with_sources() -> None:

@@ -205,6 +205,8 @@ def network(
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "railx.availability.commands",
     "railx.workload.commands",
+    "railx.workload.traffic_commands",
+    "railx.availability.rail_failures_commands",
     "railx.libra.commands",
     "railx.cost.commands",
     "railx.routing.commands",

@@ -30,7 +30,9 @@ class ModelSpec(BaseModel):
     """A transformer's shape as Table 4 of the RailX paper uses it (docs/workloads.md, Models).
 
     `ffn` is the FFN (or per-expert) intermediate width I; `ffn_matrices` its weight matrices
-    (3 for SwiGLU, 2 for a GELU MLP; Table 4 assumes 3); `experts` = 1 and `top_k` = 1 mean dense."""
+    (3 for SwiGLU, 2 for a GELU MLP; Table 4 assumes 3); `experts` = 1 and `top_k` = 1 mean dense.
+    `moe_layer_interval` = i makes every i-th layer an MoE layer and the others dense (1: every
+    layer; DeepSpeed-MoE uses 2); it is 1 for dense models."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     name: str = Field(min_length=1)
@@ -43,21 +45,31 @@ class ModelSpec(BaseModel):
     vocab: SourcedInt
     experts: SourcedInt
     top_k: SourcedInt
+    moe_layer_interval: SourcedInt
 
     def values(self) -> dict[str, int]:
         """The numbers alone: {'layers': 80, 'hidden': 8192, ...}."""
         return {key: getattr(self, key).value for key in type(self).model_fields if key != "name"}
 
+    @property
+    def moe_fraction(self) -> float:
+        """Share of the layers whose FFN is the experts (1/moe_layer_interval; 1 for dense models,
+        whose single "expert" is the dense FFN)."""
+        return 1.0 / self.moe_layer_interval.value
+
     def parameter_count(self) -> int:
-        """Weights in the Table 4 shape: per layer Q, K, V, O projections and every expert's FFN,
-        plus input embedding and output head (norms and routers neglected)."""
+        """Weights in the Table 4 shape: per layer Q, K, V, O projections and every expert's FFN
+        (one FFN in the dense layers between MoE layers), plus input embedding and output head
+        (norms and routers neglected)."""
         v = self.values()
         attention = v["hidden"] ** 2 * (2 + 2 * v["kv_heads"] / v["heads"])
-        ffn = v["experts"] * v["ffn_matrices"] * v["hidden"] * v["ffn"]
+        one_ffn = v["ffn_matrices"] * v["hidden"] * v["ffn"]
+        ffn = one_ffn * (v["experts"] * self.moe_fraction + (1 - self.moe_fraction))
         return int(v["layers"] * (attention + ffn) + 2 * v["vocab"] * v["hidden"])
 
     def check(self) -> None:
-        """Cross-field rules: heads divisible by KV heads, top_k <= experts, 2 or 3 FFN matrices."""
+        """Cross-field rules: heads divisible by KV heads, top_k <= experts, 2 or 3 FFN matrices, MoE
+        layer interval dividing the layers (and 1 for a dense model)."""
         v = self.values()
         if v["heads"] % v["kv_heads"]:
             raise ConfigError(
@@ -69,6 +81,12 @@ class ModelSpec(BaseModel):
             )
         if v["ffn_matrices"] not in (2, 3):
             raise ConfigError(f"{self.name}: ffn_matrices = {v['ffn_matrices']} must be 3 (SwiGLU) or 2 (GELU MLP)")
+        interval = v["moe_layer_interval"]
+        if v["layers"] % interval or (v["experts"] == 1 and interval != 1):
+            raise ConfigError(
+                f"{self.name}: moe_layer_interval = {interval} must divide layers = {v['layers']} "
+                "(and be 1 for a dense model, experts = 1); e.g. moe_layer_interval = 1"
+            )
 
 
 def available_models() -> list[str]:
@@ -79,7 +97,7 @@ def available_models() -> list[str]:
 def load_model(key_or_path: str | Path) -> ModelSpec:
     """A shipped model by key (e.g. `llama3-70b`) or a model file by path; validated."""
     path = Path(key_or_path)
-    if not path.suffix:
+    if path.suffix != ".toml":  # a key (keys may hold dots: moe-1.3b)
         path = MODELS_DIR / f"{key_or_path}.toml"
         if not path.is_file():
             raise ConfigError(

@@ -90,6 +90,12 @@ class Parallelism:
                 f"must divide the layers ({v['layers']} in {model.name}); e.g. P = {_divisor_at_most(v['layers'], self.P)}",
             ),
             (
+                "P",
+                (v["layers"] // self.P) % v["moe_layer_interval"] == 0,
+                f"must leave each stage a whole number of MoE layers (every {v['moe_layer_interval']}th of "
+                f"{v['layers']} layers in {model.name}); e.g. P = 1",
+            ),
+            (
                 "C",
                 self.sequence % self.C == 0,
                 f"must divide the sequence length {self.sequence}; e.g. C = {_divisor_at_most(self.sequence, self.C)}",
@@ -154,7 +160,12 @@ class Collective:
 
 
 def traffic(model: ModelSpec, par: Parallelism) -> list[Collective]:
-    """Every collective of one training iteration of one rank, as in Table 4 of the RailX paper."""
+    """Every collective of one training iteration of one rank, as in Table 4 of the RailX paper.
+
+    A model with MoE only in every i-th layer (`moe_layer_interval` > 1) has two more rows for its
+    dense layers: `T.ffn.dense` (top-1 volume) and `D.ffn.dense` (the dense FFN is replicated across
+    E, so its gradients are all-reduced over C x E x De); the MoE rows then count the MoE layers only.
+    """
     par.check(model)
     v = model.values()
     B, S, H, L = par.micro_batch, par.sequence, v["hidden"], v["layers"]
@@ -162,16 +173,22 @@ def traffic(model: ModelSpec, par: Parallelism) -> list[Collective]:
     T, C, P, NB = par.T, par.C, par.P, par.micro_batches
     kv_ratio = v["kv_heads"] / v["heads"]
     per_layer = NB * L / P
+    moe, dense = model.moe_fraction, 1.0 - model.moe_fraction
     rows: list[tuple[str, str, Pattern, tuple[Dim, ...], float, float]] = [
         ("T.attention", "T", "RS+AG", ("T",), B * S * H, 4 * per_layer),
-        ("T.ffn", "T", "RS+AG", ("T",), B * S * H * K, 4 * per_layer),
+        ("T.ffn", "T", "RS+AG", ("T",), B * S * H * K, 4 * per_layer * moe),
         ("C", "C", "point-to-point", ("C",), B * S * H * (2 * kv_ratio) / T, 2 * per_layer),
-        ("E", "E", "all-to-all", ("E",), B * S * H * K / (T * C), 4 * per_layer),
+        ("E", "E", "all-to-all", ("E",), B * S * H * K / (T * C), 4 * per_layer * moe),
         ("D.vocab", "D", "all-reduce", ("E", "De"), 2 * H * V / (T * C), 1),
         ("D.qkv", "D", "all-reduce", ("C", "E", "De"), (2 + 2 * kv_ratio) * H * H / T, L / P),
-        ("D.ffn", "D", "all-reduce", ("C", "De"), v["ffn_matrices"] * H * I / T, L / P),
+        ("D.ffn", "D", "all-reduce", ("C", "De"), v["ffn_matrices"] * H * I / T, L / P * moe),
         ("P", "P", "point-to-point", ("P",), B * S * H / (T * C), 2 * NB),
     ]
+    if dense > 0:
+        rows[2:2] = [("T.ffn.dense", "T", "RS+AG", ("T",), B * S * H, 4 * per_layer * dense)]
+        rows.insert(
+            -1, ("D.ffn.dense", "D", "all-reduce", ("C", "E", "De"), v["ffn_matrices"] * H * I / T, L / P * dense)
+        )
     return [Collective(n, p, pat, dims, vol, f, par.dtype_bytes) for n, p, pat, dims, vol, f in rows]
 
 
@@ -201,19 +218,22 @@ class StageFlops:
 def compute_flops(model: ModelSpec, par: Parallelism) -> StageFlops:
     """Dense matmul FLOPs (2 per multiply-add) of one micro-batch on the stage holding L/P layers and
     the vocabulary projection, per rank: tokens split by C, weights and heads by T, experts by E
-    (each token runs top_k experts). Attention is full (no causal halving)."""
+    (each token runs top_k experts in an MoE layer, the one FFN in a dense layer between them).
+    Attention is full (no causal halving)."""
     par.check(model)
     v = model.values()
     tokens = par.micro_batch * par.sequence / par.C
     H, layers = v["hidden"], v["layers"] / par.P
     kv_ratio = v["kv_heads"] / v["heads"]
     shard = par.T
-    router = 2.0 * tokens * H * v["experts"] if v["experts"] > 1 else 0.0
+    moe = model.moe_fraction
+    router = 2.0 * tokens * H * v["experts"] * moe if v["experts"] > 1 else 0.0
+    experts_per_token = v["top_k"] * moe + (1.0 - moe)  # top_k experts in MoE layers, one dense FFN elsewhere
     return StageFlops(
         qkv=layers * 2.0 * tokens * H * H * (1 + 2 * kv_ratio) / shard,
         attention=layers * 4.0 * tokens * par.sequence * H / shard,
         out_proj=layers * 2.0 * tokens * H * H / shard,
         router=layers * router,
-        ffn=layers * 2.0 * v["ffn_matrices"] * tokens * H * v["ffn"] * v["top_k"] / shard,
+        ffn=layers * 2.0 * v["ffn_matrices"] * tokens * H * v["ffn"] * experts_per_token / shard,
         vocab=2.0 * tokens * H * v["vocab"] / shard,
     )
