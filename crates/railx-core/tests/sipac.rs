@@ -117,12 +117,18 @@ fn digit_order_routes_every_pair_in_its_differing_digits_and_is_deadlock_free() 
                     .step_by(2)
                     .map(|h| (net.dst[h.link as usize] - n) / (n / r))
                     .collect();
-                assert!(levels_used.windows(2).all(|w| w[0] < w[1]), "{levels_used:?}");
+                assert!(
+                    levels_used.windows(2).all(|w| w[0] < w[1]),
+                    "{levels_used:?}"
+                );
             }
         }
         let report = exhaustive(routing.as_ref()).unwrap();
         assert!(report.acyclic, "SiPAC({r}, {levels}): {:?}", report.cycle);
-        assert_eq!((report.vcs_used, report.pairs), (1, n as u64 * (n as u64 - 1)));
+        assert_eq!(
+            (report.vcs_used, report.pairs),
+            (1, n as u64 * (n as u64 - 1))
+        );
     }
 }
 
@@ -153,10 +159,22 @@ fn a_level_split_sets_each_levels_port_bandwidth_and_the_group_is_l_all_to_all_d
 #[test]
 fn bad_input_is_one_line_naming_the_field() {
     let cases = [
-        (json!({"radix": 1, "levels": 2, "wavelengths": 4}), "sipac.radix"),
-        (json!({"radix": 4, "levels": 0, "wavelengths": 4}), "sipac.levels"),
-        (json!({"radix": 4, "levels": 3, "wavelengths": 2}), "sipac.wavelengths"),
-        (json!({"radix": 4, "levels": 3, "wavelengths": 61}), "sipac.wavelengths"),
+        (
+            json!({"radix": 1, "levels": 2, "wavelengths": 4}),
+            "sipac.radix",
+        ),
+        (
+            json!({"radix": 4, "levels": 0, "wavelengths": 4}),
+            "sipac.levels",
+        ),
+        (
+            json!({"radix": 4, "levels": 3, "wavelengths": 2}),
+            "sipac.wavelengths",
+        ),
+        (
+            json!({"radix": 4, "levels": 3, "wavelengths": 61}),
+            "sipac.wavelengths",
+        ),
         (
             json!({"radix": 4, "levels": 3, "wavelengths": 60, "level_wavelengths": [30, 30]}),
             "sipac.level_wavelengths",
@@ -169,7 +187,10 @@ fn bad_input_is_one_line_naming_the_field() {
             json!({"radix": 4, "levels": 2, "wavelengths": 60, "wavelength_rate_Bps": 0.0}),
             "sipac.wavelength_rate_Bps",
         ),
-        (json!({"radix": 4, "levels": 20, "wavelengths": 20}), "sipac.levels"),
+        (
+            json!({"radix": 4, "levels": 20, "wavelengths": 20}),
+            "sipac.levels",
+        ),
     ];
     for (fields, field) in cases {
         let mut value = json!({"family": "sipac", "wavelength_rate_Bps": 4e9});

@@ -65,7 +65,7 @@ def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
             _fixed(r["cost_per_a2a_bw_rel"], 1, ".3f"), _num(power),
         )  # fmt: skip
     if unpriced:
-        table.caption = "no cost (\"-\") where the catalog has no price: " + "; ".join(
+        table.caption = 'no cost ("-") where the catalog has no price: ' + "; ".join(
             f"{kind}: {why}" for kind, why in unpriced.items()
         )
     return table

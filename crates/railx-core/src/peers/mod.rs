@@ -293,7 +293,11 @@ pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
         "8-GPU servers, giant NVSwitch".into(),
         Some(8 * radix as u64),
     ));
-    rows.push(row("sip-ocs", "flat, OCS radix N".into(), Some(radix as u64)));
+    rows.push(row(
+        "sip-ocs",
+        "flat, OCS radix N".into(),
+        Some(radix as u64),
+    ));
     for m in [4, 7] {
         rows.push(row(
             "railx",
@@ -340,7 +344,10 @@ mod tests {
         // 2 levels overtake TPUv4 (32R) past R = 32.
         assert_eq!(max_chips(16, "sipac", "Flex-SiPAC, 2"), Some(256));
         assert_eq!(max_chips(16, "sipac", "Flex-SiPAC, 3"), Some(4096));
-        assert_eq!(max_chips(32, "sipac", "Flex-SiPAC, 2"), max_chips(32, "torus3d", "TPUv4"));
+        assert_eq!(
+            max_chips(32, "sipac", "Flex-SiPAC, 2"),
+            max_chips(32, "torus3d", "TPUv4")
+        );
         assert_eq!(max_chips(64, "dgx-h100-superpod", ""), Some(512));
         assert_eq!(max_chips(64, "sip-ocs", ""), Some(64));
         assert!(scalability(7).is_err());

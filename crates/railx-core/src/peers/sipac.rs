@@ -63,8 +63,8 @@ pub struct SipacSpec {
 impl From<SipacFields> for SipacSpec {
     #[allow(non_snake_case)]
     fn from(fields: SipacFields) -> SipacSpec {
-        let port_bw_Bps = fields.wavelengths as f64 * fields.wavelength_rate_Bps
-            / fields.levels.max(1) as f64;
+        let port_bw_Bps =
+            fields.wavelengths as f64 * fields.wavelength_rate_Bps / fields.levels.max(1) as f64;
         let link = LinkSpec {
             port_bw_Bps,
             long_latency_s: fields.link_latency_s,
@@ -136,7 +136,10 @@ impl SipacSpec {
             return Err(RailxError::invalid(
                 "sipac.levels",
                 f.levels,
-                format!("radix^levels CUs must fit 32-bit chip ids (radix = {})", f.radix),
+                format!(
+                    "radix^levels CUs must fit 32-bit chip ids (radix = {})",
+                    f.radix
+                ),
                 "use fewer levels or a smaller radix",
             ));
         }
@@ -198,7 +201,8 @@ impl PeerBuilder for SipacSpec {
         let ports_of = |lambdas: u32| lambdas as f64 * l as f64 / w;
         // The top-digit cut (paper 003: every CU has one link to a top-level WSS across it): a
         // top-level WSS placed on one side has floor(r/2) of its CUs across.
-        let bisection = (chips / r as u64 * (r / 2) as u64) as f64 * ports_of(split[l as usize - 1]);
+        let bisection =
+            (chips / r as u64 * (r / 2) as u64) as f64 * ports_of(split[l as usize - 1]);
         // Uniform traffic: a share 1 - 1/r of a CU's messages corrects digit l, each through
         // that level's port of the CU where it is corrected.
         let hop_bound = split

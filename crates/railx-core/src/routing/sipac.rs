@@ -31,7 +31,10 @@ impl SipacRouting {
             return Err(RailxError::invalid(
                 "routing",
                 "sipac digit order",
-                format!("needs {} CUs and {switches} WSS (SiPAC({r}, {l}))", cus(r, l)),
+                format!(
+                    "needs {} CUs and {switches} WSS (SiPAC({r}, {l}))",
+                    cus(r, l)
+                ),
                 "use it on the SiPAC peer it was built from",
             ));
         }
