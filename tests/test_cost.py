@@ -126,7 +126,10 @@ def test_table2_with_installed_ports_breaks_one_row(tmp_path: Path) -> None:
         ),
         (("usd = 1000", "usd = -1000"), "aot.usd = -1000"),
         (('source = "RailX (000) §6.2: a passive', 'sauce = "'), "pcc.source: required key is missing"),
-        (("usd = 250", "usd = 250\nusd_per_port = 3"), "pcc: give exactly one of usd (per unit) or usd_per_port"),
+        (
+            ("usd = 250", "usd = 250\nusd_per_port = 3"),
+            "pcc: give exactly one of usd (per unit), usd_per_port (switches) or unpriced",
+        ),
         (('port_basis = "used"', 'port_basis = "bought"'), "port_basis = 'bought'"),
         (
             ('port_basis = "used"\n\n[packet_switch]', '\n[packet_switch]\nport_basis = "used"'),

@@ -46,9 +46,10 @@ FAMILIES: dict[str, dict[str, Any]] = {
     },
     "hyperx": {"family": "hyperx", "dims": [4, 4], "terminals": 2, "radix": 8},
     "dragonfly": {"family": "dragonfly", "groups": 5, "routers": 4, "terminals": 2, "global_ports": 1, "radix": 8},
+    "sipac": {"family": "sipac", "radix": 4, "levels": 2, "wavelengths": 4, "wavelength_rate_Bps": 12.5e9},
 }
 # Families whose chips form no high-bandwidth domain: hierarchical does not apply.
-UNGROUPED = {"fat-tree"}
+UNGROUPED = {"fat-tree", "sipac"}
 
 
 def system(family: str) -> System:

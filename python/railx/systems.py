@@ -3,7 +3,7 @@ few more) and systems read from a file. Every analysis (cost, routing, the flit-
 simulators, collectives, workloads) takes a :class:`System` from here.
 
 A peer system is a spec tagged by `family` (fat-tree, rail-only, hammingmesh, torus3d, hyperx,
-dragonfly; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration,
+dragonfly, sipac; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration,
 whose bill of materials comes from its plant and whose global bandwidth comes from its
 topology's closed form. Costing builds nothing; the first analysis that needs the network builds
 it once (:attr:`System.core`: a RailX configuration synthesised and realized from its circuits, a
@@ -47,9 +47,12 @@ class System:
 
     @property
     def port_bw_Bps(self) -> float:
-        """Bandwidth of one port, per direction."""
+        """Bandwidth of one port, per direction (SiPAC: a CU's wavelengths over its L ports)."""
         if self.railx is not None:
             return float(self.railx["system"].get("port_bw_GBps", DEFAULT_PORT_BW_BPS / GBPS)) * GBPS
+        if self.family == "sipac":
+            spec = self.peer or {}
+            return float(spec["wavelengths"]) * float(spec["wavelength_rate_Bps"]) / float(spec["levels"])
         return float(self.peer.get("link", {}).get("port_bw_Bps", DEFAULT_PORT_BW_BPS))  # type: ignore[union-attr]
 
     @classmethod
@@ -167,6 +170,12 @@ PRESETS: dict[str, System] = {
                 "radix": 64,
                 "planes": 36,
             },
+        ),
+        # Paper 003's evaluation system: SiPAC(8, 3), 512 CUs, 60 wavelengths x 32 Gb/s per CU.
+        System(
+            "flex-sipac-512",
+            "Flex-SiPAC (8, 3), 512 CUs",
+            peer={"family": "sipac", "radix": 8, "levels": 3, "wavelengths": 60, "wavelength_rate_Bps": 4e9},
         ),
     ]
 }

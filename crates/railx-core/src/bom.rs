@@ -10,7 +10,10 @@
 //! - a passive copper cable (PCC) is one cable per chip-chip electrical link between boards;
 //! - links on a board or inside a package (short-reach mesh, PCB traces) cost nothing here:
 //!   they are part of the chip's price;
-//! - a NIC is counted only where a system's ports sit on separate network cards.
+//! - a NIC is counted only where a system's ports sit on separate network cards;
+//! - a wavelength-selective switch (WSS, Flex-SiPAC) is counted by radix; like an OCS its ports
+//!   carry no transceiver; a chip reaches it over a fibre link from one of its ports, and drives
+//!   all its ports from one comb-laser transceiver (counted per chip, not per link end).
 
 use crate::plant::Plant;
 use serde::Serialize;
@@ -70,6 +73,10 @@ pub struct BillOfMaterials {
     /// Active optical transceivers.
     pub aot: u64,
     pub nics: u64,
+    /// Wavelength-selective switches (Flex-SiPAC), by radix.
+    pub wss: Vec<SwitchCount>,
+    /// Comb-laser transceivers: one per chip, its wavelengths spread over its WSS ports.
+    pub comb_transceivers: u64,
     /// Tiers of packet switches a packet climbs (the most of any tree; 1 for a flat switch
     /// layer such as HyperX or Dragonfly; 0 without packet switches).
     pub switch_tiers: u32,
@@ -77,6 +84,8 @@ pub struct BillOfMaterials {
     pub chip_switch_links: u64,
     pub switch_switch_links: u64,
     pub chip_chip_optical_links: u64,
+    /// Fibre links between a chip port and a WSS port.
+    pub chip_wss_links: u64,
     /// On-board or in-package links (mesh, PCB traces, an HB domain's crossbar): free here.
     pub board_links: u64,
     pub global: GlobalBandwidth,
@@ -109,10 +118,13 @@ impl BillOfMaterials {
             pcc: 0,
             aot: 2 * (net.chip_switch_links + net.switch_switch_links),
             nics: 0,
+            wss: Vec::new(),
+            comb_transceivers: 0,
             switch_tiers: net.switch_tiers,
             chip_switch_links: net.chip_switch_links,
             switch_switch_links: net.switch_switch_links,
             chip_chip_optical_links: 0,
+            chip_wss_links: 0,
             board_links: net.board_links,
             global: net.global,
         }
@@ -133,6 +145,7 @@ impl BillOfMaterials {
         self.chip_switch_links
             + self.switch_switch_links
             + self.chip_chip_optical_links
+            + self.chip_wss_links
             + self.pcc
             + self.board_links
     }
@@ -179,10 +192,13 @@ pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
         pcc: 0,
         aot: ports_per_node * plant.nodes() as u64,
         nics: 0,
+        wss: Vec::new(),
+        comb_transceivers: 0,
         switch_tiers: 0,
         chip_switch_links: 0,
         switch_switch_links: 0,
         chip_chip_optical_links: circuits_max,
+        chip_wss_links: 0,
         board_links: plant.nodes() as u64 * 2 * plant.m as u64 * (plant.m as u64 - 1),
         global,
     }

@@ -2,9 +2,12 @@
 (watts), as data in a TOML file where every entry names its source (docs/cost.md, Catalogs).
 
 A catalog has one table per component kind: `packet_switch`, `ocs`, `pcc` (passive copper
-cable), `aot` (active optical transceiver), `nic`. A switch is priced per unit of a stated
-`radix` (`usd`) or per port (`usd_per_port`, any radix); power likewise (`watts` or
-`watts_per_port`). Unknown keys, negative numbers and missing sources are errors, each one line.
+cable), `aot` (active optical transceiver), `nic`, `wss` (wavelength-selective switch) and
+`comb_transceiver` (a comb-laser transceiver, one per Flex-SiPAC chip). A switch is priced per
+unit of a stated `radix` (`usd`) or per port (`usd_per_port`, any radix); power likewise (`watts`
+or `watts_per_port`). A kind with no sourced price says why in `unpriced`: a system that has it
+gets its counts and no total cost. Unknown keys, negative numbers and missing sources are
+errors, each one line.
 
 How a system that uses a fraction of its switches pays for them is the catalog's `port_basis`,
 one rule for every switch of every family (packet switches and OCS alike):
@@ -32,7 +35,7 @@ __all__ = ["BUILTIN_CATALOGS", "PORT_BASES", "Catalog", "Component", "PortBasis"
 
 CATALOG_DIR = Path(__file__).with_name("catalogs")
 BUILTIN_CATALOGS: tuple[str, ...] = tuple(sorted(p.stem for p in CATALOG_DIR.glob("*.toml")))
-SWITCH_KINDS = ("packet_switch", "ocs")
+SWITCH_KINDS = ("packet_switch", "ocs", "wss")
 PortBasis = Literal["installed", "used"]
 PORT_BASES: tuple[str, ...] = ("used", "installed")
 
@@ -51,12 +54,21 @@ class Component(Strict):
     radix: int | None = Field(
         default=None, gt=0, description="switches priced per unit: the radix that price is for", examples=[64]
     )
+    unpriced: str | None = Field(
+        default=None,
+        min_length=1,
+        description="no price: why none is given (the system's total cost is then left out)",
+        examples=["no public price for an N x N micro-ring WSS"],
+    )
     source: str = Field(min_length=1, description="where the numbers come from", examples=["vendor list price, 2025"])
 
     @model_validator(mode="after")
     def _one_price(self) -> Component:
-        if (self.usd is None) == (self.usd_per_port is None):
-            raise ValueError("give exactly one of usd (per unit) or usd_per_port (switches), e.g. usd = 1000")
+        if sum(x is not None for x in (self.usd, self.usd_per_port, self.unpriced)) != 1:
+            raise ValueError(
+                "give exactly one of usd (per unit), usd_per_port (switches) or unpriced (why there is no price), "
+                "e.g. usd = 1000"
+            )
         if self.watts is not None and self.watts_per_port is not None:
             raise ValueError("give watts (per unit) or watts_per_port, not both")
         return self
@@ -77,19 +89,25 @@ class Catalog(Strict):
     pcc: Component | None = None
     aot: Component | None = None
     nic: Component | None = None
+    wss: Component | None = None
+    comb_transceiver: Component | None = None
 
     def price(self, bom: dict[str, Any]) -> Priced:
         """Cost and power of a bill of materials (as `railx._core` returns it). A component the
         system has and the catalog lacks, or a switch radix the catalog does not price, is a
-        ConfigError naming both."""
+        ConfigError naming both; one the catalog marks `unpriced` leaves the total out (None)."""
         breakdown: dict[str, float] = {}
         switch_ports: dict[str, dict[str, int]] = {}
         power_w = 0.0
         unpowered: set[str] = set()
+        unpriced: dict[str, str] = {}
         for kind, units, ports, radix in _lines(bom):
             comp = self._component(kind)
-            usd = self._amount(kind, comp, comp.usd, comp.usd_per_port, units, ports, radix, "usd")
-            breakdown[kind] = breakdown.get(kind, 0.0) + usd
+            if comp.unpriced is not None:
+                unpriced[kind] = comp.unpriced
+            else:
+                usd = self._amount(kind, comp, comp.usd, comp.usd_per_port, units, ports, radix, "usd")
+                breakdown[kind] = breakdown.get(kind, 0.0) + usd
             if ports is not None:
                 total = switch_ports.setdefault(kind, {"installed": 0, "used": 0})
                 for basis in total:
@@ -99,9 +117,10 @@ class Catalog(Strict):
             else:
                 power_w += self._amount(kind, comp, comp.watts, comp.watts_per_port, units, ports, radix, "watts")
         return Priced(
-            cost_usd=sum(breakdown.values()),
+            cost_usd=None if unpriced else sum(breakdown.values()),
             power_w=None if unpowered else power_w,
             breakdown_usd=breakdown,
+            unpriced=unpriced,
             unpowered=sorted(unpowered),
             port_basis=self.port_basis,
             switch_ports=switch_ports,
@@ -154,11 +173,12 @@ class Catalog(Strict):
 def _lines(bom: dict[str, Any]) -> list[tuple[str, int, dict[str, int] | None, int | None]]:
     """(kind, units, ports installed/used, radix) for every component the system has. Ports in
     use: a packet switch uses one per chip link and two per switch-switch link, an OCS two per
-    chip-chip optical link; they are known per kind, so per-radix lines share them in proportion
-    to installed ports."""
+    chip-chip optical link, a WSS one per chip fibre link; they are known per kind, so per-radix
+    lines share them in proportion to installed ports."""
     used = {
         "packet_switch": bom["chip_switch_links"] + 2 * bom["switch_switch_links"],
         "ocs": 2 * bom["chip_chip_optical_links"] if bom["ocs"] else 0,
+        "wss": bom["chip_wss_links"],
     }
     lines: list[tuple[str, int, dict[str, int] | None, int | None]] = []
     for kind in SWITCH_KINDS:
@@ -168,24 +188,26 @@ def _lines(bom: dict[str, Any]) -> list[tuple[str, int, dict[str, int] | None, i
             installed = s["radix"] * s["count"]
             share = round(used[kind] * installed / installed_total)
             lines.append((kind, s["count"], {"installed": installed, "used": share}, s["radix"]))
-    for kind, key in (("pcc", "pcc"), ("aot", "aot"), ("nic", "nics")):
+    for kind, key in (("pcc", "pcc"), ("aot", "aot"), ("nic", "nics"), ("comb_transceiver", "comb_transceivers")):
         if bom[key]:
             lines.append((kind, bom[key], None, None))
     return lines
 
 
 def _bom_key(kind: str) -> str:
-    return "packet_switches" if kind == "packet_switch" else "ocs"
+    return "packet_switches" if kind == "packet_switch" else kind
 
 
 @dataclass(frozen=True)
 class Priced:
-    """A bill of materials priced: total, per component kind, and power where every part has watts;
-    the basis switches were priced on and their ports installed and used, per switch kind."""
+    """A bill of materials priced: total (None where a part has no price: `unpriced` gives each
+    such kind and why), per component kind, and power where every part has watts; the basis
+    switches were priced on and their ports installed and used, per switch kind."""
 
-    cost_usd: float
+    cost_usd: float | None
     power_w: float | None
     breakdown_usd: dict[str, float]
+    unpriced: dict[str, str]
     unpowered: list[str]
     port_basis: PortBasis
     switch_ports: dict[str, dict[str, int]]

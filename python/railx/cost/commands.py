@@ -32,6 +32,7 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title)
+    wavelength = any(r["wss"] for r in rows)  # WSS and comb-transceiver columns only where used
     heads = (
         "system",
         "chips",
@@ -39,6 +40,7 @@ def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
         "OCS",
         "PCC",
         "AOT",
+        *(("WSS", "comb TRx") if wavelength else ()),
         "cost M$",
         "$/chip",
         "cost/inject",
@@ -50,15 +52,28 @@ def _systems_table(rows: list[dict[str, Any]], title: str) -> Table:
     )
     for head in heads:
         table.add_column(head, justify="left" if head == "system" else "right")
+    unpriced: dict[str, str] = {}
     for r in rows:
         power = None if r["power_w"] is None else r["power_w"] / 1e6
+        unpriced |= r["unpriced"]
         table.add_row(
             r["name"], f"{r['chips']:,}", f"{r['packet_switches']:,}", f"{r['ocs']:,}", f"{r['pcc']:,}", f"{r['aot']:,}",
-            f"{r['cost_usd'] / 1e6:,.1f}", f"{r['cost_per_chip_usd']:,.0f}", f"{r['cost_per_inject_rel']:.3f}",
-            f"{100 * r['global_bw_frac']:.2f}", f"{100 * r['a2a_frac']:.2f}", f"{r['cost_per_global_bw_rel']:.3f}",
-            f"{r['cost_per_a2a_bw_rel']:.3f}", _num(power),
+            *((f"{r['wss']:,}", f"{r['comb_transceivers']:,}") if wavelength else ()),
+            _fixed(r["cost_usd"], 1e-6, ",.1f"), _fixed(r["cost_per_chip_usd"], 1, ",.0f"),
+            _fixed(r["cost_per_inject_rel"], 1, ".3f"), f"{100 * r['global_bw_frac']:.2f}",
+            f"{100 * r['a2a_frac']:.2f}", _fixed(r["cost_per_global_bw_rel"], 1, ".3f"),
+            _fixed(r["cost_per_a2a_bw_rel"], 1, ".3f"), _num(power),
         )  # fmt: skip
+    if unpriced:
+        table.caption = 'no cost ("-") where the catalog has no price: ' + "; ".join(
+            f"{kind}: {why}" for kind, why in unpriced.items()
+        )
     return table
+
+
+def _fixed(value: float | None, scale: float, spec: str) -> str:
+    """`value * scale` formatted by `spec`, "-" when there is no value (an unpriced system)."""
+    return "-" if value is None else format(value * scale, spec)
 
 
 def _print_table6(port_basis: str | None, as_json: bool) -> list[dict[str, Any]]:
@@ -183,7 +198,8 @@ def scale(
 ) -> None:
     """Largest system per family vs switch radix.
 
-    RailX eq. 1 and Table 2; TPUv4 (R/2) m^3; fat-trees, Rail-only, HammingMesh, HyperX, Dragonfly.
+    RailX eq. 1 and Table 2; TPUv4 (R/2) m^3; fat-trees, Rail-only, HammingMesh, HyperX, Dragonfly;
+    Flex-SiPAC R^L (WSS radix, 2 and 3 levels), DGX-H100 SuperPOD 8R and SiP-OCS R (paper 003 Fig. 9).
     """
     rows = scalability(tuple(radix) if radix else DEFAULT_RADICES)
     if as_json:

@@ -8,12 +8,16 @@ Global bandwidth, as a share of a chip's injection bandwidth:
 - `a2a_frac` (the all-to-all throughput bound): the largest uniform all-to-all rate a chip can
   sustain, the tightest of the bisection bound (2x the ratio) and the family's own bottleneck,
   capped at 1. The RailX paper uses the first for most rows of Table 6 and the second for RailX.
+
+Where the catalog has no price for a part the system uses (it marks the kind `unpriced`, e.g.
+Flex-SiPAC's WSS), the counts stay and every cost figure is None, with `unpriced` saying why.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from railx.config import ConfigError
 from railx.cost.catalog import Catalog
 from railx.systems import System
 
@@ -24,6 +28,7 @@ def figures(system: System, catalog: Catalog) -> dict[str, Any]:
     """Absolute figures of one system under one catalog (relative ones: see `relative_to`)."""
     bom = system.bom()
     priced = catalog.price(bom)
+    cost = priced.cost_usd
     chips = bom["chips"]
     inject_Bps = chips * bom["ports_per_chip"] * system.port_bw_Bps
     glob = bom["global"]
@@ -41,11 +46,15 @@ def figures(system: System, catalog: Catalog) -> dict[str, Any]:
         "pcc": bom["pcc"],
         "aot": bom["aot"],
         "nics": bom["nics"],
-        "cost_usd": priced.cost_usd,
+        "wss": sum(s["count"] for s in bom["wss"]),
+        "wss_by_radix": {str(s["radix"]): s["count"] for s in bom["wss"]},
+        "comb_transceivers": bom["comb_transceivers"],
+        "cost_usd": cost,
         "cost_breakdown_usd": priced.breakdown_usd,
-        "cost_per_chip_usd": priced.cost_usd / chips,
+        "unpriced": priced.unpriced,
+        "cost_per_chip_usd": None if cost is None else cost / chips,
         "inject_Bps": inject_Bps,
-        "cost_per_inject_usd_per_GBps": priced.cost_usd / (inject_Bps / 1e9),
+        "cost_per_inject_usd_per_GBps": None if cost is None else cost / (inject_Bps / 1e9),
         "global_bw_frac": glob["bisection_frac"],
         "a2a_frac": glob["a2a_frac"],
         "power_w": priced.power_w,
@@ -58,13 +67,30 @@ def figures(system: System, catalog: Catalog) -> dict[str, Any]:
 
 def relative_to(rows: list[dict[str, Any]], baseline: dict[str, Any]) -> list[dict[str, Any]]:
     """Adds cost per injection, per global (bisection) and per all-to-all bandwidth, each
-    relative to `baseline`'s (1 = the baseline's cost for the same bandwidth)."""
+    relative to `baseline`'s (1 = the baseline's cost for the same bandwidth); None for a system
+    without a total cost."""
     base_inject = baseline["cost_per_inject_usd_per_GBps"]
+    if base_inject is None:
+        raise ConfigError(
+            f"baseline = {baseline['name']!r}: has no total cost (unpriced: {', '.join(baseline['unpriced'])}); "
+            "use a priced baseline, e.g. ft2"
+        )
     base_global = base_inject / baseline["global_bw_frac"]
     base_a2a = base_inject / baseline["a2a_frac"]
     out = []
     for row in rows:
         per_inject = row["cost_per_inject_usd_per_GBps"]
+        if per_inject is None:
+            out.append(
+                row
+                | {
+                    "baseline": baseline["name"],
+                    "cost_per_inject_rel": None,
+                    "cost_per_global_bw_rel": None,
+                    "cost_per_a2a_bw_rel": None,
+                }
+            )
+            continue
         out.append(
             row
             | {

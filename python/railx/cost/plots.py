@@ -109,7 +109,7 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
     for ax, (ylabel, value) in zip(axes, panels, strict=True):
         for label, rows in curves.items():
             ax.loglog([r["chips"] for r in rows], [value(r) for r in rows], marker=".", label=label)
-        for row in points:
+        for row in (p for p in points if p["cost_usd"] is not None):
             ax.scatter([row["chips"]], [value(row)], marker="*", s=80, color="black", zorder=3)
             ax.annotate(row["name"], (row["chips"], value(row)), fontsize=7, xytext=(3, 3), textcoords="offset points")
         ax.set_xlabel("chips")

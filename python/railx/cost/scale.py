@@ -1,5 +1,6 @@
 """Scalability: the largest system each family builds for a switch radix (paper 000 Fig. 1,
-Table 2, eq. 1; TPUv4's (R/2) m^3), as data from the Rust core and as a log-log plot."""
+Table 2, eq. 1; TPUv4's (R/2) m^3; paper 003 Fig. 9: Flex-SiPAC's r^L, the DGX-H100 SuperPOD's
+8R, SiP-OCS's R), as data from the Rust core and as a log-log plot."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def scalability(radices: tuple[int, ...] | list[int] = DEFAULT_RADICES) -> list[
     return [row for radix in radices for row in json.loads(_scalability(radix))]
 
 
-def plot_scalability(rows: list[dict[str, Any]], path: str | Path) -> Path:
+def plot_scalability(rows: list[dict[str, Any]], path: str | Path, title: str = "Scalability vs switch radix") -> Path:
     """Max chips vs radix, one line per family variant, log-log; PNG or SVG by the suffix."""
     import matplotlib
 
@@ -35,9 +36,9 @@ def plot_scalability(rows: list[dict[str, Any]], path: str | Path) -> Path:
     for label, points in curves.items():
         xs, ys = zip(*sorted(points), strict=True)
         ax.loglog(xs, ys, marker="o", label=label, base=2)
-    ax.set_xlabel("switch radix (packet switch; OCS for RailX and TPUv4)")
+    ax.set_xlabel("switch radix (packet switch; OCS for RailX, TPUv4, SiP-OCS; WSS for Flex-SiPAC)")
     ax.set_ylabel("maximum chips")
-    ax.set_title("Scalability vs switch radix")
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -16,7 +16,7 @@ RoutingOpt = Annotated[
         help="Routing function; default: the system's first. RailX: minimal, dateline (deadlock-free on rings at "
         "flit level), adaptive, balanced (mesh crossings XY or YX). Peers: their family's own: torus3d "
         "dateline|minimal|dateline-partition (BookSim2's), fat-tree updown, hyperx and dragonfly minimal|valiant, "
-        "rail-only minimal, hammingmesh dimension-order.",
+        "rail-only minimal, hammingmesh dimension-order, sipac digit-order.",
     ),
 ]
 MisroutesOpt = Annotated[

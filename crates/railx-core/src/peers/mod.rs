@@ -9,6 +9,7 @@ pub mod fat_tree;
 pub mod hammingmesh;
 pub mod hyperx;
 pub mod rail_only;
+pub mod sipac;
 pub mod torus3d;
 
 use crate::bom::BillOfMaterials;
@@ -121,6 +122,7 @@ pub enum PeerSpec {
     Torus3d(torus3d::Torus3dSpec),
     Hyperx(hyperx::HyperXSpec),
     Dragonfly(dragonfly::DragonflySpec),
+    Sipac(sipac::SipacSpec),
 }
 
 /// What every family provides.
@@ -146,6 +148,7 @@ impl PeerSpec {
             PeerSpec::Torus3d(_) => "torus3d",
             PeerSpec::Hyperx(_) => "hyperx",
             PeerSpec::Dragonfly(_) => "dragonfly",
+            PeerSpec::Sipac(_) => "sipac",
         }
     }
 
@@ -157,12 +160,15 @@ impl PeerSpec {
             PeerSpec::Torus3d(s) => s,
             PeerSpec::Hyperx(s) => s,
             PeerSpec::Dragonfly(s) => s,
+            PeerSpec::Sipac(s) => s,
         }
     }
 
+    /// The family's own checks first (a family may derive its links from its spec).
     pub fn bom(&self) -> Result<BillOfMaterials> {
+        let bom = self.builder().bom()?;
         self.builder().link().validate()?;
-        self.builder().bom()
+        Ok(bom)
     }
 
     /// Every chip as one collective process group (see [`PeerBuilder::collective_group`]).
@@ -219,8 +225,11 @@ pub struct ScaleRow {
 /// Largest system per family and variant for a switch radix (paper Fig. 1, Table 2, eq. 1):
 /// fat-trees from their tiers, Rail-only from its rails' Clos and HB domain, HammingMesh from
 /// its line fat-trees, TPUv4 from its OCS ((R/2) cubes), RailX from eq. 1 ((R/2)^2 m^2),
-/// HyperX and Dragonfly from the best use of the radix. The radix is a packet switch's for
-/// packet-switched families and an OCS's for RailX and TPUv4.
+/// HyperX and Dragonfly from the best use of the radix; and paper 003's Fig. 9: Flex-SiPAC
+/// (r^L), the DGX-H100 SuperPOD (8-GPU servers under one top NVSwitch layer: 8R) and SiP-OCS
+/// (N GPUs on OCS of radix N: R). The radix is a packet switch's for packet-switched families,
+/// an OCS's for RailX, TPUv4 and SiP-OCS, a WSS's for Flex-SiPAC and the top-layer NVSwitch's
+/// for the SuperPOD.
 pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
     if radix < 4 || !radix.is_multiple_of(2) {
         return Err(RailxError::invalid(
@@ -272,6 +281,23 @@ pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
         "balanced".into(),
         Some(dragonfly::max_chips(radix)),
     ));
+    for levels in [2, 3] {
+        rows.push(row(
+            "sipac",
+            format!("Flex-SiPAC, {levels} levels"),
+            Some(sipac::cus(radix, levels)),
+        ));
+    }
+    rows.push(row(
+        "dgx-h100-superpod",
+        "8-GPU servers, giant NVSwitch".into(),
+        Some(8 * radix as u64),
+    ));
+    rows.push(row(
+        "sip-ocs",
+        "flat, OCS radix N".into(),
+        Some(radix as u64),
+    ));
     for m in [4, 7] {
         rows.push(row(
             "railx",
@@ -314,6 +340,16 @@ mod tests {
         assert_eq!(max_chips(64, "hammingmesh", "Hx4Mesh, 1"), Some(16_384));
         assert_eq!(max_chips(128, "torus3d", "TPUv4"), Some(4096));
         assert_eq!(max_chips(128, "railx", "m = 7"), Some(200_704));
+        // Paper 003 Fig. 9 and §4.C: a radix-16 WSS gives 256 CUs in 2 levels, 4,096 in 3;
+        // 2 levels overtake TPUv4 (32R) past R = 32.
+        assert_eq!(max_chips(16, "sipac", "Flex-SiPAC, 2"), Some(256));
+        assert_eq!(max_chips(16, "sipac", "Flex-SiPAC, 3"), Some(4096));
+        assert_eq!(
+            max_chips(32, "sipac", "Flex-SiPAC, 2"),
+            max_chips(32, "torus3d", "TPUv4")
+        );
+        assert_eq!(max_chips(64, "dgx-h100-superpod", ""), Some(512));
+        assert_eq!(max_chips(64, "sip-ocs", ""), Some(64));
         assert!(scalability(7).is_err());
     }
 }

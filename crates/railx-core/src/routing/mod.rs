@@ -15,6 +15,7 @@ pub mod logical;
 pub mod peer;
 pub mod rail_only;
 pub mod railx;
+pub mod sipac;
 pub mod torus;
 pub mod updown;
 

@@ -6,6 +6,7 @@ use super::dragonfly::DragonflyRouting;
 use super::hammingmesh::HammingMeshRouting;
 use super::hyperx::HyperxRouting;
 use super::rail_only::RailOnlyRouting;
+use super::sipac::SipacRouting;
 use super::torus::{TorusRouting, TorusVcs};
 use super::updown::UpDownRouting;
 use super::Routing;
@@ -23,6 +24,7 @@ pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
         PeerSpec::Hyperx(_) | PeerSpec::Dragonfly(_) => &["minimal", "valiant"],
         PeerSpec::RailOnly(_) => &["minimal"],
         PeerSpec::Hammingmesh(_) => &["dimension-order"],
+        PeerSpec::Sipac(_) => &["digit-order"],
     }
 }
 
@@ -62,6 +64,7 @@ pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Bo
             Box::new(RailOnlyRouting::new(net, s.hb_domain, &sizes)?)
         }
         PeerSpec::Hammingmesh(s) => Box::new(HammingMeshRouting::new(net, s.a, s.boards)?),
+        PeerSpec::Sipac(s) => Box::new(SipacRouting::new(net, s)?),
     })
 }
 
