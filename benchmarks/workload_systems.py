@@ -70,7 +70,9 @@ def main() -> None:
     parser.add_argument("--json", help="write the rows as JSON here")
     args = parser.parse_args()
     rows = []
-    print("| system | iteration s | exposed compute s | exposed comm s | D hidden (window) s | T s | C s | E s | D s | P s | took s |")
+    print(
+        "| system | iteration s | exposed compute s | exposed comm s | D hidden (window) s | T s | C s | E s | D s | P s | took s |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in NAMES:
         r = row(name)
@@ -84,7 +86,8 @@ def main() -> None:
     print()
     for r in rows:
         links = ", ".join(
-            f"{d} {link['place'].removeprefix('routed ')} {link['bw_Bps'] / 1e9:.3g} GB/s" for d, link in r["links"].items()
+            f"{d} {link['place'].removeprefix('routed ')} {link['bw_Bps'] / 1e9:.3g} GB/s"
+            for d, link in r["links"].items()
         )
         print(f"- {r['system']} ({r['described']}): {links}\n  `{r['command']}`")
     if args.json:
