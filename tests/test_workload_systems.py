@@ -83,6 +83,10 @@ def test_the_system_can_be_a_preset_a_file_a_peer_table_or_a_railx_configuration
         ("", "peer = None: no system given: add a [system] plant, "),
         ('system = "tpuv4"\n[mapping]\nT = "mesh"\n', "mapping: places parallelisms on a RailX plant's ports"),
         ('system = "tpuv4"\n[topology]\npreset = "torus"\n', "topology: a [topology] goes with a [system] plant"),
+        (
+            '[peer]\nfamily = "torus3d"\ndims = [4, 4, 4]\nports_per_direction = 1\nbogus = 1\n',
+            "peer topology: unknown field `bogus`",
+        ),
         ('routing = "minimal"\n[system]\nm = 2\nn = 1\nR = 8\n', "routing = 'minimal': a [mapping]'s port model"),
     ],
 )

@@ -362,7 +362,8 @@ def _railx_system(config_json: str) -> System:
 
 def load_workload_system(path: str | Path) -> WorkloadSystem:
     """Reads and validates a workload-system TOML file; a system file it names is read relative to
-    it, and a named system must exist (a preset or a readable, valid file)."""
+    it, and the system must exist and be valid (a preset, a readable and valid file, a valid
+    [peer] table or RailX configuration)."""
     path = Path(path)
     data = read_toml(path, f"--system {path}")
     try:
@@ -373,9 +374,10 @@ def load_workload_system(path: str | Path) -> WorkloadSystem:
         name = ws.system
         if name not in PRESETS and Path(name).suffix and not Path(name).is_absolute():
             name = str(path.parent / name)
+        ws = ws.model_copy(update={"system": name})
+    if not ws.mapped:
         try:
-            _resolved(name)
+            ws.network_system().bom()  # validates the system now (by counting; nothing is built)
         except ConfigError as exc:
             raise ConfigError(f"{path}: {exc}") from None
-        ws = ws.model_copy(update={"system": name})
     return ws
