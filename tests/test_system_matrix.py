@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from railx.collectives.analytic import direct_all_to_all_time_s, ring_reduce_scatter_time_s
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
 from railx.flowsim import Messages, simulate
@@ -21,6 +22,10 @@ from railx.routing import check_deadlock, route_stats
 from railx.sim import FlitSettings
 from railx.sim import simulate as flit_simulate
 from railx.systems import System
+from railx.workload.catalogue import load_model
+from railx.workload.iteration import IterationModel
+from railx.workload.system import DimLink, WorkloadSystem
+from railx.workload.traffic import Parallelism
 
 MiB = 1 << 20
 
@@ -147,6 +152,74 @@ def test_flit_level_collectives_agree_with_the_flow_level(sys_: System) -> None:
         flit = report(sys_, algo, "flit")["time_s"]
         flow = report(sys_, algo, "flow")["time_s"]
         assert 0.75 <= flit / flow <= 1.25, (algo, flit / flow)
+
+
+# A parallelism of llama3-70b-moe8 (64 heads, 8 experts, 80 layers) filling each instance.
+WORKLOAD_PARALLEL: dict[str, dict[str, int]] = {
+    "railx": {"T": 2, "D": 9, "P": 2},
+    "fat-tree": {"T": 4, "C": 2, "E": 2, "D": 4},
+    "rail-only": {"T": 4, "E": 2, "D": 4, "P": 2},
+    "hammingmesh": {"T": 2, "C": 2, "E": 2, "D": 6},
+    "torus3d": {"T": 2, "C": 2, "E": 2, "D": 4, "P": 2},
+    "tpuv4": {"T": 2, "C": 2, "E": 2, "D": 4, "P": 2},
+    "hyperx": {"T": 2, "E": 4, "D": 8, "P": 2},
+    "dragonfly": {"T": 2, "E": 2, "D": 4, "P": 5},
+}
+
+
+def workload_system(sys_: System) -> WorkloadSystem:
+    """The family's instance as a workload system (every overlap off: all communication adds up)."""
+    spec = FAMILIES[sys_.name]
+    where = spec if sys_.family == "railx" else {"peer": spec}
+    training = {"micro_batches": 4, "sequence": 4096, "overlap": []}
+    return WorkloadSystem.model_validate({**where, "chip": {"sustained_tflops": 400.0}, "training": training})
+
+
+def test_workload_iteration_time_runs_on_the_routed_links(sys_: System) -> None:
+    # T (or E) over every chip is one line of the whole system in chip order, measured as the
+    # flow level runs it: the reduce-scatter the iteration model prices for T (bidirectional ring,
+    # or direct where that is no slower) and E's all-to-all equal the flow level's on the chips.
+    ws, n = workload_system(sys_), sys_.chips
+    t = ws.links(Parallelism(T=n))["T"]
+    if t.kind == "ring":
+        modelled = ring_reduce_scatter_time_s(n, MiB, t.bw_bytes_per_s, t.alpha_s)
+        flow = collective_report(sys_, "reduce-scatter", "bidir-ring", MiB, "flow")["time_s"]
+    else:  # a direct reduce-scatter step is the direct all-to-all's step
+        modelled = direct_all_to_all_time_s(n, MiB, t.bw_bytes_per_s, t.alpha_s)
+        flow = collective_report(sys_, "all-to-all", "direct", MiB, "flow")["time_s"]
+    assert flow == pytest.approx(float(modelled), rel=0.01)
+    e = ws.links(Parallelism(E=n, D=n))["E"]
+    flow = collective_report(sys_, "all-to-all", "direct", MiB, "flow")["time_s"]
+    assert flow == pytest.approx(float(direct_all_to_all_time_s(n, MiB, e.bw_bytes_per_s, e.alpha_s)), rel=0.01)
+    # Eq. 10 with nothing overlapped: compute plus every collective's time, so at least the compute.
+    it = IterationModel(load_model("llama3-70b-moe8"), ws.parallelism(**WORKLOAD_PARALLEL[sys_.name]), ws)
+    r = it.evaluate()
+    comm_s = sum(float(v) for v in r.by_collective_s.values())
+    assert float(r.total_s) == pytest.approx(it.compute_total_s + comm_s) and comm_s > 0
+    assert all(link.place.startswith("routed ") for d, link in it.links.items() if it.par.size(d) > 1)
+
+
+# The torus's cube links are no faster than its other links, and its extent-2 z dimension joins
+# each pair by two links (both wrap-arounds), so a pair across cubes there is the faster one.
+DOMAIN_NO_FASTER = {"torus3d", "tpuv4"}
+
+
+def test_a_dimension_inside_a_high_bandwidth_domain_is_no_slower_than_one_across(sys_: System) -> None:
+    # L ranks inside a domain (T: consecutive chips, the family's innermost group dimension)
+    # against L ranks across domains (De after C = chips / L), both free to use the ring or the
+    # direct primitive: reduce-scattering 1 GiB takes no longer inside.
+    if sys_.name in DOMAIN_NO_FASTER:
+        pytest.skip("a torus's cube links are no faster than the links across cubes")
+    ws, n = workload_system(sys_), sys_.chips
+    size = sys_.core.group_dims()[0][0]
+    inside = ws.links(Parallelism(T=size, D=n // size))["T"]
+    across = ws.links(Parallelism(C=n // size, D=size))["De"]
+
+    def time_s(link: DimLink) -> float:
+        formula = ring_reduce_scatter_time_s if link.kind == "ring" else direct_all_to_all_time_s
+        return float(formula(size, 1 << 30, link.bw_bytes_per_s, link.alpha_s))
+
+    assert time_s(inside) <= time_s(across)
 
 
 def test_the_paper_link_model_is_railx_only() -> None:

@@ -56,6 +56,9 @@ _DimKind = Literal["local", "ring", "all-to-all"]
 """How a collective group dimension connects its members."""
 
 _GroupDim = tuple[int, _DimKind, str]
+
+_LineAlgo = Literal["ring", "bidir-ring", "direct"]
+"""A line's primitive: one-way ring, bidirectional ring, or every rank to every other."""
 """One collective group dimension: (size, kind, axis), innermost first."""
 
 # `System.links()`: one entry per directed link (class: 0 intra-node, 1 optical, 2 copper,
@@ -105,7 +108,7 @@ class PlanLine(TypedDict):
 
     dims: list[int]
     size: int
-    algo: Literal["ring", "bidir-ring", "direct"]
+    algo: _LineAlgo
     alpha_s: NotRequired[float]
     bw_Bps: NotRequired[float]
 
@@ -208,6 +211,15 @@ class System:
         samples: int = 1_000_000,
         seed: int = 0,
     ) -> str: ...
+    def measure_lines(
+        self,
+        sizes: Sequence[int],
+        lines: Sequence[tuple[str, Sequence[int], _LineAlgo]],
+        routing: str | None = None,
+    ) -> list[tuple[float, float]]:
+        """One step of each line (name for errors, group dimensions, primitive) over ranks numbered
+        in mixed radix over `sizes` on chips 0.. in id order, measured on the routed network:
+        (alpha_s, bw_Bps per rank and direction) per line."""
     def link_load(
         self, routing: str | None = None, misroutes: int | None = None, job: str | None = None
     ) -> npt.NDArray[np.float64]: ...

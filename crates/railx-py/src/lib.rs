@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::bom::railx_system_bom;
 use railx_core::closed_form::max_scale;
+use railx_core::collectives::links::{self, LineSpec};
+use railx_core::collectives::plan::LineAlgo;
 use railx_core::hamiltonian::rail_successors;
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
@@ -281,6 +283,37 @@ impl System {
             &py.detach(|| analysis::route_stats(r.as_ref(), samples, seed))
                 .map_err(err)?,
         )
+    }
+
+    /// One step of each line measured on the routed network (`railx_core::collectives::links`),
+    /// over a group of `sizes` ranks (mixed radix, innermost first) laid on chips 0.. in id
+    /// order: each line is (name for errors, group dimensions it spans, `ring` / `bidir-ring` /
+    /// `direct`); returns (alpha_s, bw_Bps) per line, bw_Bps per rank and direction as the
+    /// alpha-beta stage formulas take it. `routing`: None for the family's default.
+    #[pyo3(signature = (sizes, lines, routing=None))]
+    fn measure_lines(
+        &self,
+        py: Python<'_>,
+        sizes: Vec<u32>,
+        lines: Vec<(String, Vec<usize>, String)>,
+        routing: Option<&str>,
+    ) -> PyResult<Vec<(f64, f64)>> {
+        let specs = lines
+            .into_iter()
+            .map(|(name, dims, algo)| {
+                Ok(LineSpec {
+                    name,
+                    dims,
+                    algo: LineAlgo::parse(&algo).map_err(err)?,
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let r = self.routing(routing, None, None)?;
+        let net = self.inner.network();
+        let measured = py
+            .detach(|| links::measure_numbered(net, r.as_ref(), &sizes, &specs))
+            .map_err(err)?;
+        Ok(measured.iter().map(|l| (l.alpha_s, l.bw_Bps)).collect())
     }
 
     /// Per-link load under uniform all-to-all traffic (units of one chip's injection rate).

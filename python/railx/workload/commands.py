@@ -10,6 +10,7 @@ from typing import Annotated, TypedDict
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from railx.allocation.dynamic import dynamic_split
@@ -26,7 +27,15 @@ ModelArg = Annotated[
     str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
 ]
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
-SystemOpt = Annotated[Path, typer.Option("--system", help="Workload system TOML: plant, chip, training, mapping.")]
+SystemOpt = Annotated[
+    Path,
+    typer.Option(
+        "--system",
+        help="Workload system TOML: where the job runs (a RailX [system] plant with its [mapping]; or "
+        'system = "<preset or system file>", a [peer] table, or a plant with [topology], measured on the routed '
+        "network), [chip] and [training]. See docs/workloads.md.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 DpOrderOpt = Annotated[
     str | None,
@@ -58,8 +67,13 @@ def parse_parallel(text: str) -> dict[str, int]:
     return out
 
 
-def _iteration_model(model: str, parallel: str, system: Path, dp_order: str | None) -> IterationModel:
+def _iteration_model(
+    model: str, parallel: str, system: Path, dp_order: str | None, ports: bool = False
+) -> IterationModel:
+    """The model on the system; with `ports`, a RailX plant with a port mapping is required."""
     spec, sys_cfg = load_model(model), load_workload_system(system)
+    if ports:
+        sys_cfg.plant()
     if dp_order is not None:
         if dp_order not in DP_ALL_REDUCE_ORDERS:
             raise ConfigError(
@@ -71,6 +85,16 @@ def _iteration_model(model: str, parallel: str, system: Path, dp_order: str | No
     par = sys_cfg.parallelism(**parse_parallel(parallel))
     par.check(spec)
     return IterationModel(spec, par, sys_cfg)
+
+
+class _LinkRow(TypedDict):
+    """What one parallelism dimension gets, as `railx workload` reports it."""
+
+    ranks: int
+    place: str
+    kind: str
+    bw_Bps: float
+    alpha_s: float
 
 
 class _CollectiveRow(TypedDict):
@@ -97,12 +121,24 @@ def workload(
     dp_order: DpOrderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Iteration time of training MODEL with a parallelism on a RailX system.
+    """Iteration time of training MODEL with a parallelism on a system (RailX or any peer).
 
-    Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time.
+    Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time;
+    per dimension the link it gets (a RailX plant's mapped ports, or measured on the routed network).
     """
     it = _iteration_model(model, parallel, system, dp_order)
     r = it.evaluate()
+    links: dict[str, _LinkRow] = {
+        d: {
+            "ranks": it.par.size(d),
+            "place": link.place,
+            "kind": link.kind,
+            "bw_Bps": link.bw_bytes_per_s,
+            "alpha_s": link.alpha_s,
+        }
+        for d, link in it.links.items()
+        if it.par.size(d) > 1
+    }
     rows: list[_CollectiveRow] = [
         {
             "collective": c.name,
@@ -120,6 +156,8 @@ def workload(
         "model": it.model.name,
         "parallel": {"T": it.par.T, "C": it.par.C, "E": it.par.E, "D": it.par.D, "De": it.par.De, "P": it.par.P},
         "chips": it.par.ranks,
+        "system": it.system.describe(),
+        "links": links,
         "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
         "iteration_s": _f(r.total_s),
         "compute_total_s": it.compute_total_s,
@@ -150,6 +188,14 @@ def workload(
             row["hidden_under"] and f"hides in {row['hidden_under']}" or "exposed",
         )
     console.print(table)
+    per_dim = Table(title=escape(f"links per dimension ({report['system']})"))
+    for col in ("dim", "ranks", "link", "GB/s per rank per direction", "alpha us"):
+        per_dim.add_column(col, justify="left" if col in ("dim", "link") else "right")
+    for d, link in links.items():
+        per_dim.add_row(
+            d, str(link["ranks"]), link["place"], f"{link['bw_Bps'] / 1e9:.4g}", f"{link['alpha_s'] * 1e6:.4g}"
+        )
+    console.print(per_dim)
     hidden = ", ".join(
         f"{k}: {_f(v):.4g} s comm vs {r.windows_s[k]:.4g} s window" for k, v in r.comm_hidden_class_s.items()
     )
@@ -179,7 +225,7 @@ def allocate_bw(
     """
     if not is_one_of(method, SPLIT_METHODS):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
-    it = _iteration_model(model, parallel, system, dp_order)
+    it = _iteration_model(model, parallel, system, dp_order, ports=True)
     mapped = _f(it.evaluate().total_s)
     best = static_split(it, method)
     mapped_ports: dict[Dim, int] = {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"}

@@ -10,7 +10,8 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
 - Everything else (T, C, E, and D or P when not overlapped) is exposed: T_comm.
 
 Communication times come from the analytic collective models (railx.collectives.analytic) on the
-bandwidth each dimension gets. The DP all-reduces are hierarchical, their levels in the order the
+bandwidth each dimension gets: from a RailX plant's port mapping, or measured on any system's
+routed network (:meth:`WorkloadSystem.links`). The DP all-reduces are hierarchical, their levels in the order the
 system's `[training] dp_all_reduce_order` names (De first by default: see :func:`all_reduce_levels`). Each collective is split into terms that depend on one dimension's
 bandwidth only (a multi-dimension all-reduce has one term per level), which is what lets the
 allocators evaluate many bandwidths at once or linearise the model exactly.
@@ -35,7 +36,7 @@ from railx.collectives.analytic import (
 )
 from railx.workload.catalogue import ModelSpec
 from railx.workload.system import DimLink, DpAllReduceOrder, OverlapClass, WorkloadSystem
-from railx.workload.traffic import DIMS, Collective, Dim, Parallelism, compute_flops, traffic
+from railx.workload.traffic import Collective, Dim, Parallelism, compute_flops, traffic
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
 
@@ -84,7 +85,7 @@ class IterationModel:
         self.backward_s = flops.backward / rate
         self.flops = flops
         self.overlap = tuple(system.training.overlap)
-        self.links: dict[Dim, DimLink] = {d: system.link(d) for d in DIMS}
+        self.links: dict[Dim, DimLink] = system.links(par)
         self.terms: list[CommTerm] = [t for c in self.collectives for t in self._terms(c)]
 
     # ---- compute ---------------------------------------------------------------------------

@@ -23,17 +23,38 @@ File format (TOML)::
     E = { axis = "x", ports = 2, kind = "all-to-all" }
     De = { axis = "y", ports = 2 }
     P = { axis = "y", ports = 2 }
+
+Or any system railx builds, each parallelism dimension measured on its routed network
+(:mod:`railx.workload.routed`): instead of `[system]` plant + `[mapping]`, give
+
+    system = "tpuv4"               # a preset name, or a system file (relative to this file)
+    routing = "minimal"            # optional: one of the system's routing functions (default: its first)
+
+or a `[peer]` table (as in a peer system file), or a `[system]` plant with a `[topology]` (a RailX
+configuration). `[chip]` and `[training]` are the same in both modes.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from railx.config import GBPS, NS, ConfigError, Strict, SystemConfig, one_line_error, read_toml
+from railx.config import (
+    GBPS,
+    NS,
+    ConfigError,
+    Strict,
+    SystemConfig,
+    TopologyConfig,
+    one_line_error,
+    read_toml,
+)
+from railx.systems import PRESETS, System, resolve_system
 from railx.workload.traffic import DIMS, Dim, Parallelism
 
 __all__ = [
@@ -111,17 +132,105 @@ _DEFAULT_MAPPING: dict[Dim, Literal["mesh"] | AxisMapping] = {"T": "mesh"}
 
 
 class WorkloadSystem(Strict):
-    """A whole workload-system file."""
+    """A whole workload-system file: where the job runs (a RailX plant with its `mapping`, the
+    RailX paper's port model; or any system, measured on its routed network), the chip and the
+    training batch."""
 
-    system: SystemConfig
+    system: SystemConfig | str | None = Field(default=None, examples=["tpuv4"])
+    peer: dict[str, Any] | None = Field(default=None, validate_default=True)
+    topology: TopologyConfig | None = None
+    routing: str | None = Field(default=None, examples=["minimal"])
     chip: ChipConfig
     training: TrainingConfig = Field(default_factory=TrainingConfig)
     mapping: dict[Dim, Literal["mesh"] | AxisMapping] = Field(default_factory=lambda: _DEFAULT_MAPPING.copy())
 
+    @field_validator("peer")
+    @classmethod
+    def _one_system(cls, peer: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
+        if "system" not in info.data:
+            return peer  # `system` itself failed and says why
+        if info.data["system"] is not None and peer is not None:
+            raise ValueError("the system is given twice, as system and as [peer]; keep one")
+        if info.data["system"] is None and peer is None:
+            raise ValueError(
+                'no system given: add a [system] plant, system = "<preset or file>" or a [peer] table; '
+                'e.g. system = "tpuv4"'
+            )
+        return peer
+
+    @field_validator("topology")
+    @classmethod
+    def _topology_of_a_plant(cls, topology: TopologyConfig | None, info: ValidationInfo) -> TopologyConfig | None:
+        if topology is not None and not isinstance(info.data.get("system"), SystemConfig):
+            raise ValueError(
+                "a [topology] goes with a [system] plant table (a RailX configuration); drop it, or name a system file"
+            )
+        return topology
+
+    @field_validator("mapping")
+    @classmethod
+    def _mapping_of_a_bare_plant(
+        cls, mapping: dict[Dim, Literal["mesh"] | AxisMapping], info: ValidationInfo
+    ) -> dict[Dim, Literal["mesh"] | AxisMapping]:
+        if not _mapped(info.data.get("system"), info.data.get("topology")):
+            raise ValueError(
+                "places parallelisms on a RailX plant's ports (the paper's model) and needs a [system] plant "
+                "without [topology]; drop [mapping] to measure the system's routed network"
+            )
+        return mapping
+
+    @field_validator("routing")
+    @classmethod
+    def _routing_of_a_network(cls, routing: str | None, info: ValidationInfo) -> str | None:
+        if routing is not None and _mapped(info.data.get("system"), info.data.get("topology")):
+            raise ValueError(
+                "a [mapping]'s port model routes nothing; give the plant a [topology] to measure it routed, or drop routing"
+            )
+        return routing
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the RailX paper's port model prices the dimensions (a `[system]` plant with its
+        `[mapping]`, or with neither `[mapping]` nor `[topology]`: T on the mesh), rather than the
+        measurement on a routed network."""
+        return _mapped(self.system, self.topology)
+
+    def network_system(self) -> System:
+        """The system the routed measurement runs on (built once per distinct spec)."""
+        if isinstance(self.system, str):
+            return _resolved(self.system)
+        if self.peer is not None:
+            return _peer_system(json.dumps(self.peer, sort_keys=True))
+        if self.mapped:
+            raise ConfigError(
+                "system: a [system] plant with a [mapping] is priced by its ports, not routed; "
+                'give it a [topology] (e.g. preset = "torus") to measure it'
+            )
+        assert isinstance(self.system, SystemConfig) and self.topology is not None
+        data = {
+            "system": self.system.model_dump(exclude_none=True),
+            "topology": self.topology.model_dump(exclude_none=True),
+        }
+        return _railx_system(json.dumps(data, sort_keys=True))
+
+    def describe(self) -> str:
+        """One line naming the system and where its links come from."""
+        if self.mapped:
+            plant = self.plant().plant()
+            grid = "x".join(map(str, plant["grid"]))
+            return f"RailX plant m={plant['m']} n={plant['n']} grid {grid}, mapped ports"
+        system = self.network_system()
+        routing = self.routing or system.routing_names()[0]
+        name = system.family if system.name == system.family else f"{system.name} ({system.family})"
+        return f"{name}, routed {routing}"
+
     @property
     def chips(self) -> int:
-        """Chips in the plant: P * Q * m^2."""
-        return self.system.plant()["chips"]
+        """Chips in the system: P * Q * m^2 of a RailX plant, or the built system's."""
+        if self.mapped:
+            assert isinstance(self.system, SystemConfig)
+            return self.system.plant()["chips"]
+        return self.network_system().chips
 
     def parallelism(self, T: int = 1, C: int = 1, E: int = 1, D: int = 1, P: int = 1) -> Parallelism:
         """The parallelism with this file's batch shape."""
@@ -138,18 +247,36 @@ class WorkloadSystem(Strict):
             dtype_bytes=t.dtype_bytes,
         )
 
+    def plant(self) -> SystemConfig:
+        """The RailX plant of the mapped model, or a one-line error naming what needs one."""
+        if not self.mapped:
+            raise ConfigError(
+                "system: splitting ports needs a [system] plant with a [mapping] (the RailX paper's port model); "
+                "this system is measured on its routed network; e.g. examples/workloads/listing1.toml"
+            )
+        assert isinstance(self.system, SystemConfig)
+        return self.system
+
     def axis_ports(self) -> dict[str, int]:
         """Ports per chip edge of each axis (n for x and y)."""
-        return {"x": self.system.n, "y": self.system.n}
+        n = self.plant().n
+        return {"x": n, "y": n}
 
     def check(self, par: Parallelism) -> None:
-        """The parallelism fills the chips, every dimension with more than one rank is mapped, the
-        mesh holds what is mapped on it and no axis gives out more than n ports."""
-        if par.ranks != self.chips:
+        """The parallelism fills the chips; on a mapped plant also every dimension with more than one
+        rank is mapped, the mesh holds what is mapped on it and no axis gives out more than n ports."""
+        chips = self.chips
+        if par.ranks != chips:
+            where = " (grid x m^2)" if self.mapped else ""
             raise ConfigError(
                 f"parallel: T*C*D*P = {par.T}*{par.C}*{par.D}*{par.P} = {par.ranks} must equal the system's "
-                f"{self.chips} chips (grid x m^2); e.g. D = {max(1, self.chips // (par.T * par.C * par.P))}"
+                f"{chips} chips{where}; e.g. D = {max(1, chips // (par.T * par.C * par.P))}"
             )
+        if self.mapped:
+            self._check_mapping(par)
+
+    def _check_mapping(self, par: Parallelism) -> None:
+        plant = self.plant()
         mesh_ranks = 1
         used = {"x": 0, "y": 0}
         for dim in DIMS:
@@ -166,22 +293,29 @@ class WorkloadSystem(Strict):
                     raise ConfigError(
                         f"mapping.{dim}.ports = 0: {dim} = {size} needs at least one port; e.g. ports = 1"
                     )
-        if mesh_ranks > self.system.m**2:
+        if mesh_ranks > plant.m**2:
             raise ConfigError(
-                f"mapping: dimensions on the mesh hold {mesh_ranks} ranks > m^2 = {self.system.m**2} chips of a node; move one to an axis"
+                f"mapping: dimensions on the mesh hold {mesh_ranks} ranks > m^2 = {plant.m**2} chips of a node; move one to an axis"
             )
         for axis, count in used.items():
-            if count > self.system.n:
-                raise ConfigError(
-                    f"mapping: ports on axis {axis} add up to {count} > n = {self.system.n}; lower some ports"
-                )
+            if count > plant.n:
+                raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {plant.n}; lower some ports")
+
+    def links(self, par: Parallelism) -> dict[Dim, DimLink]:
+        """What each dimension of `par` gets: from the mapping (:meth:`link`) on a mapped plant,
+        else measured on the system's routed network (:func:`railx.workload.routed.routed_links`)."""
+        if self.mapped:
+            return {d: self.link(d) for d in DIMS}
+        from railx.workload.routed import routed_links
+
+        return routed_links(self.network_system(), par, self.routing)
 
     def link(self, dim: Dim, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
         the mesh link (intra_bw) on the mesh; ports * port_bw / m on an axis, since the m chips along
         a rail share it."""
         where = self.mapping.get(dim, "mesh")
-        s = self.system
+        s = self.plant()
         if where == "mesh":
             return DimLink(bw_bytes_per_s=s.intra_bw_Bps, alpha_s=s.alpha_in_ns * NS, kind="ring", place="mesh")
         n = where.ports if ports is None else ports
@@ -205,11 +339,45 @@ class WorkloadSystem(Strict):
         return self.model_copy(update={"mapping": mapping})
 
 
+def _mapped(system: object, topology: object) -> bool:
+    return isinstance(system, SystemConfig) and topology is None
+
+
+@lru_cache(maxsize=16)
+def _resolved(name_or_path: str) -> System:
+    return resolve_system(name_or_path)
+
+
+@lru_cache(maxsize=16)
+def _peer_system(spec_json: str) -> System:
+    peer = json.loads(spec_json)
+    family = str(peer.get("family", "peer"))
+    return System(family, family, peer=peer)
+
+
+@lru_cache(maxsize=16)
+def _railx_system(config_json: str) -> System:
+    return System("railx", "RailX", railx=json.loads(config_json))
+
+
 def load_workload_system(path: str | Path) -> WorkloadSystem:
-    """Reads and validates a workload-system TOML file."""
+    """Reads and validates a workload-system TOML file; a system file it names is read relative to
+    it, and the system must exist and be valid (a preset, a readable and valid file, a valid
+    [peer] table or RailX configuration)."""
     path = Path(path)
     data = read_toml(path, f"--system {path}")
     try:
-        return WorkloadSystem.model_validate(data)
+        ws = WorkloadSystem.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {one_line_error(exc, WorkloadSystem)}") from None
+    if isinstance(ws.system, str):
+        name = ws.system
+        if name not in PRESETS and Path(name).suffix and not Path(name).is_absolute():
+            name = str(path.parent / name)
+        ws = ws.model_copy(update={"system": name})
+    if not ws.mapped:
+        try:
+            ws.network_system().bom()  # validates the system now (by counting; nothing is built)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+    return ws

@@ -11,11 +11,16 @@
 //! latency is the longest path's. The bandwidth reported is the one the alpha-beta stage formulas take (a rank's bytes
 //! per second in each direction of the line): `r` for a ring of either kind, `(L-1) r / 2` for a
 //! direct line of L ranks, whose rank sends L-1 messages at once over both directions.
+//!
+//! [`measure_numbered`] measures lines of a group laid on the chips in id order (rank i on chip
+//! i), which is how a training job's parallelism dimensions sit on a system: the families number
+//! their chips high-bandwidth domain first, so the innermost dimensions land inside a domain.
 
-use crate::collectives::group::Group;
+use crate::collectives::group::{DimKind, Group, GroupDim};
 use crate::collectives::plan::{Line, LineAlgo, Plan};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+use crate::plant::Axis;
 use crate::routing::Routing;
 use crate::sim::flow::paths::Walker;
 use rayon::prelude::*;
@@ -40,8 +45,107 @@ pub fn measure(
 ) -> Result<Vec<LineLink>> {
     plan.lines
         .iter()
-        .map(|line| measure_line(net, routing, group, line))
+        .map(|line| {
+            let messages = step_messages(group, line);
+            if messages > MAX_STEP_MESSAGES {
+                return Err(RailxError::invalid(
+                    "link_model",
+                    "routed",
+                    format!(
+                        "measuring a step of this line routes {messages} messages, more than {MAX_STEP_MESSAGES}"
+                    ),
+                    "use the paper's link model (RailX), the flow fidelity, or a smaller system",
+                ));
+            }
+            measure_line(net, routing, group, line)
+        })
         .collect()
+}
+
+/// One line to measure over a numbered group: the group dimensions it spans (innermost first),
+/// its primitive, and the name errors call it by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineSpec {
+    pub name: String,
+    pub dims: Vec<usize>,
+    pub algo: LineAlgo,
+}
+
+/// The measured link of each line in `lines` over the group of `sizes` (ranks numbered in mixed
+/// radix, innermost first) laid on chips `0..product(sizes)`: rank i on chip i. Each line is
+/// measured on its own, all its instances at once. Dimensions of size 1 are kept, so a line's
+/// dims index `sizes` as given; a line over them alone has no step (zero latency, infinite
+/// bandwidth).
+pub fn measure_numbered(
+    net: &Network,
+    routing: &dyn Routing,
+    sizes: &[u32],
+    lines: &[LineSpec],
+) -> Result<Vec<LineLink>> {
+    let ranks: u64 = sizes.iter().map(|&s| s as u64).product();
+    if ranks > net.chips() as u64 {
+        let shown: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+        return Err(RailxError::invalid(
+            "sizes",
+            format!("[{}]", shown.join(" x ")),
+            format!(
+                "{ranks} ranks do not fit the system's {} chips",
+                net.chips()
+            ),
+            "use sizes whose product is at most the chip count",
+        ));
+    }
+    // The dimension kinds are not read by the measurement: the lines say how ranks talk.
+    let dims = sizes
+        .iter()
+        .map(|&s| GroupDim::new(s, DimKind::Ring, Axis::X))
+        .collect();
+    let group = Group::new((0..ranks as u32).collect(), dims, net.chips())?;
+    lines
+        .iter()
+        .map(|spec| {
+            if spec.dims.is_empty() {
+                return Err(RailxError::invalid(
+                    format!("{}.dims", spec.name),
+                    "[]",
+                    "a line spans at least one dimension",
+                    "name a dimension index",
+                ));
+            }
+            if let Some(&d) = spec.dims.iter().find(|&&d| d >= sizes.len()) {
+                return Err(RailxError::invalid(
+                    format!("{}.dims", spec.name),
+                    d,
+                    format!("the group has {} dimensions", sizes.len()),
+                    format!("use indices 0..{}", sizes.len()),
+                ));
+            }
+            let line = Line::new(&group, spec.dims.clone(), spec.algo);
+            let messages = step_messages(&group, &line);
+            if messages > MAX_STEP_MESSAGES {
+                return Err(RailxError::invalid(
+                    &spec.name,
+                    format!("{} over {} ranks", spec.algo.name(), line.size()),
+                    format!(
+                        "one step of it on {} ranks routes {messages} messages, more than {MAX_STEP_MESSAGES}",
+                        group.ranks()
+                    ),
+                    "use a smaller size for it, or a smaller system",
+                ));
+            }
+            measure_line(net, routing, &group, &line)
+        })
+        .collect()
+}
+
+/// Messages one step of every instance of `line` routes.
+fn step_messages(group: &Group, line: &Line) -> u64 {
+    let fanout = match line.algo {
+        LineAlgo::Ring => 1,
+        LineAlgo::BidirRing => 2,
+        LineAlgo::Direct => line.size() as u64 - 1,
+    };
+    group.ranks() as u64 * fanout
 }
 
 /// Messages of one step from `rank` on `line`, as destination ranks.
@@ -77,22 +181,6 @@ fn measure_line(
             alpha_s: 0.0,
             bw_Bps: f64::INFINITY,
         });
-    }
-    let fanout = match line.algo {
-        LineAlgo::Ring => 1,
-        LineAlgo::BidirRing => 2,
-        LineAlgo::Direct => size as u64 - 1,
-    };
-    let messages = group.ranks() as u64 * fanout;
-    if messages > MAX_STEP_MESSAGES {
-        return Err(RailxError::invalid(
-            "link_model",
-            "routed",
-            format!(
-                "measuring a step of this line routes {messages} messages, more than {MAX_STEP_MESSAGES}"
-            ),
-            "use the paper's link model (RailX), the flow fidelity, or a smaller system",
-        ));
     }
     let links = net.links();
     let identity: Vec<u32> = (0..links as u32).collect();
@@ -132,4 +220,75 @@ fn measure_line(
         LineAlgo::Ring | LineAlgo::BidirRing => rate,
     };
     Ok(LineLink { alpha_s, bw_Bps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::{RoutingOptions, System, SystemSpec};
+
+    fn spec(name: &str, dims: Vec<usize>, algo: LineAlgo) -> LineSpec {
+        LineSpec {
+            name: name.to_string(),
+            dims,
+            algo,
+        }
+    }
+
+    /// Eight chips on one 8-port switch, 50 GB/s ports: each rank's one link out is the only
+    /// shared resource, so a step's rate is its port over the messages it sends.
+    fn one_switch() -> System {
+        let json = r#"{"peer": {"family": "fat-tree", "radix": 8, "chips": 8}}"#;
+        System::build(&SystemSpec::from_json(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn numbered_lines_on_one_switch_get_their_port_over_their_messages() {
+        let system = one_switch();
+        let routing = system.routing(None, &RoutingOptions::default()).unwrap();
+        let port = 50e9;
+        let lines = [
+            spec("T", vec![0], LineAlgo::BidirRing),
+            spec("T", vec![0], LineAlgo::Direct),
+            spec("P", vec![2], LineAlgo::Ring),
+            spec("TP", vec![0, 2], LineAlgo::Direct),
+            spec("E", vec![1], LineAlgo::Direct),
+        ];
+        let got = measure_numbered(system.network(), routing.as_ref(), &[4, 1, 2], &lines).unwrap();
+        // Bidirectional ring: two messages share the port, r = B/2. Direct over L: L-1 share it,
+        // r = B/(L-1), reported as (L-1) r / 2 = B/2. One-way ring: r = B.
+        let expected = [port / 2.0, port / 2.0, port, port / 2.0, f64::INFINITY];
+        for (link, want) in got.iter().zip(expected) {
+            assert_eq!(link.bw_Bps, want);
+        }
+        assert_eq!(got[4].alpha_s, 0.0); // a line of one rank has no step
+        assert!(got[0].alpha_s > 0.0 && got[0].alpha_s == got[3].alpha_s);
+    }
+
+    #[test]
+    fn numbered_lines_refuse_bad_input_in_one_line() {
+        let system = one_switch();
+        let routing = system.routing(None, &RoutingOptions::default()).unwrap();
+        let net = system.network();
+        let err = |sizes: &[u32], line: LineSpec| {
+            measure_numbered(net, routing.as_ref(), sizes, &[line])
+                .unwrap_err()
+                .to_string()
+        };
+        let too_many = err(&[4, 4], spec("T", vec![0], LineAlgo::Ring));
+        assert!(
+            too_many.starts_with("sizes = [4 x 4]: 16 ranks do not fit the system's 8 chips"),
+            "{too_many}"
+        );
+        let out_of_range = err(&[8], spec("parallel.C", vec![1], LineAlgo::Ring));
+        assert!(
+            out_of_range.starts_with("parallel.C.dims = 1: the group has 1 dimensions"),
+            "{out_of_range}"
+        );
+        let empty = err(&[8], spec("parallel.T", vec![], LineAlgo::Ring));
+        assert!(empty.starts_with("parallel.T.dims = []"), "{empty}");
+        for e in [too_many, out_of_range, empty] {
+            assert!(!e.contains('\n'));
+        }
+    }
 }

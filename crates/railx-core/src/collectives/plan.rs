@@ -33,6 +33,21 @@ impl LineAlgo {
             LineAlgo::Direct => "direct",
         }
     }
+
+    /// The primitive of a name (`ring`, `bidir-ring`, `direct`).
+    pub fn parse(name: &str) -> Result<LineAlgo, RailxError> {
+        [LineAlgo::Ring, LineAlgo::BidirRing, LineAlgo::Direct]
+            .into_iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                RailxError::invalid(
+                    "line algo",
+                    name,
+                    "not a line primitive",
+                    "use ring, bidir-ring or direct",
+                )
+            })
+    }
 }
 
 /// A set of group dimensions treated as one line, with its ring order.
