@@ -164,6 +164,7 @@ WORKLOAD_PARALLEL: dict[str, dict[str, int]] = {
     "tpuv4": {"T": 2, "C": 2, "E": 2, "D": 4, "P": 2},
     "hyperx": {"T": 2, "E": 4, "D": 8, "P": 2},
     "dragonfly": {"T": 2, "E": 2, "D": 4, "P": 5},
+    "sipac": {"T": 2, "E": 2, "D": 4, "P": 2},
 }
 
 
