@@ -19,12 +19,32 @@ use crate::plant::Axis;
 use serde::{Deserialize, Serialize};
 
 /// How the chips of an HB domain are joined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HbModel {
     #[default]
     FullMesh,
     Switch,
+}
+
+/// By name, an unknown one refused in one line naming the field (serde's own message for an
+/// unknown variant does not name it).
+impl<'de> Deserialize<'de> for HbModel {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        match name.as_str() {
+            "full-mesh" => Ok(HbModel::FullMesh),
+            "switch" => Ok(HbModel::Switch),
+            _ => Err(serde::de::Error::custom(RailxError::invalid(
+                "hb_model",
+                format!("{name:?}"),
+                "an HB domain is a full mesh or a switch",
+                "use hb_model = \"switch\" (NVSwitch) or \"full-mesh\"",
+            ))),
+        }
+    }
 }
 
 /// The HB domains of a peer: `k` chips each (1 = none), `ports_per_chip` HB bandwidth per chip
