@@ -22,6 +22,7 @@ from railx.collectives.railonly import (
     slowdown_rows,
 )
 from railx.config import ConfigError
+from railx.cost.railonly import clos_30k_anchor, switch_ratio, table2
 from railx.platforms import PLATFORMS, expand_platform, platform_peer
 from railx.routing import check_deadlock, route
 from railx.systems import PRESETS, System, resolve_system
@@ -186,3 +187,27 @@ def test_bad_platform_file_is_one_line_at_the_command_line(tmp_path: Path) -> No
     assert "gpus = 100" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     with pytest.raises(ConfigError, match='hb_model = "crossbar": an HB domain is a full mesh or a switch'):
         System("x", "x", peer=platform_peer("dgx-h100", 2) | {"hb_model": "crossbar"}).bom()
+
+
+def test_table2_sota_is_the_rail_optimised_peer_and_still_matches() -> None:
+    rows = table2(hb_domain=256)
+    assert all(r["match"] for r in rows)
+
+
+def test_three_quarters_of_the_switches_is_three_fifths_by_the_closed_form() -> None:
+    # (2L-1) N/R switches for a filled L-tier Clos: 5N/64 against 3N/64 at radix 64.
+    for gpus in (32768, 65536):
+        r = switch_ratio(gpus, 64)
+        assert (r["sota_switches"], r["railonly_switches"]) == (5 * gpus // 64, 3 * gpus // 64)
+        assert r["ratio"] == r["closed_form"] == pytest.approx(0.6)
+
+
+def test_the_30k_gpu_anchor_is_outside_table_ii_prices() -> None:
+    a = clos_30k_anchor()
+    # 3 tiers at radix 64: 5 switch ports and 6 transceivers per GPU.
+    assert a["tiers"] == 3
+    assert a["cost_usd"] == pytest.approx(30000 * (5 * 694 + 6 * 199), rel=1e-3)
+    assert a["power_w"] == pytest.approx(30000 * (5 * 18 + 6 * 9), rel=1e-3)
+    low, high = a["usd_per_w_range"]
+    assert (low, high) == (pytest.approx(199 / 9), pytest.approx(694 / 18))
+    assert a["paper_usd_per_w"] > high

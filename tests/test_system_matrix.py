@@ -34,6 +34,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "hb_ports_per_chip": 4,
         "dims": [{"size": 8, "rails": 1}],
     },
+    "rail-optimised": {
+        "family": "rail-optimised",
+        "radix": 8,
+        "hb_domain": 4,
+        "hb_model": "switch",
+        "hb_ports_per_chip": 4,
+        "domains": 8,
+    },
     "hammingmesh": {"family": "hammingmesh", "a": 2, "boards": [2, 3], "radix": 8},
     "torus3d": {"family": "torus3d", "dims": [4, 4, 2], "cube": 2, "board": [2, 2], "ports_per_direction": 1},
     "tpuv4": {
