@@ -106,7 +106,9 @@ def platform_peer(
     if network not in NETWORKS:
         raise ConfigError(f"family = {network!r}: a platform's GPUs form a {' or '.join(NETWORKS)} network")
     if not (isinstance(domains, int) and domains >= 1):
-        raise ConfigError(f"domains = {domains!r}: the number of HB domains must be a positive integer; e.g. domains = 16")
+        raise ConfigError(
+            f"domains = {domains!r}: the number of HB domains must be a positive integer; e.g. domains = 16"
+        )
     spec: dict[str, Any] = {
         "family": network,
         "radix": radix,

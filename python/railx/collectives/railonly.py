@@ -90,9 +90,11 @@ def rail_only_all_to_all_time_s(pair_bytes: float, x: int, y: int, hb_Bps: float
 
 def forwarding_slowdown(x: int, y: int, hb_Bps: float, nic_Bps: float) -> float:
     """Eq. 3 / eq. 2 - 1 (independent of D)."""
-    return rail_only_all_to_all_time_s(1.0, x, y, hb_Bps, nic_Bps) / rail_optimised_all_to_all_time_s(
-        1.0, x, y, hb_Bps, nic_Bps
-    ) - 1.0
+    return (
+        rail_only_all_to_all_time_s(1.0, x, y, hb_Bps, nic_Bps)
+        / rail_optimised_all_to_all_time_s(1.0, x, y, hb_Bps, nic_Bps)
+        - 1.0
+    )
 
 
 def slowdown_rows(
@@ -105,7 +107,6 @@ def slowdown_rows(
     for `domains` HB domains, and with `fidelity` `flow` (or `flit`) the same all-to-all
     (`pair_bytes` per pair) simulated: `two-step` on the Rail-only peer, `direct` on the
     rail-optimised one, plus `direct` on Rail-only (one message per pair, forwarded by routing)."""
-    from railx.collectives.commands import collective_report
     from railx.systems import System
 
     rows = []
@@ -129,19 +130,22 @@ def slowdown_rows(
             only = System(f"railonly-{name}-{y}", "Rail-only", peer=platform_peer(plat, y, "rail-only"))
             opt = System(f"railopt-{name}-{y}", "rail-optimised", peer=platform_peer(plat, y, "rail-optimised"))
 
-            def run(system: System, algo: str) -> float:
-                return float(collective_report(system, "all-to-all", algo, size, fidelity)["time_s"])
-
             row |= {
                 "fidelity": fidelity,
-                "railopt_direct_s": run(opt, "direct"),
-                "railonly_two_step_s": run(only, "two-step"),
-                "railonly_direct_s": run(only, "direct"),
+                "railopt_direct_s": _all_to_all_s(opt, "direct", size, fidelity),
+                "railonly_two_step_s": _all_to_all_s(only, "two-step", size, fidelity),
+                "railonly_direct_s": _all_to_all_s(only, "direct", size, fidelity),
             }
             row["simulated"] = row["railonly_two_step_s"] / row["railopt_direct_s"] - 1.0
             row["simulated_direct"] = row["railonly_direct_s"] / row["railopt_direct_s"] - 1.0
         rows.append(row)
     return rows
+
+
+def _all_to_all_s(system: Any, algo: str, size_bytes: int, fidelity: str) -> float:
+    from railx.collectives.commands import collective_report
+
+    return float(collective_report(system, "all-to-all", algo, size_bytes, fidelity)["time_s"])
 
 
 def _unknown(name: str) -> Platform:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from railx.cost.catalog import load_catalog
 from railx.config import ConfigError
+from railx.cost.catalog import load_catalog
 from railx.cost.model import figures
 from railx.systems import System
 
@@ -128,17 +128,20 @@ def switch_ratio(gpus: int = 32768, radix: int = 64, hb_domain: int = 256) -> di
     switches, so 3 tiers against 2 per rail is 3/5 whatever N and K."""
     sota = _sota(gpus, radix, hb_domain).bom()
     rail = _rail_only(gpus, radix, hb_domain).bom()
-    count = lambda bom: sum(s["count"] for s in bom["packet_switches"])  # noqa: E731
     tiers = (sota["switch_tiers"], rail["switch_tiers"])
     return {
         "gpus": gpus,
         "radix": radix,
-        "sota_switches": count(sota),
-        "railonly_switches": count(rail),
-        "ratio": count(rail) / count(sota),
+        "sota_switches": _packet_switches(sota),
+        "railonly_switches": _packet_switches(rail),
+        "ratio": _packet_switches(rail) / _packet_switches(sota),
         "closed_form": (2 * tiers[1] - 1) / (2 * tiers[0] - 1),
         "paper": 0.75,
     }
+
+
+def _packet_switches(bom: dict[str, Any]) -> int:
+    return sum(s["count"] for s in bom["packet_switches"])
 
 
 def clos_30k_anchor(gpus: int = 30000, radix: int = 64, catalog: str = "railonly") -> dict[str, Any]:
