@@ -99,6 +99,17 @@ def test_flow_level_all_to_all_equals_eq_2_and_3(platform: str) -> None:
     assert routed == pytest.approx(flow[(only.name, "two-step")], rel=1e-9)
 
 
+@pytest.mark.parametrize("network", ["railonly", "railopt"])
+def test_flow_level_all_gather_equals_eq_1(network: str) -> None:
+    """railx's `direct` all-gather gathers over the rails, then inside the HB domain (a
+    bidirectional ring there), the data of eq. 1; the flow level adds the hop latencies: 2 x 300
+    ns on the rail, 7 ring steps of 2 x 10 ns through the HB switch (0.74 us)."""
+    p, volume = PLATFORMS["dgx-h100"], 128 << 20
+    eq1 = hierarchical_all_gather_time_s(volume, 8, 16, p.hb_Bps, p.nic_Bps)
+    flow = collective_report(PRESETS[f"{network}-dgx-h100"], "all-gather", "direct", volume, "flow")["time_s"]
+    assert eq1 <= flow <= eq1 + 0.75e-6
+
+
 def test_full_mesh_and_switch_hb_models_give_the_same_all_to_all() -> None:
     """An all-to-all spreads evenly over a full mesh's pair links, so both HB models carry it at
     the per-GPU HB rate; a single pair differs (1/(K-1) of it on the mesh)."""
