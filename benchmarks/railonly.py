@@ -3,16 +3,17 @@
 `two-step` schedule on the Rail-only peer against `direct` on the rail-optimised one, flow level
 at 16 HB domains, flit level at 4), and the two figures of the paper's text that Table II does not
 give (docs/reproductions.md, "Rail-only"). Prints the figures and its run time. Not a test: run
-`python benchmarks/railonly.py [--domains 16] [--flit-domains 4]`.
+`python benchmarks/railonly.py [--domains 16] [--flit-domains 4] [--plot docs/figures/railonly_slowdown.png]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from railx.collectives.commands import collective_report
-from railx.collectives.railonly import forwarding_slowdown, slowdown_rows
+from railx.collectives.railonly import PAPER_SLOWDOWN, forwarding_slowdown, slowdown_rows
 from railx.cost.railonly import clos_30k_anchor, switch_ratio
 from railx.platforms import PLATFORMS
 from railx.systems import System
@@ -71,15 +72,49 @@ def text_figures() -> None:
     )
 
 
+def plot(path: Path, domains: int) -> None:
+    """Eq. 3 / eq. 2 - 1 against the number of HB domains per platform, C_S / C_F dotted, the
+    paper's values (at y = 8) and the flow level at `domains` as points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ys = [2**i for i in range(1, 11)]
+    flow = {r["platform"]: r["simulated"] for r in slowdown_rows(domains=domains, fidelity="flow")}
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for p in PLATFORMS.values():
+        (line,) = ax.semilogx(
+            ys, [100 * forwarding_slowdown(p.gpus_per_domain, y, p.hb_Bps, p.nic_Bps) for y in ys], label=p.label
+        )
+        ax.axhline(100 * p.nic_Bps / p.hb_Bps, color=line.get_color(), ls=":", lw=0.8)
+        if p.name in flow:
+            ax.plot([domains], [100 * flow[p.name]], "o", color=line.get_color())
+    # The paper's values approximate C_S / C_F, exact where y (x-1) = x (y-1): at y = x = 8.
+    ax.plot([8] * len(PAPER_SLOWDOWN), [100 * v for v in PAPER_SLOWDOWN.values()], "x", color="black")
+    ax.set_xlabel("HB domains y")
+    ax.set_ylabel("two-step over direct all-to-all - 1 (%)")
+    ax.set_title("Rail-only forwarding slow-down (eq. 3 / eq. 2); o flow, x paper", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--domains", type=int, default=16, help="HB domains at the flow level (default 16)")
     parser.add_argument("--flit-domains", type=int, default=4, help="HB domains at the flit level (default 4)")
+    parser.add_argument("--plot", type=Path, help="also draw the slow-down against the number of domains (PNG)")
     args = parser.parse_args()
     start = time.perf_counter()
     platforms()
     slowdowns(args.domains, args.flit_domains)
     text_figures()
+    if args.plot is not None:
+        plot(args.plot, args.domains)
     print(f"\nrun time {time.perf_counter() - start:.1f} s")
 
 
