@@ -104,7 +104,10 @@ def platform_peer(
     radix-`radix` switches."""
     plat = _platform(platform)
     if network not in NETWORKS:
-        raise ConfigError(f"family = {network!r}: a platform's GPUs form a {' or '.join(NETWORKS)} network")
+        raise ConfigError(
+            f"family = {network!r}: a platform's GPUs form a Rail-only or rail-optimised network; "
+            'use family = "rail-only" or "rail-optimised"'
+        )
     if not (isinstance(domains, int) and domains >= 1):
         raise ConfigError(
             f"domains = {domains!r}: the number of HB domains must be a positive integer; e.g. domains = 16"

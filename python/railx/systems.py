@@ -178,15 +178,19 @@ TABLE6_ORDER: tuple[str, ...] = tuple(list(PRESETS)[:12])
 # (railx.platforms), small enough for the flow and flit levels: 16 DGX servers (128 GPUs),
 # 8 NVL72 racks (576 GPUs), 4 DGX GH200 (1,024 GPUs); radix-64 switches.
 PLATFORM_DOMAINS: dict[str, int] = {"dgx-a100": 16, "dgx-h100": 16, "dgx-gh200": 4, "gb200-nvl72": 8, "gb300-nvl72": 8}
-for _name, _domains in PLATFORM_DOMAINS.items():
-    _plat = PLATFORMS[_name]
-    for _network, _short in (("rail-only", "railonly"), ("rail-optimised", "railopt")):
-        _preset = System(
-            f"{_short}-{_name}",
-            f"{_network.capitalize()} {_domains} x {_plat.label}",
-            peer=platform_peer(_plat, _domains, _network),
-        )
-        PRESETS[_preset.name] = _preset
+
+
+def _platform_presets() -> list[System]:
+    presets = []
+    for name, domains in PLATFORM_DOMAINS.items():
+        label = PLATFORMS[name].label
+        for network, short in (("rail-only", "railonly"), ("rail-optimised", "railopt")):
+            peer = platform_peer(name, domains, network)
+            presets.append(System(f"{short}-{name}", f"{network.capitalize()} {domains} x {label}", peer=peer))
+    return presets
+
+
+PRESETS.update((s.name, s) for s in _platform_presets())
 
 
 # Anything an analysis accepts as a system: a System, a realized RailX Network, a built core
