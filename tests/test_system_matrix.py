@@ -39,6 +39,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "hb_ports_per_chip": 4,
         "dims": [{"size": 8, "rails": 1}],
     },
+    "rail-optimised": {
+        "family": "rail-optimised",
+        "radix": 8,
+        "hb_domain": 4,
+        "hb_model": "switch",
+        "hb_ports_per_chip": 4,
+        "domains": 8,
+    },
     "hammingmesh": {"family": "hammingmesh", "a": 2, "boards": [2, 3], "radix": 8},
     "torus3d": {"family": "torus3d", "dims": [4, 4, 2], "cube": 2, "board": [2, 2], "ports_per_direction": 1},
     "tpuv4": {
@@ -159,6 +167,7 @@ WORKLOAD_PARALLEL: dict[str, dict[str, int]] = {
     "railx": {"T": 2, "D": 9, "P": 2},
     "fat-tree": {"T": 4, "C": 2, "E": 2, "D": 4},
     "rail-only": {"T": 4, "E": 2, "D": 4, "P": 2},
+    "rail-optimised": {"T": 4, "E": 2, "D": 4, "P": 2},
     "hammingmesh": {"T": 2, "C": 2, "E": 2, "D": 6},
     "torus3d": {"T": 2, "C": 2, "E": 2, "D": 4, "P": 2},
     "tpuv4": {"T": 2, "C": 2, "E": 2, "D": 4, "P": 2},

@@ -2,8 +2,9 @@
 few more) and systems read from a file. Every analysis (cost, routing, the flit- and flow-level
 simulators, collectives, workloads) takes a :class:`System` from here.
 
-A peer system is a spec tagged by `family` (fat-tree, rail-only, hammingmesh, torus3d, hyperx,
-dragonfly, sipac; fields as in `railx_core::peers`); a RailX system is an ordinary RailX configuration,
+A peer system is a spec tagged by `family` (fat-tree, rail-only, rail-optimised, hammingmesh,
+torus3d, hyperx, dragonfly, sipac; fields as in `railx_core::peers`; a Rail-only or rail-optimised table
+may name a `platform` instead of its HB domain, railx.platforms); a RailX system is an ordinary RailX configuration,
 whose bill of materials comes from its plant and whose global bandwidth comes from its
 topology's closed form. Costing builds nothing; the first analysis that needs the network builds
 it once (:attr:`System.core`: a RailX configuration synthesised and realized from its circuits, a
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Union
 from railx._core import RailxError, peer_bom, railx_config_bom
 from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError, read_toml
+from railx.platforms import PLATFORMS, expand_platform, platform_peer
 
 if TYPE_CHECKING:
     from railx._core import LinkArrays
@@ -181,6 +183,24 @@ PRESETS: dict[str, System] = {
 }
 TABLE6_ORDER: tuple[str, ...] = tuple(list(PRESETS)[:12])
 
+# Rail-only and its rail-optimised baseline (paper 002) on each HB-domain platform
+# (railx.platforms), small enough for the flow and flit levels: 16 DGX servers (128 GPUs),
+# 8 NVL72 racks (576 GPUs), 4 DGX GH200 (1,024 GPUs); radix-64 switches.
+PLATFORM_DOMAINS: dict[str, int] = {"dgx-a100": 16, "dgx-h100": 16, "dgx-gh200": 4, "gb200-nvl72": 8, "gb300-nvl72": 8}
+
+
+def _platform_presets() -> list[System]:
+    presets = []
+    for name, domains in PLATFORM_DOMAINS.items():
+        label = PLATFORMS[name].label
+        for network, short in (("rail-only", "railonly"), ("rail-optimised", "railopt")):
+            peer = platform_peer(name, domains, network)
+            presets.append(System(f"{short}-{name}", f"{network.capitalize()} {domains} x {label}", peer=peer))
+    return presets
+
+
+PRESETS.update((s.name, s) for s in _platform_presets())
+
 
 # Anything an analysis accepts as a system: a System, a realized RailX Network, a built core
 # system, or a preset name or TOML file path.
@@ -212,6 +232,6 @@ def resolve_system(name_or_path: str) -> System:
         extra = sorted(set(data) - {"peer"})
         if extra:
             raise ConfigError(f"{path}: {extra[0]}: unknown key next to [peer]; a peer file holds only a [peer] table")
-        return System(name, name, peer=data["peer"])
+        return System(name, name, peer=expand_platform(data["peer"]))
     Config.from_dict(data)  # validate now, for a one-line error naming the file's field
     return System(name, name, railx=data)

@@ -67,6 +67,8 @@ pub struct BillOfMaterials {
     /// Network ports per chip (injection = ports_per_chip x port bandwidth).
     pub ports_per_chip: u32,
     pub packet_switches: Vec<SwitchCount>,
+    /// Switches inside high-bandwidth domains (NVSwitch class), priced with the chips: free here.
+    pub hb_switches: Vec<SwitchCount>,
     pub ocs: Vec<SwitchCount>,
     /// Passive copper cables.
     pub pcc: u64,
@@ -97,6 +99,8 @@ pub struct Switched {
     pub chips: u64,
     pub ports_per_chip: u32,
     pub packet_switches: Vec<SwitchCount>,
+    /// An HB domain's switches (free, as its links).
+    pub hb_switches: Vec<SwitchCount>,
     pub switch_tiers: u32,
     pub chip_switch_links: u64,
     pub switch_switch_links: u64,
@@ -114,6 +118,7 @@ impl BillOfMaterials {
             chips: net.chips,
             ports_per_chip: net.ports_per_chip,
             packet_switches: net.packet_switches,
+            hb_switches: net.hb_switches,
             ocs: Vec::new(),
             pcc: 0,
             aot: 2 * (net.chip_switch_links + net.switch_switch_links),
@@ -133,6 +138,11 @@ impl BillOfMaterials {
     /// Total packet switches of every radix.
     pub fn packet_switch_count(&self) -> u64 {
         self.packet_switches.iter().map(|s| s.count).sum()
+    }
+
+    /// Total HB-domain switches of every radix.
+    pub fn hb_switch_count(&self) -> u64 {
+        self.hb_switches.iter().map(|s| s.count).sum()
     }
 
     /// Total OCS of every radix.
@@ -188,6 +198,7 @@ pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
         chips: plant.chips() as u64,
         ports_per_chip: 4 * plant.n,
         packet_switches: Vec::new(),
+        hb_switches: Vec::new(),
         ocs,
         pcc: 0,
         aot: ports_per_node * plant.nodes() as u64,

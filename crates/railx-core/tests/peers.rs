@@ -35,7 +35,10 @@ fn counts(b: &BillOfMaterials) -> (u64, u64, u64, u64) {
 /// switch degrees within the radix (equal to it when `full`), and strong connectivity.
 fn check_graph(b: &BillOfMaterials, net: &Network, full: bool) {
     assert_eq!(net.chips() as u64, b.chips);
-    assert_eq!(net.switch_radix.len() as u64, b.packet_switch_count());
+    assert_eq!(
+        net.switch_radix.len() as u64,
+        b.packet_switch_count() + b.hb_switch_count()
+    );
     assert_eq!(net.links() as u64, 2 * b.links());
     let count = |class| net.class.iter().filter(|&&c| c == class).count() as u64;
     assert_eq!(
@@ -169,6 +172,18 @@ fn small_instances_match_their_graphs() {
             false,
         ),
         (
+            json!({"family": "rail-only", "radix": 4, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 9.0, "dims": [{"size": 8, "rails": 1}]}),
+            true,
+        ),
+        (
+            json!({"family": "rail-optimised", "radix": 4, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 9.0, "domains": 4}),
+            true,
+        ),
+        (
+            json!({"family": "rail-optimised", "radix": 8, "hb_domain": 8, "hb_ports_per_chip": 12.0, "domains": 16}),
+            true,
+        ),
+        (
             json!({"family": "hammingmesh", "a": 2, "boards": [4, 3], "planes": 2, "radix": 8}),
             false,
         ),
@@ -263,6 +278,24 @@ fn bad_inputs_name_the_field_and_a_fix() {
         json!({"family": "rail-only", "radix": 64, "hb_domain": 8, "dims": [{"size": 16, "rails": 1}]}),
     );
     assert!(e.starts_with("rail_only.hb_ports_per_chip = 0: "), "{e}");
+    let e = err(
+        json!({"family": "rail-optimised", "radix": 64, "hb_domain": 8, "hb_model": "switch", "domains": 16}),
+    );
+    assert!(
+        e.starts_with("rail_optimised.hb_ports_per_chip = 0: "),
+        "{e}"
+    );
+    let e = err(json!({"family": "rail-optimised", "radix": 64, "domains": 0}));
+    assert!(e.starts_with("rail_optimised.domains = 0: "), "{e}");
+    let e = serde_json::from_value::<PeerSpec>(
+        json!({"family": "rail-only", "radix": 8, "hb_domain": 2, "hb_model": "crossbar", "dims": [{"size": 4, "rails": 1}]}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("crossbar") && e.contains("full-mesh") && e.contains("switch"),
+        "{e}"
+    );
 }
 
 fn fat_tree_strategy() -> impl Strategy<Value = Value> {
@@ -313,6 +346,57 @@ proptest! {
         // Every chip has one link per plane; bisection never exceeds full.
         prop_assert_eq!(b.chip_switch_links, b.chips * b.ports_per_chip as u64);
         prop_assert!(b.global.bisection_frac <= 1.0 && b.global.a2a_frac <= 1.0);
+    }
+
+    /// HB domains (full mesh or switch) and the rail-optimised Clos against closed forms: K(K-1)/2
+    /// board links per domain on a full mesh, one switch per domain and one link per chip on the
+    /// switch model; the one Clos of N = K y chips with L non-blocking tiers has S = ceil(2N/R)
+    /// switches on every tier below the top and ceil(S/2) at the top (one switch for L = 1).
+    #[test]
+    fn hb_domains_and_rail_optimised_match_closed_forms(
+        k in 1u32..=6,
+        domains in 1u32..=12,
+        radix in prop::sample::select(vec![4u32, 6, 8, 16]),
+        switch in any::<bool>(),
+        optimised in any::<bool>(),
+    ) {
+        let model = if switch { "switch" } else { "full-mesh" };
+        let chips = (k * domains) as u64;
+        let v = if optimised {
+            json!({"family": "rail-optimised", "radix": radix, "hb_domain": k, "hb_model": model,
+                   "hb_ports_per_chip": 9.0, "domains": domains})
+        } else {
+            json!({"family": "rail-only", "radix": radix, "hb_domain": k, "hb_model": model,
+                   "hb_ports_per_chip": 9.0, "dims": [{"size": domains, "rails": 1}]})
+        };
+        let s = spec(v);
+        let b = s.bom().unwrap();
+        check_graph(&b, &s.network().unwrap(), false);
+        let (k64, y) = (k as u64, domains as u64);
+        let (hb_switches, board) = match (k, switch) {
+            (1, _) => (0, 0),
+            (_, true) => (y, chips),
+            (_, false) => (0, y * k64 * (k64 - 1) / 2),
+        };
+        prop_assert_eq!(b.hb_switch_count(), hb_switches);
+        prop_assert_eq!(b.board_links, board);
+        // One NIC port per chip; the Clos (or the rails' Clos) count.
+        let clos = |n: u64| {
+            let tiers = railx_core::peers::fat_tree::Clos::min_tiers(n, radix) as u64;
+            let leaves = n.div_ceil(radix as u64 / 2);
+            let switches = if tiers == 1 { 1 } else { (tiers - 1) * leaves + leaves.div_ceil(2) };
+            (switches, (tiers - 1) * leaves * radix as u64 / 2)
+        };
+        let (switches, uplinks) = if optimised {
+            clos(chips)
+        } else {
+            let (s1, u1) = clos(y);
+            (k64 * s1, k64 * u1)
+        };
+        prop_assert_eq!(b.packet_switch_count(), switches);
+        prop_assert_eq!(b.chip_switch_links, chips);
+        prop_assert_eq!(b.switch_switch_links, uplinks);
+        prop_assert_eq!(b.aot, 2 * (chips + uplinks));
     }
 
     #[test]

@@ -246,6 +246,9 @@ fn rail_only_routes_are_shortest_paths_through_the_hb_domain_and_acyclic() {
         r#"{"family": "rail-only", "radix": 4, "hb_domain": 2, "hb_ports_per_chip": 2, "dims": [{"size": 8, "rails": 2}]}"#,
         // RailX's "2D fat-tree": two rail dimensions, no HB domain.
         r#"{"family": "rail-only", "radix": 4, "dims": [{"size": 4, "rails": 2}, {"size": 3, "rails": 1}]}"#,
+        // HB domains as switches (NVSwitch), 1- and 2-tier rails.
+        r#"{"family": "rail-only", "radix": 8, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 9, "dims": [{"size": 8, "rails": 1}]}"#,
+        r#"{"family": "rail-only", "radix": 4, "hb_domain": 3, "hb_model": "switch", "hb_ports_per_chip": 9, "dims": [{"size": 6, "rails": 1}]}"#,
     ] {
         let (spec, net) = peer(json);
         let routing = for_peer(&spec, &net, None).unwrap();
@@ -264,6 +267,40 @@ fn rail_only_routes_are_shortest_paths_through_the_hb_domain_and_acyclic() {
         path.iter().filter(|h| routing.is_external(h.link)).count(),
         2
     );
+}
+
+#[test]
+fn hb_switch_routes_take_two_hb_hops_and_forward_only_on_rail_only() {
+    let (spec, net) = peer(
+        r#"{"family": "rail-only", "radix": 8, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 9, "dims": [{"size": 8, "rails": 1}]}"#,
+    );
+    let routing = for_peer(&spec, &net, None).unwrap();
+    // Chip 1 of domain 0 to chip 3 of domain 5: through domain 0's switch (vertex 32) to chip 3,
+    // then up and down rail 3's single switch.
+    let path = route(routing.as_ref(), 1, 4 * 5 + 3).unwrap();
+    let stops: Vec<u32> = path.iter().map(|h| routing.link_target(h.link)).collect();
+    assert_eq!(&stops[..2], &[32, 3]);
+    assert_eq!(path.len(), 4);
+    assert_eq!(
+        path.iter().filter(|h| routing.is_external(h.link)).count(),
+        2
+    );
+
+    // Rail-optimised: the same HB domains, one Clos; no forwarding, so a cross-rail pair goes
+    // straight into the Clos, deadlock-free on one VC.
+    for json in [
+        r#"{"family": "rail-optimised", "radix": 8, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 9, "domains": 8}"#,
+        r#"{"family": "rail-optimised", "radix": 4, "hb_domain": 2, "hb_ports_per_chip": 4, "domains": 6}"#,
+        r#"{"family": "rail-optimised", "radix": 4, "hb_domain": 4, "hb_model": "switch", "hb_ports_per_chip": 4, "domains": 4}"#,
+    ] {
+        let (spec, net) = peer(json);
+        let routing = for_peer(&spec, &net, None).unwrap();
+        // Not always the fewest hops: a one-hop full-mesh detour can reach a shared leaf.
+        check_all_routes(routing.as_ref(), &net, false);
+        assert_eq!(acyclic_vcs(routing.as_ref()), 1, "{json}");
+        let path = route(routing.as_ref(), 1, net.chip_count - 1).unwrap();
+        assert!(path.iter().all(|h| routing.is_external(h.link)), "{json}");
+    }
 }
 
 #[test]

@@ -111,6 +111,7 @@ impl PeerBuilder for DragonflySpec {
             chips,
             ports_per_chip: self.planes,
             packet_switches,
+            hb_switches: Vec::new(),
             switch_tiers: 1,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,

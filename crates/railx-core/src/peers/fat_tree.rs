@@ -265,6 +265,7 @@ impl PeerBuilder for FatTreeSpec {
             chips: self.chips,
             ports_per_chip: self.planes,
             packet_switches,
+            hb_switches: Vec::new(),
             switch_tiers: clos.switches.len() as u32,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,

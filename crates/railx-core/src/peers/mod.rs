@@ -7,8 +7,10 @@
 pub mod dragonfly;
 pub mod fat_tree;
 pub mod hammingmesh;
+pub mod hb_domain;
 pub mod hyperx;
 pub mod rail_only;
+pub mod rail_optimised;
 pub mod sipac;
 pub mod torus3d;
 
@@ -118,6 +120,7 @@ impl LinkSpec {
 pub enum PeerSpec {
     FatTree(fat_tree::FatTreeSpec),
     RailOnly(rail_only::RailOnlySpec),
+    RailOptimised(rail_optimised::RailOptimisedSpec),
     Hammingmesh(hammingmesh::HammingMeshSpec),
     Torus3d(torus3d::Torus3dSpec),
     Hyperx(hyperx::HyperXSpec),
@@ -144,6 +147,7 @@ impl PeerSpec {
         match self {
             PeerSpec::FatTree(_) => "fat-tree",
             PeerSpec::RailOnly(_) => "rail-only",
+            PeerSpec::RailOptimised(_) => "rail-optimised",
             PeerSpec::Hammingmesh(_) => "hammingmesh",
             PeerSpec::Torus3d(_) => "torus3d",
             PeerSpec::Hyperx(_) => "hyperx",
@@ -156,6 +160,7 @@ impl PeerSpec {
         match self {
             PeerSpec::FatTree(s) => s,
             PeerSpec::RailOnly(s) => s,
+            PeerSpec::RailOptimised(s) => s,
             PeerSpec::Hammingmesh(s) => s,
             PeerSpec::Torus3d(s) => s,
             PeerSpec::Hyperx(s) => s,

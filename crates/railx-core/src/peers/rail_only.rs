@@ -1,16 +1,18 @@
-//! Rail-only (paper 002): high-bandwidth (HB) domains of K chips joined by a full crossbar (NVLink
-//! class, priced with the chips), and a separate minimum-tier non-blocking Clos per rail. The
+//! Rail-only (paper 002): high-bandwidth (HB) domains of K chips (NVLink class, priced with the
+//! chips; a full mesh or a switch, [`HbDomain`]), and a separate minimum-tier non-blocking Clos
+//! per rail. The
 //! general form is a grid: `dims` lists the rail dimensions, each a line of `size` chips (or HB
 //! domains) joined by `rails` independent Clos planes. Rail-only proper is one dimension of
 //! `chips / K` with one rail per NIC port; RailX's "2D fat-tree" is two dimensions with no HB
 //! domain. Cross-rail traffic is forwarded through the HB domain (or the other dimension).
 
 use super::fat_tree::Clos;
+use super::hb_domain::{HbDomain, HbModel};
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth, Switched};
 use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
-use crate::network::{LinkClass, Network};
+use crate::network::Network;
 use crate::plant::Axis;
 use serde::{Deserialize, Serialize};
 
@@ -29,9 +31,13 @@ pub struct RailOnlySpec {
     /// Chips per HB domain (K); 1 = none.
     #[serde(default = "one")]
     pub hb_domain: u32,
-    /// HB bandwidth per chip, in units of one network port (e.g. 9 for 3.6 Tb/s vs 400 Gb/s).
+    /// HB bandwidth per chip and direction, in units of one network port (e.g. 9 for 3.6 Tb/s
+    /// vs 400 Gb/s).
     #[serde(default)]
     pub hb_ports_per_chip: f64,
+    /// How the HB domain joins its chips: `full-mesh` (default) or `switch` (NVSwitch).
+    #[serde(default)]
+    pub hb_model: HbModel,
     pub dims: Vec<RailDim>,
     #[serde(default)]
     pub link: LinkSpec,
@@ -42,23 +48,21 @@ fn one() -> u32 {
 }
 
 impl RailOnlySpec {
+    pub fn hb(&self) -> HbDomain {
+        HbDomain {
+            k: self.hb_domain,
+            model: self.hb_model,
+            ports_per_chip: self.hb_ports_per_chip,
+        }
+    }
+
     fn chips(&self) -> u64 {
         self.hb_domain as u64 * self.dims.iter().map(|d| d.size as u64).product::<u64>()
     }
 
     /// One Clos per dimension (all lines of a dimension are alike), validated.
     fn closes(&self) -> Result<Vec<Clos>> {
-        positive("rail_only.hb_domain", self.hb_domain, "e.g. hb_domain = 8")?;
-        if self.hb_domain > 1
-            && !(self.hb_ports_per_chip.is_finite() && self.hb_ports_per_chip > 0.0)
-        {
-            return Err(RailxError::invalid(
-                "rail_only.hb_ports_per_chip",
-                self.hb_ports_per_chip,
-                "an HB domain of more than one chip needs its bandwidth per chip, in network ports",
-                "e.g. hb_ports_per_chip = 9 (3.6 Tb/s over 400 Gb/s ports)",
-            ));
-        }
+        self.hb().validate("rail_only")?;
         if self.dims.is_empty() {
             return Err(RailxError::invalid(
                 "rail_only.dims",
@@ -123,23 +127,25 @@ impl PeerBuilder for RailOnlySpec {
                 bottleneck = bottleneck.min(d.rails as f64 / (1.0 - 1.0 / d.size as f64));
             }
         }
+        let hb = self.hb();
         if k > 1 {
-            // A crossbar of K chips, each pair joined by hb/(K-1) of the chip's HB bandwidth.
-            let per_pair = self.hb_ports_per_chip / (k - 1) as f64;
-            let half = (k / 2) as f64 * k.div_ceil(2) as f64;
-            bisection = bisection.min((chips / k) as f64 * half * per_pair);
-            bottleneck = bottleneck.min(self.hb_ports_per_chip / (1.0 - 1.0 / k as f64));
+            // Every message to another local rank crosses the HB domain.
+            bisection = bisection.min(hb.bisection_ports(chips));
+            bottleneck = bottleneck.min(hb.forwarding_bottleneck_ports());
         }
+        let mut hb_switches = Vec::new();
+        add_switches(&mut hb_switches, self.hb_domain, hb.switches(chips));
         let ports: u32 = self.dims.iter().map(|d| d.rails).sum();
         Ok(BillOfMaterials::switched(Switched {
             family: "rail-only",
             chips,
             ports_per_chip: ports,
             packet_switches,
+            hb_switches,
             switch_tiers: Clos::deepest(&closes),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
-            board_links: chips / k * k * (k - 1) / 2,
+            board_links: hb.board_links(chips),
             global: GlobalBandwidth::new(chips, ports, bisection, bottleneck),
         }))
     }
@@ -147,27 +153,8 @@ impl PeerBuilder for RailOnlySpec {
     fn build(&self) -> Result<Network> {
         let closes = self.closes()?;
         let chips = self.chips() as u32;
-        let k = self.hb_domain;
         let mut net = Network::with_capacity(None, chips, 0);
-        if k > 1 {
-            let bw = self.hb_ports_per_chip * self.link.port_bw_Bps / (k - 1) as f64;
-            for domain in 0..chips / k {
-                for a in 0..k {
-                    for b in a + 1..k {
-                        let (u, v) = (domain * k + a, domain * k + b);
-                        self.link.duplex_bw(
-                            &mut net,
-                            u,
-                            v,
-                            LinkClass::IntraNode,
-                            Axis::X,
-                            u32::MAX,
-                            bw,
-                        );
-                    }
-                }
-            }
-        }
+        self.hb().build(&mut net, chips, &self.link);
         for (j, (d, clos)) in self.dims.iter().zip(&closes).enumerate() {
             let axis = if j == 0 { Axis::X } else { Axis::Y };
             for members in self.lines(j) {

@@ -214,6 +214,7 @@ impl PeerBuilder for SipacSpec {
             chips,
             ports_per_chip: l,
             packet_switches: Vec::new(),
+            hb_switches: Vec::new(),
             ocs: Vec::new(),
             pcc: 0,
             aot: 0,

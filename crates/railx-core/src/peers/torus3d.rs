@@ -171,6 +171,7 @@ impl PeerBuilder for Torus3dSpec {
             chips,
             ports_per_chip: ports,
             packet_switches: Vec::new(),
+            hb_switches: Vec::new(),
             ocs,
             pcc: copper,
             aot: 2 * optical,

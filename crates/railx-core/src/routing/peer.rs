@@ -22,7 +22,7 @@ pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
         PeerSpec::Torus3d(_) => &["dateline", "minimal", "dateline-partition"],
         PeerSpec::FatTree(_) => &["updown"],
         PeerSpec::Hyperx(_) | PeerSpec::Dragonfly(_) => &["minimal", "valiant"],
-        PeerSpec::RailOnly(_) => &["minimal"],
+        PeerSpec::RailOnly(_) | PeerSpec::RailOptimised(_) => &["minimal"],
         PeerSpec::Hammingmesh(_) => &["dimension-order"],
         PeerSpec::Sipac(_) => &["digit-order"],
     }
@@ -61,7 +61,10 @@ pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Bo
         )?),
         PeerSpec::RailOnly(s) => {
             let sizes: Vec<u32> = s.dims.iter().map(|d| d.size).collect();
-            Box::new(RailOnlyRouting::new(net, s.hb_domain, &sizes)?)
+            Box::new(RailOnlyRouting::new(net, &s.hb(), &sizes)?)
+        }
+        PeerSpec::RailOptimised(s) => {
+            Box::new(RailOnlyRouting::rail_optimised(net, &s.hb(), s.domains)?)
         }
         PeerSpec::Hammingmesh(s) => Box::new(HammingMeshRouting::new(net, s.a, s.boards)?),
         PeerSpec::Sipac(s) => Box::new(SipacRouting::new(net, s)?),
