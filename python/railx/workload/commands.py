@@ -33,7 +33,7 @@ WorkloadParallelOpt = Annotated[
     typer.Option(
         "--parallel",
         help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De); or 'best': the fastest T x P x D of a "
-        "dense model that fits [chip] memory_GB, with N_B = --global-batch / (micro_batch x D).",
+        "dense model that fits chip.memory_GB, with N_B = --global-batch / (micro_batch x D).",
     ),
 ]
 GlobalBatchOpt = Annotated[
@@ -44,9 +44,10 @@ SystemOpt = Annotated[
     Path,
     typer.Option(
         "--system",
-        help="Workload system TOML: where the job runs (a RailX [system] plant with its [mapping]; or "
-        'system = "<preset or system file>", a [peer] table, or a plant with [topology], measured on the routed '
-        "network), [chip] and [training]. See docs/workloads.md.",
+        help="Workload system TOML: where the job runs (a RailX \\[system] plant with its \\[mapping]; or "
+        'system = "<preset or system file>", a \\[peer] table, or a plant with \\[topology], measured on the routed '
+        "network; or an \\[hb_domains] table: HB domains joined by rails), \\[chip] and \\[training]. "
+        "See docs/workloads.md.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
@@ -55,7 +56,7 @@ DpOrderOpt = Annotated[
     typer.Option(
         "--dp-all-reduce-order",
         help="Level order of the DP all-reduces: De-first (De, E, C; the paper's) or C-first (C, E, De). "
-        "Overrides [training] dp_all_reduce_order.",
+        "Overrides training.dp_all_reduce_order.",
         show_default=False,
     ),
 ]
@@ -157,7 +158,7 @@ def workload(
 
     Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time;
     per dimension the link it gets (a RailX plant's mapped ports, measured on the routed network, or
-    an [hb_domains] system's HB and NIC bandwidths). With [chip] peak_tflops also HFU and MFU.
+    an hb_domains system's HB and NIC bandwidths). With chip.peak_tflops also HFU and MFU.
     """
     it = _iteration_model(model, parallel, system, dp_order, global_batch=global_batch)
     r = it.evaluate()
