@@ -255,3 +255,30 @@ def test_parallel_best_searches_and_needs_a_batch() -> None:
         "workload", "gpt-1t", "--parallel", "T=16,P=16,D=64", "--global-batch", "4096", "--system", system
     )
     assert extra.rc == 2 and "--global-batch: only with --parallel best" in extra.stderr
+
+
+def test_interleaving_divides_the_bubble_and_multiplies_the_pipeline_sends() -> None:
+    spec = load_model("gpt3-175b")
+    plain = IterationModel(spec, Parallelism(T=8, P=8, micro_batches=64, sequence=2048), _hbd(64, 8))
+    par = Parallelism(T=8, P=8, micro_batches=64, sequence=2048, interleave=3)
+    three = IterationModel(spec, par, _hbd(64, 8, interleave=3))
+    slot = plain.forward_s + plain.backward_s
+    assert plain.compute_total_s == pytest.approx((64 + 7) * slot)
+    assert three.compute_total_s == pytest.approx((64 + 7 / 3) * slot)
+    sends = {m: next(c for c in it.collectives if c.name == "P").frequency for m, it in (("1", plain), ("3", three))}
+    assert sends == {"1": 128, "3": 384}
+    with pytest.raises(ConfigError, match=r"^parallel\.interleave = 5: must divide the 12 layers of a stage"):
+        Parallelism(T=8, P=8, sequence=2048, interleave=5).check(spec)
+
+
+def test_recomputation_costs_time_and_raises_hfu_over_mfu() -> None:
+    spec, par = load_model("gpt-22b"), Parallelism(T=8, micro_batch=4, sequence=2048)
+    runs = {
+        r: IterationModel(spec, par, _hbd(8, 8, recompute=r, micro_batches=1)) for r in ("none", "selective", "full")
+    }
+    times = {r: float(it.evaluate().total_s) for r, it in runs.items()}
+    assert times["none"] < times["selective"] < times["full"]
+    for r, it in runs.items():
+        model, hardware = it.iteration_flops()
+        assert it.mfu(times[r]) == pytest.approx(it.hfu(times[r]) * model / hardware)
+    assert runs["none"].iteration_flops()[0] == runs["full"].iteration_flops()[0]  # model FLOPs: the same

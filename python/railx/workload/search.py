@@ -76,6 +76,10 @@ def best_parallelism(model: ModelSpec, system: WorkloadSystem, global_batch: int
             if global_batch % (micro * D):
                 continue
             par = replace(system.parallelism(T=T, P=P, D=D), micro_batches=global_batch // (micro * D))
+            try:
+                par.check(model)  # e.g. an interleaving that does not divide this P's stages
+            except ConfigError:
+                continue
             need = memory_bytes(model, par)
             if need > capacity_bytes:
                 continue

@@ -135,7 +135,7 @@ _DEFAULT_OVERLAP: list[OverlapClass] = ["D"]
 
 class TrainingConfig(Strict):
     """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), the level order of the
-    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`), activation recomputation (:data:`RECOMPUTE`)
+    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`), activation recomputation (:data:`railx.workload.traffic.Recompute`)
     and the pipeline interleaving (model chunks per stage)."""
 
     micro_batch: int = Field(default=1, gt=0)

@@ -17,7 +17,6 @@ from railx.workload.catalogue import ModelSpec
 
 __all__ = [
     "DIMS",
-    "RECOMPUTE",
     "Collective",
     "Dim",
     "Parallelism",
@@ -35,7 +34,6 @@ DIMS: tuple[Dim, ...] = ("T", "C", "E", "De", "P")
 Pattern = Literal["RS+AG", "point-to-point", "all-to-all", "all-reduce"]
 
 Recompute = Literal["none", "selective", "full"]
-RECOMPUTE: tuple[str, ...] = ("none", "selective", "full")
 """Activation recomputation (Korthikanti et al., Reducing Activation Recomputation in Large
 Transformer Models, MLSys 2023): none; "selective" recomputes the attention core (scores, softmax,
 attention over values) in the backward pass; "full" recomputes every transformer layer's forward."""
