@@ -282,3 +282,35 @@ def test_recomputation_costs_time_and_raises_hfu_over_mfu() -> None:
         model, hardware = it.iteration_flops()
         assert it.mfu(times[r]) == pytest.approx(it.hfu(times[r]) * model / hardware)
     assert runs["none"].iteration_flops()[0] == runs["full"].iteration_flops()[0]  # model FLOPs: the same
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    logs=st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
+    log_k=st.integers(0, 10),
+)
+def test_placement_agrees_with_the_ranks_groups(logs: tuple[int, int, int, int], log_k: int) -> None:
+    """Power-of-two sizes: each dimension's link says what its groups are (brute force over
+    Parallelism.group and domain = rank // K): one domain, one member per domain, or x per domain."""
+    T, C, D, P = (2**e for e in logs)
+    par = Parallelism(T=T, C=C, D=D, P=P)
+    gpus = par.ranks
+    size = min(2**log_k, gpus)
+    links = _hbd(gpus, size).links(par)
+    for dim, link in links.items():
+        p = par.size(dim)
+        if p == 1:
+            continue
+        for rank in range(0, gpus, max(1, gpus // 8)):
+            domains: dict[int, int] = {}
+            for member in par.group(rank, (dim,)):
+                domains[member // size] = domains.get(member // size, 0) + 1
+            per_domain = set(domains.values())
+            assert len(per_domain) == 1
+            (x,) = per_domain
+            if link.place == "HB":
+                assert len(domains) == 1
+            elif link.place == "rail":
+                assert x == 1
+            else:
+                assert (link.domain_ranks, p // link.domain_ranks) == (x, len(domains))
