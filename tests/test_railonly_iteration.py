@@ -314,3 +314,29 @@ def test_placement_agrees_with_the_ranks_groups(logs: tuple[int, int, int, int],
                 assert x == 1
             else:
                 assert (link.domain_ranks, p // link.domain_ranks) == (x, len(domains))
+
+
+def test_the_papers_trends_hold() -> None:
+    """Fig. 8: GPT-1T at K = 256 within 2% of ideal (paper: 0.9%), and GPT-146B gains more from
+    K 8 -> 256 than GPT-1T; Fig. 9: the NIC matters more at K = 8, the HB bandwidth at K = 256;
+    Fig. 10: a larger batch brings every K closer to the ideal (16,384 and 32,768 GPUs)."""
+    n = 16384
+    t = {
+        (m, k): point(m, n, k, {"gpt-1t": 4096, "gpt-146b": 1024}[m]).time_s
+        for m in ("gpt-1t", "gpt-146b")
+        for k in (8, 256, n)
+    }
+    assert t[("gpt-1t", 256)] / t[("gpt-1t", n)] < 1.02
+    assert 1 - t[("gpt-146b", 256)] / t[("gpt-146b", 8)] > 1 - t[("gpt-1t", 256)] / t[("gpt-1t", 8)]
+    bw = {
+        (k, hb, nic): point("gpt-1t", 32768, k, 4096, hb, nic).time_s
+        for k in (8, 256)
+        for hb in (2.4, 9.6)
+        for nic in (100, 400)
+    }
+    nic_gain = {k: 1 - bw[(k, 2.4, 400)] / bw[(k, 2.4, 100)] for k in (8, 256)}
+    hb_gain = {k: 1 - bw[(k, 9.6, 100)] / bw[(k, 2.4, 100)] for k in (8, 256)}
+    assert nic_gain[8] > nic_gain[256] and hb_gain[256] > hb_gain[8]
+    for k in (8, 256):
+        rel = [point("gpt-1t", 32768, 32768, b).time_s / point("gpt-1t", 32768, k, b).time_s for b in (256, 4096)]
+        assert rel[0] < rel[1] <= 1
