@@ -30,11 +30,12 @@ def spec(**values: int) -> ModelSpec:
 
 
 # Published sizes the catalogue's shapes must reproduce (parameters in billions, 3% tolerance).
-# Megatron-LM's GPTs: Narayanan et al. 2021, Table 1; MoE-1.3B (1.3B+MoE-128): DeepSpeed-MoE's 52B.
+# Megatron-LM's GPTs: Narayanan et al. 2021, Table 1 (22B: Korthikanti et al. 2023, Table 3); MoE-1.3B (1.3B+MoE-128): DeepSpeed-MoE's 52B.
 PUBLISHED_B = {
     "llama3-70b": 70.6,
     "llama3-405b": 405,
     "gpt3-175b": 175,
+    "gpt-22b": 22,
     "gpt-146b": 145.6,
     "gpt-310b": 310.1,
     "gpt-530b": 529.6,

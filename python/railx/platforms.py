@@ -20,12 +20,31 @@ from typing import Any
 
 from railx.config import ConfigError
 
-__all__ = ["NETWORKS", "PLATFORMS", "Platform", "expand_platform", "platform_peer"]
+__all__ = ["GPUS", "NETWORKS", "PLATFORMS", "Gpu", "Platform", "expand_platform", "platform_peer"]
 
 GB = 1e9
 GBIT = 1e9 / 8
 # The two networks a platform's NICs can be joined by (docs/cost.md).
 NETWORKS = ("rail-only", "rail-optimised")
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU's dense BF16/FP16 matmul peak and its HBM, for the workload model."""
+
+    name: str
+    peak_tflops: float
+    memory_GB: float
+    source: str
+
+
+GPUS: dict[str, Gpu] = {
+    g.name: g
+    for g in [
+        Gpu("A100", 312.0, 80.0, "A100 SXM 80 GB datasheet: 312 TFLOP/s dense FP16/BF16"),
+        Gpu("H100", 989.0, 80.0, "H100 SXM datasheet: 989 TFLOP/s dense BF16, 80 GB HBM3"),
+    ]
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,18 @@ class Platform:
     hb_Bps: float
     nic_Bps: float
     source: str
+    gpu: Gpu | None = None
+    """The GPU, where the workload model needs its compute (None: not modelled)."""
+
+    @property
+    def hb_tbps(self) -> float:
+        """HB bandwidth per GPU and direction, in Tb/s."""
+        return self.hb_Bps * 8 / 1e12
+
+    @property
+    def nic_gbps(self) -> float:
+        """NIC bandwidth per GPU and direction, in Gb/s."""
+        return self.nic_Bps * 8 / 1e9
 
     @property
     def hb_ports_per_gpu(self) -> float:
@@ -56,6 +87,7 @@ PLATFORMS: dict[str, Platform] = {
             300 * GB,
             200 * GBIT,
             "NVLink 3 600 GB/s bidirectional per GPU; 8 x 200 Gb/s ConnectX-6 (DGX A100 datasheet; paper 002 §III-A)",
+            GPUS["A100"],
         ),
         Platform(
             "dgx-h100",
@@ -64,6 +96,7 @@ PLATFORMS: dict[str, Platform] = {
             450 * GB,
             400 * GBIT,
             "NVLink 4 900 GB/s bidirectional (3.6 Tb/s) per GPU; 8 x 400 Gb/s ConnectX-7 (DGX H100 datasheet; paper 002 §II-A)",
+            GPUS["H100"],
         ),
         Platform(
             "dgx-gh200",
@@ -72,6 +105,9 @@ PLATFORMS: dict[str, Platform] = {
             450 * GB,
             400 * GBIT,
             "256 GH200 on the NVLink switch system at 3.6 Tb/s; 400 Gb/s ConnectX-7 per GPU (paper 002 §II-A, §III-B)",
+            # Paper 002's §V sweeps run H100 GPUs in these domains: the Hopper GPU at H100's peak
+            # and 80 GB, the Grace memory not counted.
+            GPUS["H100"],
         ),
         Platform(
             "gb200-nvl72",

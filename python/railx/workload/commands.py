@@ -18,6 +18,7 @@ from railx.allocation.static import SPLIT_METHODS, static_split
 from railx.config import ConfigError, is_one_of
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
+from railx.workload.search import best_parallelism
 from railx.workload.system import DP_ALL_REDUCE_ORDERS, load_workload_system
 from railx.workload.traffic import DIMS, Dim, Pattern
 
@@ -27,13 +28,26 @@ ModelArg = Annotated[
     str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
 ]
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
+WorkloadParallelOpt = Annotated[
+    str,
+    typer.Option(
+        "--parallel",
+        help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De); or 'best': the fastest T x P x D of a "
+        "dense model that fits chip.memory_GB, with N_B = --global-batch / (micro_batch x D).",
+    ),
+]
+GlobalBatchOpt = Annotated[
+    int | None,
+    typer.Option("--global-batch", help="Sequences per iteration, for --parallel best.", show_default=False),
+]
 SystemOpt = Annotated[
     Path,
     typer.Option(
         "--system",
-        help="Workload system TOML: where the job runs (a RailX [system] plant with its [mapping]; or "
-        'system = "<preset or system file>", a [peer] table, or a plant with [topology], measured on the routed '
-        "network), [chip] and [training]. See docs/workloads.md.",
+        help="Workload system TOML: where the job runs (a RailX \\[system] plant with its \\[mapping]; or "
+        'system = "<preset or system file>", a \\[peer] table, or a plant with \\[topology], measured on the routed '
+        "network; or an \\[hb_domains] table: HB domains joined by rails), \\[chip] and \\[training]. "
+        "See docs/workloads.md.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
@@ -42,7 +56,7 @@ DpOrderOpt = Annotated[
     typer.Option(
         "--dp-all-reduce-order",
         help="Level order of the DP all-reduces: De-first (De, E, C; the paper's) or C-first (C, E, De). "
-        "Overrides [training] dp_all_reduce_order.",
+        "Overrides training.dp_all_reduce_order.",
         show_default=False,
     ),
 ]
@@ -68,9 +82,15 @@ def parse_parallel(text: str) -> dict[str, int]:
 
 
 def _iteration_model(
-    model: str, parallel: str, system: Path, dp_order: str | None, ports: bool = False
+    model: str,
+    parallel: str,
+    system: Path,
+    dp_order: str | None,
+    ports: bool = False,
+    global_batch: int | None = None,
 ) -> IterationModel:
-    """The model on the system; with `ports`, a RailX plant with a port mapping is required."""
+    """The model on the system; with `ports`, a RailX plant with a port mapping is required;
+    `parallel` "best" searches the fastest parallelisation for `global_batch`."""
     spec, sys_cfg = load_model(model), load_workload_system(system)
     if ports:
         sys_cfg.plant()
@@ -82,6 +102,17 @@ def _iteration_model(
             )
         training = sys_cfg.training.model_copy(update={"dp_all_reduce_order": dp_order})
         sys_cfg = sys_cfg.model_copy(update={"training": training})
+    if parallel.strip() == "best":
+        if global_batch is None or global_batch < 1:
+            raise ConfigError(
+                "--parallel best: needs --global-batch N (sequences per iteration); e.g. --global-batch 4096"
+            )
+        return IterationModel(spec, best_parallelism(spec, sys_cfg, global_batch).par, sys_cfg)
+    if global_batch is not None:
+        raise ConfigError(
+            "--global-batch: only with --parallel best (otherwise [training] micro_batches sets the batch); "
+            "e.g. --parallel best --global-batch 4096"
+        )
     par = sys_cfg.parallelism(**parse_parallel(parallel))
     par.check(spec)
     return IterationModel(spec, par, sys_cfg)
@@ -116,18 +147,23 @@ def _f(x: object) -> float:
 
 def workload(
     model: ModelArg,
-    parallel: ParallelOpt,
+    parallel: WorkloadParallelOpt,
     system: SystemOpt,
+    global_batch: GlobalBatchOpt = None,
     dp_order: DpOrderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Iteration time of training MODEL with a parallelism on a system (RailX or any peer).
+    """Iteration time of training MODEL with a parallelism on a system (RailX, any peer, or HB
+    domains joined by rails).
 
     Eq. 10: compute, hidden and exposed communication, and each collective of Table 4 with its time;
-    per dimension the link it gets (a RailX plant's mapped ports, or measured on the routed network).
+    per dimension the link it gets (a RailX plant's mapped ports, measured on the routed network, or
+    an hb_domains system's HB and NIC bandwidths). With chip.peak_tflops also HFU and MFU.
     """
-    it = _iteration_model(model, parallel, system, dp_order)
+    it = _iteration_model(model, parallel, system, dp_order, global_batch=global_batch)
     r = it.evaluate()
+    total_s = _f(r.total_s)
+    utilisation = {"hfu": it.hfu(total_s), "mfu": it.mfu(total_s)} if it.system.chip.peak_tflops is not None else {}
     links: dict[str, _LinkRow] = {
         d: {
             "ranks": it.par.size(d),
@@ -155,6 +191,8 @@ def workload(
     report = {
         "model": it.model.name,
         "parallel": {"T": it.par.T, "C": it.par.C, "E": it.par.E, "D": it.par.D, "De": it.par.De, "P": it.par.P},
+        "micro_batches": it.par.micro_batches,
+        "global_batch": it.global_batch,
         "chips": it.par.ranks,
         "system": it.system.describe(),
         "links": links,
@@ -167,6 +205,7 @@ def workload(
         "comm_exposed_s": _f(r.comm_exposed_s),
         "by_parallelism_s": {k: _f(v) for k, v in r.by_parallelism_s.items()},
         "collectives": rows,
+        **utilisation,
     }
     if as_json:
         print(json.dumps(report, indent=2))
@@ -203,6 +242,11 @@ def workload(
         f"iteration {report['iteration_s']:.4g} s = compute {r.compute_exposed_s:.4g} s + exposed comm "
         f"{report['comm_exposed_s']:.4g} s + overlapped classes ({hidden or 'none'})"
     )
+    if utilisation:
+        console.print(
+            f"HFU {utilisation['hfu']:.1%}, MFU {utilisation['mfu']:.1%} (global batch {it.global_batch}, "
+            f"recompute {it.system.training.recompute}, peak {it.system.chip.peak_tflops:g} TFLOP/s)"
+        )
 
 
 def allocate_bw(

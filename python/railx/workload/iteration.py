@@ -2,8 +2,9 @@
 
 T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_comm
 
-- Compute: one micro-batch takes t_f forward and t_b backward on a stage; a 1F1B pipeline runs
-  N_B + P - 1 micro-batch slots (the P - 1 are the bubble).
+- Compute: one micro-batch takes t_f forward and t_b backward (with any activation recomputation,
+  `[training] recompute`) on a stage; a 1F1B pipeline runs N_B + (P - 1)/v micro-batch slots (the
+  (P - 1)/v are the bubble; v = `[training] interleave`, model chunks per stage, 1 for plain 1F1B).
 - Class "D" (data-parallel gradient all-reduces) can hide under the backward of the last
   micro-batch (window t_b); class "P" (pipeline sends) under the compute of the other N_B - 1
   micro-batches. The windows are disjoint; what is not a window of an overlapped class is T_comp.
@@ -14,7 +15,13 @@ bandwidth each dimension gets: from a RailX plant's port mapping, or measured on
 routed network (:meth:`WorkloadSystem.links`). The DP all-reduces are hierarchical, their levels in the order the
 system's `[training] dp_all_reduce_order` names (De first by default: see :func:`all_reduce_levels`). Each collective is split into terms that depend on one dimension's
 bandwidth only (a multi-dimension all-reduce has one term per level), which is what lets the
-allocators evaluate many bandwidths at once or linearise the model exactly.
+allocators evaluate many bandwidths at once or linearise the model exactly. A dimension whose
+group spans several HB domains (an `[hb_domains]` system, :class:`DimLink` `domain_ranks`) adds a
+level inside the domains before the one across them to its all-reduces and reduce-scatters.
+
+With a chip's peak, :meth:`IterationModel.hfu` and :meth:`IterationModel.mfu` give the hardware and
+model FLOPs utilisation of an iteration (Korthikanti et al.'s definitions: FLOPs with and without
+recomputation over time x GPUs x peak).
 """
 
 from __future__ import annotations
@@ -39,6 +46,16 @@ from railx.workload.system import DimLink, DpAllReduceOrder, OverlapClass, Workl
 from railx.workload.traffic import Collective, Dim, Parallelism, compute_flops, traffic
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One level of a hierarchical collective: `p` ranks of dimension `dim`, inside the HB domains
+    (`domain`) or across them (or the whole dimension when it is not split)."""
+
+    dim: Dim
+    p: int
+    domain: bool
 
 
 @dataclass(frozen=True)
@@ -79,7 +96,7 @@ class IterationModel:
         system.check(par)
         self.model, self.par, self.system = model, par, system
         self.collectives: list[Collective] = traffic(model, par)
-        flops = compute_flops(model, par)
+        flops = compute_flops(model, par, system.training.recompute)
         rate = system.chip.flops_per_s
         self.forward_s = flops.forward / rate
         self.backward_s = flops.backward / rate
@@ -91,8 +108,31 @@ class IterationModel:
     # ---- compute ---------------------------------------------------------------------------
     @property
     def compute_total_s(self) -> float:
-        """All compute of an iteration including the pipeline bubble: (N_B + P - 1)(t_f + t_b)."""
-        return (self.par.micro_batches + self.par.P - 1) * (self.forward_s + self.backward_s)
+        """All compute of an iteration including the pipeline bubble: (N_B + (P - 1)/v)(t_f + t_b)."""
+        bubble = (self.par.P - 1) / self.par.interleave
+        return (self.par.micro_batches + bubble) * (self.forward_s + self.backward_s)
+
+    # ---- FLOPs utilisation -----------------------------------------------------------------
+    @property
+    def global_batch(self) -> int:
+        """Sequences per iteration: micro-batch x N_B x D."""
+        return self.par.micro_batch * self.par.micro_batches * self.par.D
+
+    def iteration_flops(self) -> tuple[float, float]:
+        """(model, hardware) FLOPs of one iteration on all GPUs: the global batch times one
+        sequence through the whole model, without and with the recomputation."""
+        whole = Parallelism(sequence=self.par.sequence)
+        seq = compute_flops(self.model, whole, self.system.training.recompute)
+        return seq.model * self.global_batch, seq.hardware * self.global_batch
+
+    def hfu(self, time_s: float) -> float:
+        """Hardware FLOPs utilisation of an iteration taking `time_s`: hardware FLOPs (with the
+        recomputation) / (time x GPUs x peak). Needs `[chip] peak_tflops`."""
+        return self.iteration_flops()[1] / (time_s * self.par.ranks * self.system.chip.peak_flops_per_s)
+
+    def mfu(self, time_s: float) -> float:
+        """Model FLOPs utilisation: as :meth:`hfu` without the recomputation."""
+        return self.iteration_flops()[0] / (time_s * self.par.ranks * self.system.chip.peak_flops_per_s)
 
     def windows_s(self) -> dict[OverlapClass, float]:
         """Compute each overlapped class can hide under (see module docstring)."""
@@ -110,13 +150,24 @@ class IterationModel:
             return []
         V = coll.volume_bytes
         if coll.pattern == "all-reduce":
-            dims = all_reduce_levels(dims, self.system.training.dp_all_reduce_order)
+            order = all_reduce_levels(dims, self.system.training.dp_all_reduce_order)
+            levels = [level for d in order for level in self._levels(d)]
             return [
-                CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, partial(self._level_stage, V, dims, i))
-                for i, d in enumerate(dims)
+                CommTerm(
+                    coll.name, coll.parallelism, lv.dim, cls, coll.frequency, partial(self._level_stage, V, levels, i)
+                )
+                for i, lv in enumerate(levels)
             ]
         (d,) = dims
         p, link = self.par.size(d), self.links[d]
+        if coll.pattern == "RS+AG" and link.domain_ranks > 1:  # hierarchical: one of the 2 halves of an all-reduce
+            levels = self._levels(d)
+            return [
+                CommTerm(
+                    coll.name, coll.parallelism, d, cls, coll.frequency / 2, partial(self._level_stage, V, levels, i)
+                )
+                for i in range(len(levels))
+            ]
         if coll.pattern == "RS+AG":
             algo = ring_reduce_scatter_time_s if link.kind == "ring" else direct_reduce_scatter_time_s
             stage = partial(_rs, algo, p, V, link.alpha_s)
@@ -128,17 +179,26 @@ class IterationModel:
             stage = partial(_p2p, V, link.alpha_s)
         return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, stage)]
 
-    def _level_stage(self, volume_bytes: float, dims: list[Dim], index: int, bw: ArrayLike) -> ArrayLike:
-        levels = [
-            HierarchyLevel(
-                self.par.size(d),
-                bw if i == index else self.links[d].bw_bytes_per_s,
-                self.links[d].alpha_s,
-                "ring" if self.links[d].kind == "ring" else "direct",
-            )
-            for i, d in enumerate(dims)
-        ]
-        return hierarchical_all_reduce_stages_s(volume_bytes, levels)[index]
+    def _levels(self, dim: Dim) -> list[_Level]:
+        """The dimension as levels of a hierarchical collective: inside the HB domains then across
+        them when its link says it spans several domains, else the whole dimension."""
+        p, inside = self.par.size(dim), self.links[dim].domain_ranks
+        if 1 < inside < p:
+            return [_Level(dim, inside, True), _Level(dim, p // inside, False)]
+        return [_Level(dim, p, False)]
+
+    def _level_stage(self, volume_bytes: float, levels: list[_Level], index: int, bw: ArrayLike) -> ArrayLike:
+        """Level `index`'s all-reduce stage, its dimension at `bw` (a level inside HB domains keeps
+        the domain's bandwidth: only the dimension's own link is a variable)."""
+        hierarchy = []
+        for i, lv in enumerate(levels):
+            link = self.links[lv.dim]
+            if lv.domain:
+                hierarchy.append(HierarchyLevel(lv.p, link.domain_bw_bytes_per_s, link.domain_alpha_s, "direct"))
+            else:
+                rate = bw if i == index else link.bw_bytes_per_s
+                hierarchy.append(HierarchyLevel(lv.p, rate, link.alpha_s, "ring" if link.kind == "ring" else "direct"))
+        return hierarchical_all_reduce_stages_s(volume_bytes, hierarchy)[index]
 
     def evaluate(self, bw_bytes_per_s: Mapping[Dim, ArrayLike] | None = None) -> IterationTime:
         """Eq. 10 with each dimension's bandwidth from the mapping, or from `bw_bytes_per_s`

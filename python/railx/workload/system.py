@@ -31,7 +31,16 @@ Or any system railx builds, each parallelism dimension measured on its routed ne
     routing = "minimal"            # optional: one of the system's routing functions (default: its first)
 
 or a `[peer]` table (as in a peer system file), or a `[system]` plant with a `[topology]` (a RailX
-configuration). `[chip]` and `[training]` are the same in both modes.
+configuration). Or, with nothing built, HB domains joined by rails (the Rail-only paper's §V
+model; K = N is its ideal, one HB domain of every GPU):
+
+    [hb_domains]
+    gpus = 16384                   # N
+    size = 256                     # K GPUs per HB domain (a divisor of N)
+    hb_tbps = 3.6                  # per-GPU HB bandwidth, each direction (Tb/s)
+    nic_gbps = 400                 # per-GPU NIC (rail) bandwidth, each direction (Gb/s)
+
+`[chip]` and `[training]` are the same in every mode.
 """
 
 from __future__ import annotations
@@ -55,7 +64,7 @@ from railx.config import (
     read_toml,
 )
 from railx.systems import PRESETS, System, resolve_system
-from railx.workload.traffic import DIMS, Dim, Parallelism
+from railx.workload.traffic import DIMS, Dim, Parallelism, Recompute
 
 __all__ = [
     "DP_ALL_REDUCE_ORDERS",
@@ -63,6 +72,7 @@ __all__ = [
     "ChipConfig",
     "DimLink",
     "DpAllReduceOrder",
+    "HbDomainsConfig",
     "OverlapClass",
     "TrainingConfig",
     "WorkloadSystem",
@@ -92,14 +102,31 @@ class AxisMapping(Strict):
 
 
 class ChipConfig(Strict):
-    """The chip's sustained dense-matmul throughput."""
+    """The chip's sustained dense-matmul throughput, its peak (for HFU and MFU) and memory (for the
+    parallelisation search)."""
 
     sustained_tflops: float = Field(gt=0, allow_inf_nan=False, examples=[400.0])
+    peak_tflops: float | None = Field(default=None, gt=0, allow_inf_nan=False, examples=[989.0])
+    memory_GB: float | None = Field(default=None, gt=0, allow_inf_nan=False, examples=[80.0])
 
     @property
     def flops_per_s(self) -> float:
         """Sustained FLOP/s."""
         return self.sustained_tflops * TFLOPS
+
+    @property
+    def peak_flops_per_s(self) -> float:
+        """Peak FLOP/s, or a one-line error when the file gives none."""
+        if self.peak_tflops is None:
+            raise ConfigError("chip.peak_tflops: needed for HFU and MFU; e.g. peak_tflops = 989 (H100 dense BF16)")
+        return self.peak_tflops * TFLOPS
+
+    @property
+    def memory_bytes(self) -> float:
+        """Memory per chip in bytes, or a one-line error when the file gives none."""
+        if self.memory_GB is None:
+            raise ConfigError("chip.memory_GB: needed to search parallelisations; e.g. memory_GB = 80 (H100)")
+        return self.memory_GB * 1e9
 
 
 _DEFAULT_OVERLAP: list[OverlapClass] = ["D"]
@@ -107,8 +134,9 @@ _DEFAULT_OVERLAP: list[OverlapClass] = ["D"]
 
 
 class TrainingConfig(Strict):
-    """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), and the level order of the
-    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`)."""
+    """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), the level order of the
+    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`), activation recomputation (:data:`railx.workload.traffic.Recompute`)
+    and the pipeline interleaving (model chunks per stage)."""
 
     micro_batch: int = Field(default=1, gt=0)
     micro_batches: int = Field(default=1, gt=0)
@@ -116,15 +144,98 @@ class TrainingConfig(Strict):
     dtype_bytes: int = Field(default=2, gt=0, le=8)
     overlap: list[OverlapClass] = Field(default_factory=lambda: _DEFAULT_OVERLAP.copy())
     dp_all_reduce_order: DpAllReduceOrder = Field(default="De-first", examples=["De-first"])
+    recompute: Recompute = Field(default="none", examples=["selective"])
+    interleave: int = Field(default=1, gt=0)
 
 
 class DimLink(Strict):
-    """What one parallelism dimension gets: per-rank bandwidth per direction, step latency, kind."""
+    """What one parallelism dimension gets: per-rank bandwidth per direction, step latency, kind.
+
+    `domain_ranks` > 1 marks a dimension whose group spans several high-bandwidth domains with
+    `domain_ranks` members in each: its reduce-scatters, all-gathers and all-reduces run
+    hierarchically, inside each domain first (at `domain_bw_bytes_per_s`, step `domain_alpha_s`,
+    direct) and then across the domains (at `bw_bytes_per_s`), as the Rail-only paper's eq. 1;
+    its point-to-point, ring and all-to-all traffic is charged at the slower `bw_bytes_per_s`
+    (the cross-domain hop is on its critical path)."""
 
     bw_bytes_per_s: float
     alpha_s: float
     kind: Literal["ring", "all-to-all"]
     place: str
+    domain_ranks: int = 1
+    domain_bw_bytes_per_s: float = 0.0
+    domain_alpha_s: float = 0.0
+
+
+TBPS = 1e12 / 8  # bytes/s in one Tb/s
+GBITPS = 1e9 / 8  # bytes/s in one Gb/s
+
+
+class HbDomainsConfig(Strict):
+    """N GPUs in HB domains of K, each GPU with `hb_tbps` into its domain's switch and `nic_gbps`
+    into its rail's switch (each direction): the Rail-only paper's §V system, with nothing built.
+    K = N is its ideal (one full-bisection HB domain). Latencies default to 0, as the paper's
+    bandwidth-only analysis (§III-B)."""
+
+    gpus: int = Field(gt=0, examples=[16384])
+    size: int = Field(gt=0, examples=[256])
+    hb_tbps: float = Field(gt=0, allow_inf_nan=False, examples=[3.6])
+    nic_gbps: float = Field(gt=0, allow_inf_nan=False, examples=[400.0])
+    hb_alpha_us: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    nic_alpha_us: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+    @field_validator("size")
+    @classmethod
+    def _divides(cls, size: int, info: ValidationInfo) -> int:
+        gpus = info.data.get("gpus")
+        if gpus is not None and gpus % size:
+            divisors = [k for k in (1, 2, 4, 8, 16, 32, 64, 128, 256) if gpus % k == 0]
+            raise ValueError(f"must divide gpus = {gpus} (HB domains of equal size); e.g. size = {divisors[-1]}")
+        return size
+
+    def describe(self) -> str:
+        """One line: N, K and the bandwidths."""
+        kind = "ideal: one HB domain" if self.size == self.gpus else f"Rail-only, HB domains of {self.size}"
+        return f"{self.gpus} GPUs, {kind}, HB {self.hb_tbps:g} Tb/s, NIC {self.nic_gbps:g} Gb/s per GPU"
+
+    def links(self, par: Parallelism) -> dict[Dim, DimLink]:
+        """Each dimension's link. Ranks are numbered over [T, C, E, De, P] (T innermost) and an HB
+        domain is K consecutive ranks, so a dimension of p ranks at stride s (the product of the
+        sizes inside it) lies in one domain when s p <= K, across p domains on one rail when K
+        divides s, and otherwise with K/s members in each of p s/K domains. Both networks are
+        switches: a rank sends at its full port rate C. The collective formulas take the bandwidth
+        per direction of a two-way dimension, so collectives get C/2 (a reduce-scatter then takes
+        (p-1)/p V / C, eq. 1), and a pipeline send (one message) gets C."""
+        hb_Bps, nic_Bps = self.hb_tbps * TBPS, self.nic_gbps * GBITPS
+        hb_alpha, nic_alpha = self.hb_alpha_us * 1e-6, self.nic_alpha_us * 1e-6
+        out: dict[Dim, DimLink] = {}
+        stride = 1
+        for dim in DIMS:
+            p = par.size(dim)
+            share = 1.0 if dim == "P" else 0.5
+            if p == 1 or stride * p <= self.size:  # one rank communicates with nobody
+                out[dim] = DimLink(bw_bytes_per_s=hb_Bps * share, alpha_s=hb_alpha, kind="all-to-all", place="HB")
+            elif stride % self.size == 0:
+                out[dim] = DimLink(bw_bytes_per_s=nic_Bps * share, alpha_s=nic_alpha, kind="all-to-all", place="rail")
+            elif self.size % stride == 0 and p % (self.size // stride) == 0:
+                inside = self.size // stride
+                out[dim] = DimLink(
+                    bw_bytes_per_s=nic_Bps * share,
+                    alpha_s=nic_alpha,
+                    kind="all-to-all",
+                    place=f"HB {inside} x rail {p // inside}",
+                    domain_ranks=inside,
+                    domain_bw_bytes_per_s=hb_Bps * share,
+                    domain_alpha_s=hb_alpha,
+                )
+            else:
+                raise ConfigError(
+                    f"parallel.{dim} = {p}: its groups (stride {stride}) do not tile HB domains of {self.size} "
+                    f"(need stride x {dim} <= {self.size}, or {self.size} dividing the stride, or {dim} a multiple "
+                    f"of {self.size}/stride); e.g. powers of two for every size"
+                )
+            stride *= p
+        return out
 
 
 _DEFAULT_MAPPING: dict[Dim, Literal["mesh"] | AxisMapping] = {"T": "mesh"}
@@ -137,6 +248,7 @@ class WorkloadSystem(Strict):
     training batch."""
 
     system: SystemConfig | str | None = Field(default=None, examples=["tpuv4"])
+    hb_domains: HbDomainsConfig | None = None
     peer: dict[str, Any] | None = Field(default=None, validate_default=True)
     topology: TopologyConfig | None = None
     routing: str | None = Field(default=None, examples=["minimal"])
@@ -147,13 +259,23 @@ class WorkloadSystem(Strict):
     @field_validator("peer")
     @classmethod
     def _one_system(cls, peer: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
-        if "system" not in info.data:
-            return peer  # `system` itself failed and says why
-        if info.data["system"] is not None and peer is not None:
-            raise ValueError("the system is given twice, as system and as [peer]; keep one")
-        if info.data["system"] is None and peer is None:
+        if "system" not in info.data or "hb_domains" not in info.data:
+            return peer  # `system` or `hb_domains` itself failed and says why
+        given = [
+            name
+            for name, value in (
+                ("system", info.data["system"]),
+                ("[hb_domains]", info.data["hb_domains"]),
+                ("[peer]", peer),
+            )
+            if value is not None
+        ]
+        if len(given) > 1:
+            times = "twice" if len(given) == 2 else f"{len(given)} times"
+            raise ValueError(f"the system is given {times}, as {' and as '.join(given)}; keep one")
+        if not given:
             raise ValueError(
-                'no system given: add a [system] plant, system = "<preset or file>" or a [peer] table; '
+                'no system given: add a [system] plant, system = "<preset or file>", a [peer] or an [hb_domains] table; '
                 'e.g. system = "tpuv4"'
             )
         return peer
@@ -182,6 +304,8 @@ class WorkloadSystem(Strict):
     @field_validator("routing")
     @classmethod
     def _routing_of_a_network(cls, routing: str | None, info: ValidationInfo) -> str | None:
+        if routing is not None and info.data.get("hb_domains") is not None:
+            raise ValueError("an [hb_domains] system is priced by its bandwidths and routes nothing; drop routing")
         if routing is not None and _mapped(info.data.get("system"), info.data.get("topology")):
             raise ValueError(
                 "a [mapping]'s port model routes nothing; give the plant a [topology] to measure it routed, or drop routing"
@@ -197,6 +321,10 @@ class WorkloadSystem(Strict):
 
     def network_system(self) -> System:
         """The system the routed measurement runs on (built once per distinct spec)."""
+        if self.hb_domains is not None:
+            raise ConfigError(
+                "hb_domains: an [hb_domains] system is priced by its bandwidths; nothing is built or routed"
+            )
         if isinstance(self.system, str):
             return _resolved(self.system)
         if self.peer is not None:
@@ -215,6 +343,8 @@ class WorkloadSystem(Strict):
 
     def describe(self) -> str:
         """One line naming the system and where its links come from."""
+        if self.hb_domains is not None:
+            return self.hb_domains.describe()
         if self.mapped:
             plant = self.plant().plant()
             grid = "x".join(map(str, plant["grid"]))
@@ -226,7 +356,9 @@ class WorkloadSystem(Strict):
 
     @property
     def chips(self) -> int:
-        """Chips in the system: P * Q * m^2 of a RailX plant, or the built system's."""
+        """Chips in the system: P * Q * m^2 of a RailX plant, [hb_domains] gpus, or the built system's."""
+        if self.hb_domains is not None:
+            return self.hb_domains.gpus
         if self.mapped:
             assert isinstance(self.system, SystemConfig)
             return self.system.plant()["chips"]
@@ -245,6 +377,7 @@ class WorkloadSystem(Strict):
             micro_batches=t.micro_batches,
             sequence=t.sequence,
             dtype_bytes=t.dtype_bytes,
+            interleave=t.interleave,
         )
 
     def plant(self) -> SystemConfig:
@@ -302,8 +435,11 @@ class WorkloadSystem(Strict):
                 raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {plant.n}; lower some ports")
 
     def links(self, par: Parallelism) -> dict[Dim, DimLink]:
-        """What each dimension of `par` gets: from the mapping (:meth:`link`) on a mapped plant,
-        else measured on the system's routed network (:func:`railx.workload.routed.routed_links`)."""
+        """What each dimension of `par` gets: from the mapping (:meth:`link`) on a mapped plant, from
+        the bandwidths of an [hb_domains] system (:meth:`HbDomainsConfig.links`), else measured on the
+        system's routed network (:func:`railx.workload.routed.routed_links`)."""
+        if self.hb_domains is not None:
+            return self.hb_domains.links(par)
         if self.mapped:
             return {d: self.link(d) for d in DIMS}
         from railx.workload.routed import routed_links
@@ -375,7 +511,7 @@ def load_workload_system(path: str | Path) -> WorkloadSystem:
         if name not in PRESETS and Path(name).suffix and not Path(name).is_absolute():
             name = str(path.parent / name)
         ws = ws.model_copy(update={"system": name})
-    if not ws.mapped:
+    if not ws.mapped and ws.hb_domains is None:
         try:
             ws.network_system().bom()  # validates the system now (by counting; nothing is built)
         except ConfigError as exc:

@@ -9,13 +9,22 @@ FLOPs of one micro-batch on one pipeline stage.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from railx.config import ConfigError
 from railx.workload.catalogue import ModelSpec
 
-__all__ = ["DIMS", "Collective", "Dim", "Parallelism", "StageFlops", "compute_flops", "traffic"]
+__all__ = [
+    "DIMS",
+    "Collective",
+    "Dim",
+    "Parallelism",
+    "Recompute",
+    "StageFlops",
+    "compute_flops",
+    "traffic",
+]
 
 Dim = Literal["T", "C", "E", "De", "P"]
 """A parallelism dimension of the rank grid."""
@@ -24,12 +33,19 @@ DIMS: tuple[Dim, ...] = ("T", "C", "E", "De", "P")
 
 Pattern = Literal["RS+AG", "point-to-point", "all-to-all", "all-reduce"]
 
+Recompute = Literal["none", "selective", "full"]
+"""Activation recomputation (Korthikanti et al., Reducing Activation Recomputation in Large
+Transformer Models, MLSys 2023): none; "selective" recomputes the attention core (scores, softmax,
+attention over values) in the backward pass; "full" recomputes every transformer layer's forward."""
+
 
 @dataclass(frozen=True)
 class Parallelism:
     """Parallel sizes and the batch: T, C, E, D (= E * De, attention data parallelism), P; micro-batch
-    B (sequences), N_B micro-batches per data-parallel rank, sequence length S (tokens) and the
-    element size in bytes."""
+    B (sequences), N_B micro-batches per data-parallel rank, sequence length S (tokens), the
+    element size in bytes, and `interleave` v: model chunks per pipeline stage (Megatron-LM's
+    interleaved 1F1B schedule; 1 is plain 1F1B), which divides the bubble by v and multiplies the
+    pipeline sends by v."""
 
     T: int = 1
     C: int = 1
@@ -40,6 +56,7 @@ class Parallelism:
     micro_batches: int = 1
     sequence: int = 4096
     dtype_bytes: int = 2
+    interleave: int = 1
 
     @property
     def De(self) -> int:
@@ -57,7 +74,7 @@ class Parallelism:
 
     def check(self, model: ModelSpec) -> None:
         """Raises ConfigError (one line naming the field) unless this parallelism fits the model."""
-        for name in ("T", "C", "E", "D", "P", "micro_batch", "micro_batches", "sequence", "dtype_bytes"):
+        for name in ("T", "C", "E", "D", "P", "micro_batch", "micro_batches", "sequence", "dtype_bytes", "interleave"):
             if getattr(self, name) < 1:
                 raise ConfigError(
                     f"parallel.{name} = {getattr(self, name)}: must be a positive integer; e.g. {name} = 1"
@@ -94,6 +111,12 @@ class Parallelism:
                 (v["layers"] // self.P) % v["moe_layer_interval"] == 0,
                 f"must leave each stage a whole number of MoE layers (every {v['moe_layer_interval']}th of "
                 f"{v['layers']} layers in {model.name}); e.g. P = 1",
+            ),
+            (
+                "interleave",
+                (v["layers"] // self.P) % self.interleave == 0,
+                f"must divide the {v['layers'] // self.P} layers of a stage ({v['layers']} layers / P = {self.P}); "
+                f"e.g. interleave = {_divisor_at_most(max(1, v['layers'] // self.P), self.interleave)}",
             ),
             (
                 "C",
@@ -182,7 +205,7 @@ def traffic(model: ModelSpec, par: Parallelism) -> list[Collective]:
         ("D.vocab", "D", "all-reduce", ("E", "De"), 2 * H * V / (T * C), 1),
         ("D.qkv", "D", "all-reduce", ("C", "E", "De"), (2 + 2 * kv_ratio) * H * H / T, L / P),
         ("D.ffn", "D", "all-reduce", ("C", "De"), v["ffn_matrices"] * H * I / T, L / P * moe),
-        ("P", "P", "point-to-point", ("P",), B * S * H / (T * C), 2 * NB),
+        ("P", "P", "point-to-point", ("P",), B * S * H / (T * C), 2 * NB * par.interleave),
     ]
     if dense > 0:
         rows[2:2] = [("T.ffn.dense", "T", "RS+AG", ("T",), B * S * H, 4 * per_layer * dense)]
@@ -194,8 +217,8 @@ def traffic(model: ModelSpec, par: Parallelism) -> list[Collective]:
 
 @dataclass(frozen=True)
 class StageFlops:
-    """FLOPs of one micro-batch on one pipeline stage of one rank: forward and backward (2x forward),
-    split into the parts that sit between the collectives."""
+    """FLOPs of one micro-batch on one pipeline stage of one rank: forward and backward (2x forward,
+    plus the recomputed forward work), split into the parts that sit between the collectives."""
 
     qkv: float
     attention: float
@@ -203,6 +226,7 @@ class StageFlops:
     router: float
     ffn: float
     vocab: float
+    recompute: float = 0.0
 
     @property
     def forward(self) -> float:
@@ -211,15 +235,33 @@ class StageFlops:
 
     @property
     def backward(self) -> float:
-        """Backward FLOPs: input and weight gradients, twice the forward."""
-        return 2.0 * self.forward
+        """Backward FLOPs: input and weight gradients (twice the forward) and the recomputation."""
+        return 2.0 * self.forward + self.recompute
+
+    @property
+    def model(self) -> float:
+        """Model FLOPs (forward and backward, no recomputation): what MFU counts."""
+        return 3.0 * self.forward
+
+    @property
+    def hardware(self) -> float:
+        """Hardware FLOPs (with the recomputation): what HFU counts."""
+        return self.forward + self.backward
 
 
-def compute_flops(model: ModelSpec, par: Parallelism) -> StageFlops:
+def compute_flops(model: ModelSpec, par: Parallelism, recompute: Recompute = "none") -> StageFlops:
     """Dense matmul FLOPs (2 per multiply-add) of one micro-batch on the stage holding L/P layers and
     the vocabulary projection, per rank: tokens split by C, weights and heads by T, experts by E
     (each token runs top_k experts in an MoE layer, the one FFN in a dense layer between them).
-    Attention is full (no causal halving)."""
+    Attention is full (no causal halving).
+
+    For a GPT (GELU MLP of width 4h, one key/value head per head) forward plus backward is
+    Korthikanti et al.'s model-FLOPs formula, 72 B s l h^2 (1 + s/(6h) + v/(12 h l)) per
+    micro-batch of the whole model (docs/workloads.md). `recompute` adds the backward's
+    recomputation as their hardware-FLOPs formulas count it: "full" one more forward of the
+    layers (96 B s l h^2 (1 + s/(6h) + v/(16 h l)) in all); "selective" 12 B s^2 h per layer,
+    which is their 72 B s l h^2 (1 + s/(3h) + v/(12 h l)) (the published MFU/HFU ratios of all
+    four of their models follow from it)."""
     par.check(model)
     v = model.values()
     tokens = par.micro_batch * par.sequence / par.C
@@ -229,7 +271,7 @@ def compute_flops(model: ModelSpec, par: Parallelism) -> StageFlops:
     moe = model.moe_fraction
     router = 2.0 * tokens * H * v["experts"] * moe if v["experts"] > 1 else 0.0
     experts_per_token = v["top_k"] * moe + (1.0 - moe)  # top_k experts in MoE layers, one dense FFN elsewhere
-    return StageFlops(
+    flops = StageFlops(
         qkv=layers * 2.0 * tokens * H * H * (1 + 2 * kv_ratio) / shard,
         attention=layers * 4.0 * tokens * par.sequence * H / shard,
         out_proj=layers * 2.0 * tokens * H * H / shard,
@@ -237,3 +279,8 @@ def compute_flops(model: ModelSpec, par: Parallelism) -> StageFlops:
         ffn=layers * 2.0 * v["ffn_matrices"] * tokens * H * v["ffn"] * experts_per_token / shard,
         vocab=2.0 * tokens * H * v["vocab"] / shard,
     )
+    if recompute == "full":
+        return replace(flops, recompute=flops.forward - flops.vocab)
+    if recompute == "selective":
+        return replace(flops, recompute=3.0 * flops.attention)
+    return flops

@@ -1,0 +1,110 @@
+"""Iteration time of GPT training on Rail-only clusters of H100 GPUs (the Rail-only paper's
+Figs. 8-10): against the HB-domain size K, the HB and NIC bandwidths, and the global batch.
+
+Every point is the fastest parallelisation the search finds (:func:`best_parallelism`, as the
+paper's §V-B enumerates them) on N GPUs of :data:`DGX_GH200` in HB domains of K, with
+:data:`SWEEP_TRAINING`; K = N is the ideal (one full-bisection HB domain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from railx.workload.catalogue import load_model
+from railx.workload.railonly.platform import DGX_GH200, EFFICIENCY, platform_system
+from railx.workload.search import Candidate, best_parallelism
+
+__all__ = [
+    "FIG8_BATCH",
+    "FIG8_GPUS",
+    "HB_SIZES",
+    "SWEEP_TRAINING",
+    "Point",
+    "batch_sweep",
+    "bandwidth_sweep",
+    "hb_size_sweep",
+]
+
+SWEEP_TRAINING = {
+    "micro_batch": 1,
+    "sequence": 2048,
+    "dtype_bytes": 2,
+    "recompute": "selective",
+    "overlap": ["D", "P"],
+}
+"""Megatron-LM's setup as Korthikanti et al. recommend it (selective recomputation, micro-batch 1,
+sequence 2048), with the data-parallel all-reduce hidden under the last backward and the
+pipeline sends under the other micro-batches (eq. 10's overlap classes)."""
+
+HB_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+"""K of Fig. 8 (the ideal K = N is added to every sweep)."""
+FIG8_GPUS: tuple[int, ...] = (16384, 32768, 65536)
+FIG8_BATCH = {"gpt-1t": 4096, "gpt-146b": 1024}
+"""Global batch of each model in Fig. 8 (the paper's §V-B)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep: the system's K and bandwidths, the batch, and the best parallelisation."""
+
+    model: str
+    gpus: int
+    size: int
+    hb_tbps: float
+    nic_gbps: float
+    global_batch: int
+    best: Candidate
+
+    @property
+    def time_s(self) -> float:
+        """Iteration time of the best parallelisation."""
+        return self.best.time_s
+
+
+def point(
+    model: str,
+    gpus: int,
+    size: int,
+    global_batch: int,
+    hb_tbps: float = DGX_GH200.hb_tbps,
+    nic_gbps: float = DGX_GH200.nic_gbps,
+    efficiency: float = EFFICIENCY,
+) -> Point:
+    """The best iteration time of `model` on `gpus` H100 in HB domains of `size`."""
+    system = platform_system(
+        DGX_GH200, gpus, size, hb_tbps=hb_tbps, nic_gbps=nic_gbps, efficiency=efficiency, training=SWEEP_TRAINING
+    )
+    best = best_parallelism(load_model(model), system, global_batch)
+    return Point(model, gpus, size, hb_tbps, nic_gbps, global_batch, best)
+
+
+def hb_size_sweep(
+    models: Sequence[str] = ("gpt-1t", "gpt-146b"),
+    gpus: Sequence[int] = FIG8_GPUS,
+    sizes: Sequence[int] = HB_SIZES,
+) -> list[Point]:
+    """Fig. 8: every model, cluster and K (and K = N), at the model's batch of the paper."""
+    return [point(m, n, k, FIG8_BATCH[m]) for m in models for n in gpus for k in (*sizes, n)]
+
+
+def bandwidth_sweep(
+    gpus: int = 32768,
+    sizes: Sequence[int] = (8, 256),
+    hb_tbps: Sequence[float] = (2.4, 4.8, 7.2, 9.6),
+    nic_gbps: Sequence[float] = (100, 200, 300, 400),
+    model: str = "gpt-1t",
+) -> list[Point]:
+    """Fig. 9: GPT-1T (batch 4096) for every K, HB bandwidth and NIC bandwidth."""
+    batch = FIG8_BATCH[model]
+    return [point(model, gpus, k, batch, hb, nic) for k in sizes for hb in hb_tbps for nic in nic_gbps]
+
+
+def batch_sweep(
+    gpus: int = 32768,
+    sizes: Sequence[int] = (8, 16, 32, 64, 128, 256),
+    batches: Sequence[int] = (256, 512, 1024, 2048, 4096),
+    model: str = "gpt-1t",
+) -> list[Point]:
+    """Fig. 10: GPT-1T on 32,768 GPUs for every K (and K = N) and global batch."""
+    return [point(model, gpus, k, b) for k in (*sizes, gpus) for b in batches]

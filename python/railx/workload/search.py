@@ -1,0 +1,95 @@
+"""The fastest parallelisation of a dense model on a system: every T x P x D that fits the GPUs,
+the global batch and the GPU memory, each evaluated with the one iteration model (eq. 10).
+
+This is how the Rail-only paper's §V-B picks a parallelisation for every cluster and HB-domain
+size ("we enumerate all possible parallelization strategies ... and use the optimal one"). The
+memory rule is the standard one for Megatron-LM-style mixed-precision training with Adam:
+
+- model states: 16 bytes per parameter (fp16 weights and gradients, fp32 master weights and
+  two Adam moments; Rajbhandari et al., ZeRO, SC'20, §3.1), split over T x P;
+- activations: 34 s b h bytes per layer and rank with sequence parallelism and selective
+  recomputation (Korthikanti et al., MLSys 2023, Table 2), divided by T, for the P micro-batches
+  of L/P layers the first stage of a 1F1B pipeline holds: 34 s b h L / T (their eq. 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from railx.config import ConfigError
+from railx.workload.catalogue import ModelSpec
+from railx.workload.iteration import IterationModel
+from railx.workload.system import WorkloadSystem
+from railx.workload.traffic import Parallelism
+
+__all__ = ["Candidate", "best_parallelism", "memory_bytes"]
+
+MODEL_STATE_BYTES_PER_PARAM = 16
+"""fp16 weights and gradients and fp32 Adam states (master weights, two moments): ZeRO's 16 bytes."""
+ACTIVATION_BYTES_PER_TOKEN_HIDDEN = 34
+"""Korthikanti et al.'s activation bytes per layer per token per hidden unit with sequence
+parallelism and selective recomputation (their Table 2, divided by the tensor-parallel size)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One parallelisation and its iteration time."""
+
+    par: Parallelism
+    time_s: float
+    memory_bytes: float
+
+
+def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
+    """Bytes one GPU of the first pipeline stage needs: model states and activations (module
+    docstring)."""
+    v = model.values()
+    states = MODEL_STATE_BYTES_PER_PARAM * model.parameter_count() / (par.T * par.P)
+    in_flight = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
+    activations = (
+        ACTIVATION_BYTES_PER_TOKEN_HIDDEN
+        * par.sequence
+        * par.micro_batch
+        * v["hidden"]
+        * (v["layers"] / par.P)
+        * in_flight
+        / (par.T * par.C)
+    )
+    return states + activations
+
+
+def best_parallelism(model: ModelSpec, system: WorkloadSystem, global_batch: int) -> Candidate:
+    """The fastest T x P x D (micro-batch as the system file says, N_B = global batch /
+    (micro-batch x D)) over T a power of two dividing heads and FFN width, P dividing the layers,
+    that fills the system's GPUs and fits the chip's `memory_GB`; ties go to the smaller T, then P.
+    One-line ConfigError when nothing fits."""
+    v = model.values()
+    capacity_bytes = system.chip.memory_bytes
+    memory_GB = capacity_bytes / 1e9
+    gpus = system.chips
+    micro = system.training.micro_batch
+    best: Candidate | None = None
+    T = 1
+    while T <= gpus and v["heads"] % T == 0 and v["ffn"] % T == 0:
+        for P in (p for p in range(1, v["layers"] + 1) if v["layers"] % p == 0 and gpus % (T * p) == 0):
+            D = gpus // (T * P)
+            if global_batch % (micro * D):
+                continue
+            par = replace(system.parallelism(T=T, P=P, D=D), micro_batches=global_batch // (micro * D))
+            try:
+                par.check(model)  # e.g. an interleaving that does not divide this P's stages
+            except ConfigError:
+                continue
+            need = memory_bytes(model, par)
+            if need > capacity_bytes:
+                continue
+            time_s = float(IterationModel(model, par, system).evaluate().total_s)
+            if best is None or time_s < best.time_s:
+                best = Candidate(par, time_s, need)
+        T *= 2
+    if best is None:
+        raise ConfigError(
+            f"global batch {global_batch}: no T x P x D of {model.name} on {gpus} GPUs fits {memory_GB:g} GB per GPU "
+            f"with D dividing the batch; e.g. a larger global batch (a multiple of {gpus // v['layers'] or 1})"
+        )
+    return best
