@@ -1,0 +1,179 @@
+"""The sweep engine: points are Dask tasks. By default an embedded `LocalCluster` of worker
+processes (nothing to start); with a scheduler address, an existing Dask cluster (`dask scheduler`
+and `dask worker`, or dask-jobqueue on SLURM/PBS). Workers import railx and return each point's
+record to this process, which alone writes the store, one transaction per finished point. A point
+whose analysis raises (or whose worker dies) is resubmitted up to `retries` times, then recorded
+with its one-line error; the sweep goes on."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from railx.config import ConfigError
+from railx.sweep.point import one_line, run_point
+from railx.sweep.progress import SweepProgress
+from railx.sweep.spec import Point, Sweep
+from railx.sweep.store import Store
+
+__all__ = ["SweepSummary", "default_workers", "dask_client", "run_sweep"]
+
+_WORKER_POLL_S = 1.0  # how often the progress bar's worker count is refreshed
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """What a sweep did: its points, how many were already stored, computed, failed (after
+    retries) and retried, its wall time and the workers it ran on."""
+
+    sweep: str
+    analysis: str
+    points: int
+    unique_points: int
+    already_stored: int
+    computed: int
+    failed: int
+    retries_used: int
+    wall_s: float
+    workers: int
+    store: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def default_workers() -> int:
+    """Worker processes of the embedded cluster when none are asked for: the machine's cores."""
+    return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """A Dask client: on the cluster at `scheduler` (tcp://HOST:PORT), or on an embedded
+    LocalCluster of `workers` single-threaded worker processes."""
+    from distributed import Client, LocalCluster
+
+    if workers is not None and workers < 1:
+        raise ConfigError(f"workers = {workers}: a cluster needs at least one worker; e.g. --workers 2")
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ConfigError(
+                f"scheduler = {scheduler!r}: cannot connect ({one_line(exc)}); start one with `dask scheduler` "
+                "or drop --scheduler for an embedded cluster"
+            ) from None
+        with client:
+            yield client
+        return
+    cluster = LocalCluster(
+        n_workers=workers or default_workers(),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+    with cluster, Client(cluster) as client:
+        yield client
+
+
+def _worker_count(client: Any) -> int:
+    return len(client.nthreads())
+
+
+def pending_points(sweep: Sweep, stored: set[str]) -> list[Point]:
+    """The sweep's points not in the store, each content key once, in the sweep's order."""
+    seen = set(stored)
+    out = []
+    for point in sweep.points:
+        if point.key not in seen:
+            seen.add(point.key)
+            out.append(point)
+    return out
+
+
+def run_sweep(
+    sweep: Sweep,
+    store: Store,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    retries: int | None = None,
+    retry_failed: bool = False,
+    quiet: bool = True,
+    client: Any = None,
+) -> SweepSummary:
+    """Computes the sweep's missing points and writes each to `store` as it finishes. Points
+    stored with an error are kept unless `retry_failed`. `client`: an open Dask client to use
+    instead of starting one (e.g. to run several sweeps on one cluster)."""
+    start = time.perf_counter()
+    retries = sweep.retries if retries is None else retries
+    if retries < 0:
+        raise ConfigError(f"retries = {retries}: retries are an integer >= 0; e.g. --retries 1")
+    store.register(sweep)
+    stored = store.keys("ok") if retry_failed else store.keys()
+    pending = pending_points(sweep, stored)
+    unique = len({p.key for p in sweep.points})
+    done_before = unique - len(pending)
+    failed = retried = workers_seen = 0
+    with SweepProgress(unique, done_before, quiet) as progress:
+        if pending:
+            scope = contextlib.nullcontext(client) if client is not None else dask_client(scheduler, workers)
+            with scope as dask:
+                workers_seen = _worker_count(dask)
+                progress.set_workers(workers_seen)
+                failed, retried = _compute(dask, pending, store, retries, progress)
+                workers_seen = max(workers_seen, progress.workers)
+    return SweepSummary(
+        sweep=sweep.name,
+        analysis=sweep.analysis,
+        points=len(sweep.points),
+        unique_points=unique,
+        already_stored=done_before,
+        computed=len(pending),
+        failed=failed,
+        retries_used=retried,
+        wall_s=time.perf_counter() - start,
+        workers=workers_seen,
+        store=str(store.path),
+    )
+
+
+def _compute(client: Any, pending: list[Point], store: Store, retries: int, progress: SweepProgress) -> tuple[int, int]:
+    """Runs the points as tasks, resubmitting failures; writes each final result. Returns
+    (points failed after their retries, resubmissions)."""
+    from distributed import as_completed
+
+    def task_key(point: Point, attempt: int) -> str:
+        return f"railx-point-{point.key}-{attempt}"
+
+    futures = client.map(run_point, [p.inputs for p in pending], key=[task_key(p, 1) for p in pending])
+    owner: dict[str, tuple[Point, int]] = {f.key: (p, 1) for f, p in zip(futures, pending)}
+    failed = retried = 0
+    polled = time.perf_counter()
+    queue = as_completed(futures)
+    for future in queue:
+        point, attempt = owner.pop(future.key)
+        try:
+            result = future.result()
+        except Exception as exc:  # the worker died or the task could not run: an attempt like any other
+            result = {"record": None, "error": one_line(exc), "wall_s": 0.0, "host": "-"}
+        future.release()
+        if result["error"] is not None and attempt <= retries:
+            again = client.submit(run_point, point.inputs, key=task_key(point, attempt + 1))
+            owner[again.key] = (point, attempt + 1)
+            queue.add(again)
+            retried += 1
+            continue
+        store.write(point, result, attempt)
+        failed += result["error"] is not None
+        progress.advance(result["error"] is not None)
+        if time.perf_counter() - polled > _WORKER_POLL_S:
+            progress.set_workers(_worker_count(client))
+            polled = time.perf_counter()
+    return failed, retried
