@@ -1,4 +1,5 @@
-"""The sweep engine: points are Dask tasks. By default an embedded `LocalCluster` of worker
+"""The sweep engine: points run as Dask tasks (a slow point alone, fast ones a fraction of a
+second's worth to a task). By default an embedded `LocalCluster` of worker
 processes (nothing to start); with a scheduler address, an existing Dask cluster (`dask scheduler`
 and `dask worker`, or dask-jobqueue on SLURM/PBS). Workers import railx and return each point's
 record to this process, which alone writes the store, one transaction per finished point. A point
@@ -8,15 +9,18 @@ with its one-line error; the sweep goes on."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import time
+import uuid
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from railx.config import ConfigError
-from railx.sweep.point import one_line, run_point
+from railx.sweep.point import one_line, run_points
 from railx.sweep.progress import SweepProgress
 from railx.sweep.spec import Point, Sweep
 from railx.sweep.store import Store
@@ -24,6 +28,9 @@ from railx.sweep.store import Store
 __all__ = ["SweepSummary", "default_workers", "dask_client", "run_sweep"]
 
 _WORKER_POLL_S = 1.0  # how often the progress bar's worker count is refreshed
+TASK_TARGET_S = 0.25  # work per task once a point's time is known
+MAX_CHUNK = 64  # points per task at most
+IN_FLIGHT_PER_WORKER = 3  # tasks queued per worker: one running, the next ones ready
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         n_workers=workers or default_workers(),
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: several sweeps may run side by side
         silence_logs=logging.ERROR,
     )
     with cluster, Client(cluster) as client:
@@ -144,36 +151,63 @@ def run_sweep(
     )
 
 
+def chunk_size(per_point_s: float | None) -> int:
+    """Points per task: one until a point's time is known, then enough for about
+    :data:`TASK_TARGET_S` of work (at most :data:`MAX_CHUNK`): a slow point is a task of its own,
+    fast ones share a task's scheduling cost, and a kill loses at most a task's worth of work."""
+    if per_point_s is None:
+        return 1
+    return max(1, min(MAX_CHUNK, int(TASK_TARGET_S / max(per_point_s, 1e-9))))
+
+
 def _compute(client: Any, pending: list[Point], store: Store, retries: int, progress: SweepProgress) -> tuple[int, int]:
-    """Runs the points as tasks, resubmitting failures; writes each final result. Returns
-    (points failed after their retries, resubmissions)."""
+    """Runs the points as tasks (chunks of points), resubmitting failed points; writes each final
+    result. Returns (points failed after their retries, resubmissions)."""
     from distributed import as_completed
 
-    def task_key(point: Point, attempt: int) -> str:
-        return f"railx-point-{point.key}-{attempt}"
-
-    futures = client.map(run_point, [p.inputs for p in pending], key=[task_key(p, 1) for p in pending])
-    owner: dict[str, tuple[Point, int]] = {f.key: (p, 1) for f, p in zip(futures, pending)}
+    todo: deque[tuple[Point, int]] = deque((p, 1) for p in pending)
+    owner: dict[str, list[tuple[Point, int]]] = {}
+    token, serial = uuid.uuid4().hex[:8], itertools.count()
+    queue = as_completed([], with_results=True, raise_errors=False)
+    workers = max(1, _worker_count(client))
+    point_s: list[float] = []  # analysis times seen so far, to size chunks
     failed = retried = 0
+
+    def submit() -> None:
+        per_point_s = sum(point_s) / len(point_s) if point_s else None
+        while todo and len(owner) < IN_FLIGHT_PER_WORKER * workers:
+            chunk = [todo.popleft() for _ in range(min(chunk_size(per_point_s), len(todo)))]
+            future = client.submit(run_points, [p.inputs for p, _ in chunk], key=f"railx-points-{token}-{next(serial)}")
+            owner[future.key] = chunk
+            queue.add(future)
+
+    submit()
     polled = time.perf_counter()
-    queue = as_completed(futures)
-    for future in queue:
-        point, attempt = owner.pop(future.key)
-        try:
-            result = future.result()
-        except Exception as exc:  # the worker died or the task could not run: an attempt like any other
-            result = {"record": None, "error": one_line(exc), "wall_s": 0.0, "host": "-"}
-        future.release()
-        if result["error"] is not None and attempt <= retries:
-            again = client.submit(run_point, point.inputs, key=task_key(point, attempt + 1))
-            owner[again.key] = (point, attempt + 1)
-            queue.add(again)
-            retried += 1
-            continue
-        store.write(point, result, attempt)
-        failed += result["error"] is not None
-        progress.advance(result["error"] is not None)
+    # Results that arrive together are written together: one transaction, each row whole.
+    for batch in queue.batches():
+        finished: list[tuple[Point, dict[str, Any], int]] = []
+        for future, outcome in batch:
+            chunk = owner.pop(future.key)
+            future.release()
+            if isinstance(outcome, BaseException):  # the worker died or the task could not run
+                lost = {"record": None, "error": one_line(outcome), "wall_s": 0.0, "host": "-"}
+                results = [lost] * len(chunk)
+            else:
+                results = outcome
+                point_s.extend(r["wall_s"] for r in results)
+            for (point, attempt), result in zip(chunk, results):
+                if result["error"] is not None and attempt <= retries:
+                    todo.append((point, attempt + 1))
+                    retried += 1
+                else:
+                    finished.append((point, result, attempt))
+        store.write_many(finished)
+        for _point, result, _attempt in finished:
+            failed += result["error"] is not None
+            progress.advance(result["error"] is not None)
         if time.perf_counter() - polled > _WORKER_POLL_S:
-            progress.set_workers(_worker_count(client))
+            workers = max(1, _worker_count(client))
+            progress.set_workers(workers)
             polled = time.perf_counter()
+        submit()
     return failed, retried

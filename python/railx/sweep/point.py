@@ -15,7 +15,7 @@ import numpy as np
 from railx.sweep.registry import ANALYSES
 from railx.systems import System
 
-__all__ = ["one_line", "run_point"]
+__all__ = ["one_line", "run_point", "run_points"]
 
 
 @lru_cache(maxsize=16)
@@ -63,3 +63,9 @@ def run_point(inputs: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # a point's failure is data: recorded, retried, and the sweep goes on
         error = one_line(exc)
     return {"record": record, "error": error, "wall_s": time.perf_counter() - start, "host": socket.gethostname()}
+
+
+def run_points(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Several points in one task (the engine sizes chunks to a fraction of a second of work, so
+    the scheduler's cost per task is shared by the chunk's points)."""
+    return [run_point(inputs) for inputs in chunk]
