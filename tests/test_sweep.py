@@ -378,3 +378,66 @@ def test_kill_9_then_resume_recomputes_nothing_finished_and_leaves_no_partial_ro
     first = rows(store)[0]
     direct = availability((16, 16), rate=0.010, samples=400)
     assert first[8] == direct.availability_mean
+
+
+# --- reproductions and analyses as sweeps ----------------------------------------------------
+
+
+def test_the_table6_spec_gives_the_table6_reproduction(tmp_path: Path, client: Any) -> None:
+    from railx.cost import compare, table6
+
+    sweep = load_spec(ROOT / "examples" / "sweeps" / "table6.toml")
+    with Store(tmp_path / "s.duckdb") as store:
+        run_sweep(sweep, store, client=client)
+    records = list(load(tmp_path / "s.duckdb", "table6")["record"])
+    assert records == json.loads(json.dumps(table6()))
+    # Hence the same cells match the printed table as `railx cost --table6` reports.
+    assert [c["match"] for c in compare(records)] == [c["match"] for c in compare(table6())]
+
+
+def test_every_shipped_spec_is_valid() -> None:
+    counts = {path.stem: len(load_spec(path).points) for path in (ROOT / "examples" / "sweeps").glob("*.toml")}
+    assert counts == {
+        "table6": 12,
+        "fig14": 4 * 11,
+        "fig14-peers": 3 * 11,
+        "fig15": 7 * 3 * 11,
+        "fig17a": 9,
+        "fig17b": 3 * 7,
+        "listing1-parallelism": 5,
+    }
+
+
+def test_registered_analyses_keep_their_properties_through_a_sweep(tmp_path: Path, client: Any) -> None:
+    write_base(tmp_path)
+    store = tmp_path / "s.duckdb"
+    specs = {
+        "plan": spec("plan", axes=[{"list": [{"system.grid": [3, 3]}, {"system.grid": [4, 3]}]}]),
+        "deadlock": spec("deadlock", routing="dateline"),
+        "route-stats": spec("route-stats"),
+        "flow-sim": spec("flow-sim", size=65536, axes=[{"grid": {"options.aggregated": [False, True]}}]),
+        "flit-sim": spec("flit-sim", load=0.05, routing="dateline", warmup_cycles=300, measure_cycles=1500, seed=1),
+        "workload": spec(
+            "workload",
+            base=str(ROOT / "examples" / "workloads" / "listing1.toml"),
+            model="llama3-70b-moe8",
+            parallel="T=4,C=2,E=2,D=4,P=2",
+        ),
+    }
+    with Store(store) as db:
+        for name, data in specs.items():
+            data["sweep"]["name"] = name
+            assert run_sweep(parse_spec(data, tmp_path, name), db, client=client).failed == 0
+    plan = load(store, "plan")
+    assert list(plan["chips"]) == [4 * 9, 4 * 12]  # m^2 P Q: the grid axis reached the configuration
+    assert load(store, "deadlock")["acyclic"].tolist() == [True]
+    stats = load(store, "route-stats")["record"][0]
+    assert stats["pairs"] == 36 * 35 and sum(stats["hop_histogram"]) == stats["pairs"]
+    flow = load(store, "flow-sim")["time_s"].tolist()
+    assert flow[1] == pytest.approx(flow[0], rel=1e-9)  # aggregation over translations is exact on a torus
+    flit = load(store, "flit-sim")
+    assert flit["accepted"][0] == pytest.approx(0.05, rel=0.15) and flit["record"][0]["deadlock"] is None
+    assert flit["latency_cycles"][0] == flit["record"][0]["latency"]["mean"]
+    work = load(store, "workload")["record"][0]
+    assert work["chips"] == 64 and work["parallel"] == {"T": 4, "C": 2, "E": 2, "D": 4, "De": 2, "P": 2}
+    assert work["iteration_s"] == pytest.approx(work["compute_exposed_s"] + work["comm_exposed_s"], rel=0.5)

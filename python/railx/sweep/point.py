@@ -19,7 +19,7 @@ __all__ = ["one_line", "run_point", "run_points"]
 
 
 @lru_cache(maxsize=16)
-def _base(kind: str, name: str, document_json: str) -> Any:
+def _base(kind: str, name: str, label: str, document_json: str) -> Any:
     """The base object, cached per worker so a sweep over options builds its network once."""
     document = json.loads(document_json)
     if document is None:
@@ -29,8 +29,8 @@ def _base(kind: str, name: str, document_json: str) -> Any:
 
         return WorkloadSystem.model_validate(document)
     if "peer" in document:
-        return System(name, name, peer=document["peer"])
-    return System(name, name, railx=document)
+        return System(name, label, peer=document["peer"])
+    return System(name, label, railx=document)
 
 
 def _plain(value: Any) -> Any:
@@ -58,7 +58,8 @@ def run_point(inputs: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] | None = None
     error: str | None = None
     try:
-        base = _base(analysis.base, inputs["base"], json.dumps(inputs["document"], sort_keys=True))
+        document = json.dumps(inputs["document"], sort_keys=True)
+        base = _base(analysis.base, inputs["base"], inputs.get("label", inputs["base"]), document)
         record = json.loads(json.dumps(analysis.run(base, inputs["options"]), default=_plain))
     except Exception as exc:  # a point's failure is data: recorded, retried, and the sweep goes on
         error = one_line(exc)

@@ -30,7 +30,7 @@ _SWEEP_KEYS = ("name", "analysis", "base", "retries")
 @dataclass(frozen=True)
 class Point:
     """One point: its place in the sweep, its content hash, the axes' values that made it, and its
-    resolved inputs (what a worker needs: analysis, base name, base document, options)."""
+    resolved inputs (what a worker needs: analysis, base name and label, base document, options)."""
 
     seq: int
     key: str
@@ -62,11 +62,11 @@ def _locate(text: str, spec_dir: Path) -> str:
     return str(beside) if beside.is_file() else text
 
 
-def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[str, dict[str, Any] | None]:
-    """The base's name and configuration document."""
+def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[str, str, dict[str, Any] | None]:
+    """The base's name, label (a preset's, else its name) and configuration document."""
     if text is None:
         if analysis.base == "optional-system":
-            return "none", None
+            return "none", "none", None
         example = (
             "examples/workloads/listing1.toml" if analysis.base == "workload-system" else "examples/hyperx-9x9.toml"
         )
@@ -76,11 +76,11 @@ def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[st
     located = _locate(text, spec_dir)
     try:
         if analysis.base == "workload-system":
-            return Path(located).stem, read_toml(located, f"base = {text!r}")
+            return Path(located).stem, Path(located).stem, read_toml(located, f"base = {text!r}")
         system = resolve_system(located)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    return system.name, (system.railx if system.railx is not None else {"peer": system.peer})
+    return system.name, system.label, (system.railx if system.railx is not None else {"peer": system.peer})
 
 
 def _validate(analysis: Analysis, name: str, document: dict[str, Any] | None) -> None:
@@ -138,7 +138,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
     for path, label in axis_of.items():
         if analysis.base == "optional-system" and path != BASE and not path.startswith(f"{OPTIONS}."):
             raise ConfigError(f"{label}: {path}: {analysis.name} reads only options.* and base; e.g. options.rate")
-    bases: dict[str, tuple[str, dict[str, Any] | None]] = {}
+    bases: dict[str, tuple[str, str, dict[str, Any] | None]] = {}
     checked: set[str] = set()
     points = []
     for seq, assignment in enumerate(product(axes)):
@@ -147,7 +147,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
         key = json.dumps(base_text)
         if key not in bases:
             bases[key] = _base(analysis, base_text, spec_dir, where)
-        base_name, document = bases[key]
+        base_name, label, document = bases[key]
         system_paths = {p: v for p, v in assignment.items() if p != BASE and not p.startswith(f"{OPTIONS}.")}
         option_paths = {p[len(OPTIONS) + 1 :]: v for p, v in assignment.items() if p.startswith(f"{OPTIONS}.")}
         if document is not None and system_paths:
@@ -164,6 +164,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
         inputs = {
             "analysis": analysis.name,
             "base": base_name,
+            "label": label,
             "document": document,
             "options": resolve_options(analysis, opts, axis_of),
         }
