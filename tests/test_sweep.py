@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import railx
+from conftest import run_railx
 from railx.availability import availability
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
@@ -102,6 +103,20 @@ def test_a_path_on_two_axes_and_unequal_zips_are_refused(tmp_path: Path) -> None
     assert "options.size is already swept by axis 1" in error_of(twice, tmp_path)
     unequal = spec(axes=[{"zip": {"options.size": [1, 2], "options.chunks": [1]}}])
     assert "zipped lists differ in length (options.size: 2, options.chunks: 1)" in error_of(unequal, tmp_path)
+
+
+def test_the_cli_reports_a_bad_spec_in_one_line_and_counts_a_good_one(tmp_path: Path) -> None:
+    write_base(tmp_path)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sweep]\nanalysis = "collective"\nbase = "tiny.toml"\n\n[[axis]]\ngrid = { "system.kk" = [1] }\n')
+    result = run_railx("sweep", bad, "--store", tmp_path / "s.duckdb")
+    assert result.rc == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: axis 1 (grid: system.kk): system.kk: unknown key")
+    assert not (tmp_path / "s.duckdb").exists()  # nothing ran, no store was created
+    good = run_railx("sweep", ROOT / "examples" / "sweeps" / "fig15.toml", "--dry-run", "--json")
+    assert good.rc == 0 and json.loads(good.stdout)["points"] == 231
+    missing = run_railx("results", "--store", tmp_path / "none.duckdb", "query", "SELECT 1")
+    assert missing.rc == 2 and "no such store" in missing.stderr
 
 
 def test_axes_span_their_product_in_order(tmp_path: Path) -> None:
