@@ -456,3 +456,26 @@ def test_registered_analyses_keep_their_properties_through_a_sweep(tmp_path: Pat
     work = load(store, "workload")["record"][0]
     assert work["chips"] == 64 and work["parallel"] == {"T": 4, "C": 2, "E": 2, "D": 4, "De": 2, "P": 2}
     assert work["iteration_s"] == pytest.approx(work["compute_exposed_s"] + work["comm_exposed_s"], rel=0.5)
+
+
+# --- progress of long single analyses --------------------------------------------------------
+
+
+def test_monte_carlo_availability_reports_every_sample_and_stops_cleanly_on_interrupt() -> None:
+    import typer
+
+    from railx.sweep.progress import sample_progress
+
+    seen: list[int] = []
+    with sample_progress(7, "samples", quiet=True) as hook:
+        stats = availability((8, 8), rate=0.05, samples=7, on_sample=lambda n: (seen.append(n), hook(n)))
+    assert seen == list(range(1, 8)) and stats.samples == 7
+    assert stats == availability((8, 8), rate=0.05, samples=7)  # the hook changes nothing
+
+    def interrupt(n: int) -> None:
+        if n == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(typer.Exit) as info, sample_progress(7, "samples", quiet=True):
+        availability((8, 8), rate=0.05, samples=7, on_sample=interrupt)
+    assert info.value.exit_code == 130

@@ -90,9 +90,23 @@ def sweep(
     if resume and not store.is_file():
         raise ConfigError(f"--store {store}: no store to resume; drop --resume to start one")
     with Store(store) as db:
-        result = run_sweep(
-            checked, db, scheduler=scheduler, workers=workers, retries=retries, retry_failed=retry_failed, quiet=as_json
-        )
+        try:
+            result = run_sweep(
+                checked,
+                db,
+                scheduler=scheduler,
+                workers=workers,
+                retries=retries,
+                retry_failed=retry_failed,
+                quiet=as_json,
+            )
+        except KeyboardInterrupt:
+            stored = len({p.key for p in checked.points} & db.keys())
+            Console(stderr=True).print(
+                f"interrupted: {stored} of {len(checked.points)} points of {checked.name} are in {store}; "
+                "run the same command with --resume to compute the rest"
+            )
+            raise typer.Exit(130) from None
     if as_json:
         print(json.dumps(result.to_dict(), indent=2))
         return
