@@ -410,6 +410,22 @@ def test_the_table6_spec_gives_the_table6_reproduction(tmp_path: Path, client: A
     assert [c["match"] for c in compare(records)] == [c["match"] for c in compare(table6())]
 
 
+def test_the_railonly_table2_specs_give_the_table2_reproduction(tmp_path: Path, client: Any) -> None:
+    from railx.cost import table2
+
+    store = tmp_path / "s.duckdb"
+    with Store(store) as db:
+        for name in ("railonly-table2", "railonly-table2-railonly"):
+            run_sweep(load_spec(ROOT / "examples" / "sweeps" / f"{name}.toml"), db, client=client)
+    sota, rail = load(store, "railonly-table2"), load(store, "railonly-table2-railonly")
+    rows = table2()
+    assert list(sota["cost_usd"]) == [r["sota_cost_usd"] for r in rows]
+    assert list(rail["cost_usd"]) == [r["railonly_cost_usd"] for r in rows]
+    assert list(rail["power_w"]) == [r["railonly_power_w"] for r in rows]
+    savings = [100 * (1 - r / s) for r, s in zip(rail["cost_usd"], sota["cost_usd"])]
+    assert savings == pytest.approx([r["cost_saving_pct"] for r in rows], rel=1e-12)
+
+
 def test_every_shipped_spec_is_valid() -> None:
     counts = {path.stem: len(load_spec(path).points) for path in (ROOT / "examples" / "sweeps").glob("*.toml")}
     assert counts == {
@@ -420,6 +436,8 @@ def test_every_shipped_spec_is_valid() -> None:
         "fig17a": 9,
         "fig17b": 3 * 7,
         "listing1-parallelism": 5,
+        "railonly-table2": 6,
+        "railonly-table2-railonly": 6,
     }
 
 

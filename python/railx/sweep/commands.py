@@ -131,7 +131,12 @@ results_app = typer.Typer(
 
 
 @results_app.callback()
-def _results_store(ctx: typer.Context, store: StoreOpt = Path(DEFAULT_STORE)) -> None:
+def _results_store(
+    ctx: typer.Context,
+    store: Annotated[Path, typer.Option("--store", help="DuckDB result store written by railx sweep.")] = Path(
+        DEFAULT_STORE
+    ),
+) -> None:
     """Tables: points (one row per computed point), sweep_points (each sweep's points in order);
     view results (the two joined). See docs/sweeps.md, Store schema."""
     ctx.obj = store
