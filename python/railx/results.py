@@ -42,7 +42,7 @@ def load(store: str | Path = DEFAULT_STORE, sweep: str | None = None, expand: bo
         points = [json.loads(p) for p in frame["point"]]
         for path in sorted({k for p in points for k in p}):
             frame[path] = [p.get(path) for p in points]
-        frame["record"] = [None if r is None else json.loads(r) for r in frame["record"]]
+        frame["record"] = [json.loads(r) if isinstance(r, str) else None for r in frame["record"]]  # NULL: an error
         frame["inputs"] = [json.loads(r) for r in frame["inputs"]]
     return frame
 
