@@ -515,3 +515,13 @@ def test_monte_carlo_availability_reports_every_sample_and_stops_cleanly_on_inte
     with pytest.raises(typer.Exit) as info, sample_progress(7, "samples", quiet=True):
         availability((8, 8), rate=0.05, samples=7, on_sample=interrupt)
     assert info.value.exit_code == 130
+
+
+def test_option_types_follow_their_defaults(tmp_path: Path) -> None:
+    message = error_of(spec(axes=[{"list": [{"options.algo": 3}]}]), tmp_path)
+    assert message.startswith("axis 1 (list: options.algo): options.algo = 3: expected a str like its default")
+    message = error_of(spec(axes=[{"grid": {"options.chunks": [1.5]}}]), tmp_path)
+    assert message.startswith("axis 1 (grid: options.chunks): options.chunks = 1.5: expected a int")
+    write_base(tmp_path)
+    sizes = parse_spec(spec(axes=[{"grid": {"options.size": [1024, "1MiB"]}}]), tmp_path, "t")
+    assert [p.inputs["options"]["size"] for p in sizes.points] == [1024, "1MiB"]  # bytes as a number or text

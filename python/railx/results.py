@@ -40,8 +40,9 @@ def load(store: str | Path = DEFAULT_STORE, sweep: str | None = None, expand: bo
         raise ConfigError(f"sweep = {sweep!r}: not in {store}; `railx results query` lists sweeps")
     if expand and not frame.empty:
         points = [json.loads(p) for p in frame["point"]]
-        for path in sorted({k for p in points for k in p}):
-            frame[path] = [p.get(path) for p in points]
+        for path in dict.fromkeys(k for p in points for k in p):
+            if path not in frame.columns:  # `base` is already a column: the base's resolved name
+                frame[path] = [p.get(path) for p in points]
         frame["record"] = [json.loads(r) if isinstance(r, str) else None for r in frame["record"]]  # NULL: an error
         frame["inputs"] = [json.loads(r) for r in frame["inputs"]]
     return frame

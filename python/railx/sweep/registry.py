@@ -218,6 +218,8 @@ def _availability(system: System | None, o: dict[str, Any]) -> dict[str, Any]:
 
 
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
+#: Options holding a byte count: a number, or text with a unit ("1MiB").
+BYTE_OPTIONS = frozenset({"size"})
 
 ANALYSES: dict[str, Analysis] = {
     a.name: a
@@ -261,8 +263,6 @@ def _type_ok(value: Any, default: Any) -> bool:
         return isinstance(value, (int, float))
     if isinstance(default, int):
         return isinstance(value, int)
-    if isinstance(default, str) and isinstance(value, int):
-        return True  # a byte size given as a number
     return isinstance(value, type(default))
 
 
@@ -275,6 +275,8 @@ def resolve_options(analysis: Analysis, given: dict[str, Any], axis_of: dict[str
             valid = ", ".join(analysis.options) or "none"
             raise ConfigError(f"{where}: options.{name}: not an option of {analysis.name}; its options are {valid}")
         default = analysis.options[name]
+        if name in BYTE_OPTIONS and isinstance(value, int) and not isinstance(value, bool):
+            continue  # a byte count given as a number rather than as text with a unit
         if not _type_ok(value, default):
             raise ConfigError(
                 f"{where}: options.{name} = {value!r}: expected a {type(default).__name__} like its default {default!r}"
