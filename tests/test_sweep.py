@@ -115,6 +115,17 @@ def test_the_cli_reports_a_bad_spec_in_one_line_and_counts_a_good_one(tmp_path: 
     assert not (tmp_path / "s.duckdb").exists()  # nothing ran, no store was created
     good = run_railx("sweep", ROOT / "examples" / "sweeps" / "fig15.toml", "--dry-run", "--json")
     assert good.rc == 0 and json.loads(good.stdout)["points"] == 231
+    both = run_railx(
+        "sweep",
+        ROOT / "examples" / "sweeps" / "table6.toml",
+        "--scheduler",
+        "tcp://127.0.0.1:1",
+        "--workers",
+        "2",
+        "--store",
+        tmp_path / "s.duckdb",
+    )
+    assert both.rc == 2 and both.stderr.startswith("error: workers = 2: --workers sizes the embedded cluster")
     missing = run_railx("results", "--store", tmp_path / "none.duckdb", "query", "SELECT 1")
     assert missing.rc == 2 and "no such store" in missing.stderr
 

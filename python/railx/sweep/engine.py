@@ -68,6 +68,11 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
     if workers is not None and workers < 1:
         raise ConfigError(f"workers = {workers}: a cluster needs at least one worker; e.g. --workers 2")
     if scheduler is not None:
+        if workers is not None:
+            raise ConfigError(
+                f"workers = {workers}: --workers sizes the embedded cluster; a cluster at --scheduler has its own "
+                "workers (start more with `dask worker`), so drop one of the two"
+            )
         try:
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as exc:
@@ -122,16 +127,20 @@ def run_sweep(
     retries = sweep.retries if retries is None else retries
     if retries < 0:
         raise ConfigError(f"retries = {retries}: retries are an integer >= 0; e.g. --retries 1")
-    store.register(sweep)
     stored = store.keys("ok") if retry_failed else store.keys()
     pending = pending_points(sweep, stored)
     unique = len({p.key for p in sweep.points})
     done_before = unique - len(pending)
     failed = retried = workers_seen = 0
-    with SweepProgress(unique, done_before, quiet) as progress:
-        if pending:
-            scope = contextlib.nullcontext(client) if client is not None else dask_client(scheduler, workers)
-            with scope as dask:
+    # The cluster first: a bad address or option fails before the store or the screen is touched.
+    if client is not None or not pending:
+        scope: contextlib.AbstractContextManager[Any] = contextlib.nullcontext(client)
+    else:
+        scope = dask_client(scheduler, workers)
+    with scope as dask:
+        store.register(sweep)
+        with SweepProgress(unique, done_before, quiet) as progress:
+            if pending:
                 workers_seen = _worker_count(dask)
                 progress.set_workers(workers_seen)
                 failed, retried = _compute(dask, pending, store, retries, progress)
