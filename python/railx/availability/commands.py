@@ -18,6 +18,7 @@ from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_fai
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
 from railx.network import realize, verify_ocs_file
+from railx.sweep.progress import sample_progress
 
 console = Console()
 
@@ -106,7 +107,16 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k not in ("rows_kept", "cols_kept")}
             shown["job"] = f"{len(found.cols)} columns x {len(found.rows)} rows"
         else:
-            stats = availability(grid, rate=rate, samples=samples, seed=seed, solver=solver, time_limit_s=time_limit)
+            with sample_progress(samples, "samples", quiet=as_json) as on_sample:
+                stats = availability(
+                    grid,
+                    rate=rate,
+                    samples=samples,
+                    seed=seed,
+                    solver=solver,
+                    time_limit_s=time_limit,
+                    on_sample=on_sample,
+                )
             report = stats.to_dict()
             shown = {k: v for k, v in report.items() if k != "solvers"}
             shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())

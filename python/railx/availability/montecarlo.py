@@ -7,6 +7,7 @@ result does not depend on which other points are run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from math import ceil
 
@@ -72,8 +73,10 @@ def availability(
     seed: int = 0,
     solver: Solver = "auto",
     time_limit_s: float = 30.0,
+    on_sample: Callable[[int], None] | None = None,
 ) -> AvailabilityStats:
-    """Largest single job over `samples` seeded random failure sets at a rate or a count."""
+    """Largest single job over `samples` seeded random failure sets at a rate or a count.
+    `on_sample(done)` is called after each sample (a progress bar's hook)."""
     p, q = grid
     nodes, uppers, failed = [], [], []
     optimal = 0
@@ -86,6 +89,8 @@ def availability(
         failed.append(int(blocked.sum()))
         optimal += result.optimal
         solvers[result.solver] = solvers.get(result.solver, 0) + 1
+        if on_sample is not None:
+            on_sample(i + 1)
     total = p * q
     mean_failed = float(np.mean(failed)) if failed else 0.0
     return AvailabilityStats(

@@ -1,0 +1,100 @@
+"""Live progress on stderr: a sweep's done / total, rate, ETA, failures and workers, and a long
+single analysis's samples (quiet with --json). Ctrl-C stops either cleanly: a sweep keeps every
+point already stored, a single analysis prints one line and exits 130."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+__all__ = ["SweepProgress", "sample_progress"]
+
+
+class SweepProgress:
+    """A progress bar for one sweep, or nothing when `quiet`. `advance` counts finished points."""
+
+    def __init__(self, total: int, already_done: int, quiet: bool, console: Console | None = None) -> None:
+        self.total, self.done, self.failed, self.workers = total, already_done, 0, 0
+        self._start, self._computed = time.perf_counter(), 0
+        self._progress: Progress | None = None
+        if not quiet:
+            self._progress = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[failed]} failed, {task.fields[workers]} workers"),
+                console=console or Console(stderr=True),
+                transient=False,
+            )
+            self._task = self._progress.add_task("sweep", total=total, completed=already_done, **self._fields())
+
+    def _fields(self) -> dict[str, Any]:
+        elapsed = time.perf_counter() - self._start
+        rate = f"{self._computed / elapsed:.1f} pts/s" if elapsed > 0 and self._computed else "- pts/s"
+        return {"rate": rate, "failed": self.failed, "workers": self.workers}
+
+    def __enter__(self) -> SweepProgress:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def advance(self, failed: bool) -> None:
+        self.done += 1
+        self._computed += 1
+        self.failed += failed
+        self.refresh()
+
+    def set_workers(self, workers: int) -> None:
+        """The cluster's worker count; the first call starts the rate's clock (the cluster is up)."""
+        if not self.workers:
+            self._start = time.perf_counter()
+        self.workers = workers
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=self.done, **self._fields())
+
+
+@contextlib.contextmanager
+def sample_progress(total: int, unit: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar for one long analysis of `total` `unit`s: yields the hook to call with the
+    count done; an interrupt (Ctrl-C) ends the command with one line and exit status 130."""
+    import typer
+
+    progress = Progress(
+        TextColumn(unit),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=quiet,
+    )
+    task = progress.add_task(unit, total=total)
+    done = 0
+
+    def hook(count: int) -> None:
+        nonlocal done
+        done = count
+        progress.update(task, completed=count)
+
+    try:
+        with progress:
+            yield hook
+    except KeyboardInterrupt:
+        Console(stderr=True).print(f"interrupted after {done} of {total} {unit}; nothing was written")
+        raise typer.Exit(130) from None

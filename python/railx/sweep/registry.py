@@ -1,0 +1,295 @@
+"""The analyses a sweep can run: each a pure function from a point's resolved inputs (its base,
+built once per worker, and its options) to a JSON-serialisable record, calling railx's public
+functions, the same ones behind the CLI subcommands.
+
+Each analysis names what its base is (`system`: a RailX configuration, a `[peer]` file or a
+preset; `workload-system`: a `railx workload --system` file; `optional-system`), its options with
+their defaults (an option's type is its default's; None takes any value), and which of its
+record's values fill the store's typed columns (:data:`FIGURES`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+from railx.config import ConfigError, parse_bytes
+from railx.systems import System
+
+__all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
+
+BaseKind = Literal["system", "workload-system", "optional-system"]
+
+#: The store's typed columns (DuckDB types) for the figures most analyses report; the full record
+#: is kept as JSON beside them.
+FIGURES: dict[str, str] = {
+    "chips": "BIGINT",
+    "time_s": "DOUBLE",
+    "busbw_Bps": "DOUBLE",
+    "cost_usd": "DOUBLE",
+    "power_w": "DOUBLE",
+    "availability": "DOUBLE",
+    "iteration_s": "DOUBLE",
+    "acyclic": "BOOLEAN",
+    "mean_hops": "DOUBLE",
+    "accepted": "DOUBLE",
+    "latency_cycles": "DOUBLE",
+}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A registered analysis: `run(base, options) -> record`; `figures` maps a typed column of
+    :data:`FIGURES` to the record's (dotted) key holding it."""
+
+    name: str
+    summary: str
+    base: BaseKind
+    options: dict[str, Any]
+    run: Callable[[Any, dict[str, Any]], dict[str, Any]]
+    figures: dict[str, str] = field(default_factory=dict)
+
+
+def _railx_only(system: System, what: str) -> None:
+    if system.railx is None:
+        raise ConfigError(
+            f"base = {system.name}: {what} reads a RailX configuration, not a {system.family} system; "
+            "use a RailX TOML or preset (e.g. railx7mesh)"
+        )
+
+
+def _plan(system: System, options: dict[str, Any]) -> dict[str, Any]:
+    _railx_only(system, "plan")
+    return json.loads(system.core.plan_json())
+
+
+def _route_stats(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.routing import route_stats
+
+    return route_stats(system, o["routing"], o["misroutes"], o["job"], o["samples"], o["seed"])
+
+
+def _deadlock(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.routing import check_deadlock
+
+    return check_deadlock(system, o["routing"], o["misroutes"], o["job"], o["samples"], o["seed"], o["vcs"])
+
+
+def _cost(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.cost import figures, load_catalog, relative_to, resolve_system
+
+    catalog = load_catalog(o["catalog"], o["port_basis"])
+    return relative_to([figures(system, catalog)], figures(resolve_system(o["baseline"]), catalog))[0]
+
+
+def _bytes(value: Any, name: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return parse_bytes(value, name)
+    raise ConfigError(f'{name} = {value!r}: give bytes as a number or with a unit; e.g. 1048576 or "1MiB"')
+
+
+def _collective(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.collectives.commands import collective_report
+
+    return collective_report(
+        system, o["op"], o["algo"], _bytes(o["size"], "options.size"), o["fidelity"], o["chunks"],
+        o["reduce_s_per_byte"], o["routing"], o["flit_bytes"], o["link_model"], o["misroutes"],
+    )  # fmt: skip
+
+
+def _flow_sim(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.flowsim import Messages, simulate, simulate_symmetric, symmetric_traffic
+
+    if o["traffic"] != "all-to-all":
+        raise ConfigError(
+            f'options.traffic = {o["traffic"]!r}: the flow-sim analysis runs all-to-all; use "all-to-all" (collectives: the collective analysis with fidelity = "flow")'
+        )
+    size = _bytes(o["size"], "options.size")
+    if o["aggregated"]:
+        result = simulate_symmetric(system, symmetric_traffic(system, "all-to-all", size), o["routing"])
+    else:
+        n = system.chips
+        pairs = [(s, d) for s in range(n) for d in range(n) if s != d]
+        messages = Messages.from_lists([s for s, _ in pairs], [d for _, d in pairs], [size] * len(pairs))
+        result = simulate(system, messages, o["routing"], o["misroutes"])
+    return {
+        "system": system.name,
+        "traffic": "all-to-all",
+        "size_bytes": size,
+        "chips": system.chips,
+        "time_s": result.completion_s,
+        "flows": result.flows,
+        "events": result.events,
+        "messages": result.messages,
+        "aggregated": bool(o["aggregated"]),
+    }
+
+
+def _flit_settings_defaults() -> dict[str, Any]:
+    from railx.sim import FlitSettings
+
+    return {f.name: getattr(FlitSettings(), f.name) for f in fields(FlitSettings)}
+
+
+_FLIT_TRAFFIC = {
+    "traffic": "uniform",
+    "load": 0.1,
+    "routing": None,
+    "misroutes": None,
+    "job": None,
+    "permutation": "random",
+    "hotspot_chips": [],
+    "hotspot_fraction": 0.2,
+    "size_flits": None,
+}
+
+
+def _flit_sim(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.sim import FlitSettings, canonical_traffic, simulate
+
+    settings = FlitSettings(**{k: o[k] for k in _flit_settings_defaults()})
+    report, _utilisation = simulate(
+        system, canonical_traffic(o["traffic"]), o["load"], settings=settings, routing=o["routing"],
+        misroutes=o["misroutes"], job=o["job"], permutation=o["permutation"], hotspot_chips=o["hotspot_chips"],
+        hotspot_fraction=o["hotspot_fraction"], size_flits=o["size_flits"],
+    )  # fmt: skip
+    return report
+
+
+def _parallel(value: Any) -> dict[str, int]:
+    from railx.workload.commands import parse_parallel
+
+    if isinstance(value, str):
+        return parse_parallel(value)
+    if isinstance(value, dict):
+        return parse_parallel(",".join(f"{k}={v}" for k, v in value.items()))
+    raise ConfigError(f'options.parallel = {value!r}: give "T=4,D=8" or a table {{ T = 4, D = 8 }}')
+
+
+def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.workload.catalogue import load_model
+    from railx.workload.iteration import IterationModel
+
+    model = load_model(o["model"])
+    if o["dp_all_reduce_order"] is not None:
+        training = workload_system.training.model_copy(update={"dp_all_reduce_order": o["dp_all_reduce_order"]})
+        workload_system = workload_system.model_copy(update={"training": training})
+    par = workload_system.parallelism(**_parallel(o["parallel"]))
+    par.check(model)
+    it = IterationModel(model, par, workload_system)
+    r = it.evaluate()
+    return {
+        "model": model.name,
+        "parallel": {"T": par.T, "C": par.C, "E": par.E, "D": par.D, "De": par.De, "P": par.P},
+        "chips": par.ranks,
+        "iteration_s": float(r.total_s),
+        "compute_total_s": float(it.compute_total_s),
+        "compute_exposed_s": float(r.compute_exposed_s),
+        "comm_exposed_s": float(r.comm_exposed_s),
+        "by_parallelism_s": {k: float(v) for k, v in r.by_parallelism_s.items()},
+        "by_collective_s": {k: float(v) for k, v in r.by_collective_s.items()},
+    }
+
+
+def _availability(system: System | None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.availability import availability
+    from railx.config import Config
+
+    grid = o["grid"]
+    if grid is None:
+        if system is None or system.railx is None:
+            raise ConfigError("options.grid: not given and no RailX base to take it from; e.g. grid = [64, 64]")
+        grid = Config.from_dict(system.railx).system.plant()["grid"]
+    if not (isinstance(grid, list) and len(grid) == 2 and all(isinstance(g, int) and g > 0 for g in grid)):
+        raise ConfigError(f"options.grid = {grid!r}: give [P, Q] nodes; e.g. grid = [64, 64]")
+    if (o["rate"] is None) == (o["count"] is None):
+        raise ConfigError(
+            "options: give exactly one of rate (per-node failure probability) or count; e.g. rate = 0.001"
+        )
+    stats = availability(
+        (grid[0], grid[1]), rate=o["rate"], count=o["count"], samples=o["samples"], seed=o["seed"],
+        solver=o["solver"], time_limit_s=o["time_limit_s"],
+    )  # fmt: skip
+    return asdict(stats) | {"grid": list(grid)}
+
+
+_ROUTING = {"routing": None, "misroutes": None, "job": None}
+#: Options holding a byte count: a number, or text with a unit ("1MiB").
+BYTE_OPTIONS = frozenset({"size"})
+
+ANALYSES: dict[str, Analysis] = {
+    a.name: a
+    for a in [
+        Analysis("plan", "RailX plan: realized metrics beside the closed forms (railx plan)", "system", {}, _plan,
+                 {"chips": "chips"}),
+        Analysis("route-stats", "hop statistics over all or sampled pairs (railx route --stats)", "system",
+                 _ROUTING | {"samples": 1_000_000, "seed": 0}, _route_stats, {"mean_hops": "mean_inter_node_hops"}),
+        Analysis("deadlock", "channel-dependency deadlock check (railx route --check-deadlock)", "system",
+                 _ROUTING | {"samples": 100_000, "seed": 0, "vcs": None}, _deadlock, {"acyclic": "acyclic"}),
+        Analysis("cost", "bill of materials, cost and power (railx cost)", "system",
+                 {"catalog": "railx-table6", "port_basis": None, "baseline": "ft2"}, _cost,
+                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}),
+        Analysis("collective", "a collective's time at analytic, flow or flit fidelity (railx collective)", "system",
+                 {"op": "all-reduce", "algo": "hierarchical", "size": "1MiB", "fidelity": "analytic", "chunks": 1,
+                  "reduce_s_per_byte": 0.0, "flit_bytes": 256, "link_model": None} | _ROUTING, _collective,
+                 {"chips": "ranks", "time_s": "time_s", "busbw_Bps": "busbw_Bps"}),
+        Analysis("flow-sim", "all-to-all on the flow-level simulator (railx.flowsim)", "system",
+                 {"traffic": "all-to-all", "size": "64KiB", "aggregated": False, "routing": None, "misroutes": None},
+                 _flow_sim, {"chips": "chips", "time_s": "time_s"}),
+        Analysis("flit-sim", "one run of the flit-level simulator (railx sim)", "system",
+                 _FLIT_TRAFFIC | _flit_settings_defaults(), _flit_sim,
+                 {"chips": "chips", "accepted": "accepted", "latency_cycles": "latency.mean"}),
+        Analysis("workload", "training iteration time, eq. 10 (railx workload)", "workload-system",
+                 {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None}, _workload,
+                 {"chips": "chips", "iteration_s": "iteration_s"}),
+        Analysis("availability", "Monte Carlo availability of the largest job, Fig. 17 (railx availability --rate)",
+                 "optional-system",
+                 {"grid": None, "rate": None, "count": None, "samples": 100, "seed": 0, "solver": "auto",
+                  "time_limit_s": 30.0}, _availability, {"availability": "availability_mean"}),
+    ]
+}  # fmt: skip
+
+
+def _type_ok(value: Any, default: Any) -> bool:
+    if default is None or value is None:
+        return True
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, int):
+        return isinstance(value, int)
+    return isinstance(value, type(default))
+
+
+def resolve_options(analysis: Analysis, given: dict[str, Any], axis_of: dict[str, str]) -> dict[str, Any]:
+    """Every option of `analysis`: its defaults with `given` on top; a one-line ConfigError naming
+    the option (and its axis, when an axis set it) for an unknown name or a value of the wrong type."""
+    for name, value in given.items():
+        where = axis_of.get(f"options.{name}", "options")
+        if name not in analysis.options:
+            valid = ", ".join(analysis.options) or "none"
+            raise ConfigError(f"{where}: options.{name}: not an option of {analysis.name}; its options are {valid}")
+        default = analysis.options[name]
+        if name in BYTE_OPTIONS and isinstance(value, int) and not isinstance(value, bool):
+            continue  # a byte count given as a number rather than as text with a unit
+        if not _type_ok(value, default):
+            raise ConfigError(
+                f"{where}: options.{name} = {value!r}: expected a {type(default).__name__} like its default {default!r}"
+            )
+    return analysis.options | given
+
+
+def figures_of(analysis: Analysis, record: dict[str, Any]) -> dict[str, Any]:
+    """The typed columns' values from a record (None where it has no such figure)."""
+    out: dict[str, Any] = dict.fromkeys(FIGURES)
+    for column, key in analysis.figures.items():
+        value: Any = record
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        out[column] = value
+    return out
