@@ -50,6 +50,7 @@ class Variant:
     overlap: tuple[str, ...] = ("D", "P")  # eq. 10's classes that hide under compute
     t_max: str = "-"  # "8": T <= 8 (Megatron-LM's practice); "K": TP inside one HB domain
     pp_full: bool = False  # pipeline sends carry the whole activation, not 1/T of it
+    tp_exposed: float = 1.0  # fraction of the tensor-parallel traffic on the critical path (the rest overlapped)
     gpus: int = 32768
     speedup: bool = False  # "improvement" read as t_before / t_after - 1, not 1 - t_after / t_before
 
@@ -63,9 +64,10 @@ def applied(v: Variant) -> Iterator[None]:
     def flat_links(self: HbDomainsConfig, par: Any) -> Any:
         return {d: link.model_copy(update={"domain_ranks": 1}) for d, link in links(self, par).items()}
 
-    def full_pp(m: Any, par: Any) -> Any:
+    def switched(m: Any, par: Any) -> Any:
+        scale = {"P": par.T if v.pp_full else 1, "T": v.tp_exposed}
         return [
-            dataclasses.replace(c, volume_elements=c.volume_elements * par.T) if c.parallelism == "P" else c
+            dataclasses.replace(c, volume_elements=c.volume_elements * scale.get(c.parallelism, 1))
             for c in traffic(m, par)
         ]
 
@@ -80,8 +82,7 @@ def applied(v: Variant) -> Iterator[None]:
             HbDomainsConfig.links = flat_links  # type: ignore[method-assign]
         if v.t_max != "-":
             SEARCH.IterationModel = Bounded
-        if v.pp_full:
-            ITERATION.traffic = full_pp
+        ITERATION.traffic = switched
         sweeps.SWEEP_TRAINING["overlap"] = list(v.overlap)
         yield
     finally:
@@ -140,8 +141,10 @@ CANDIDATES = [
     Variant("PP sends whole activations", pp_full=True),
     Variant("PP whole and exposed", pp_full=True, overlap=("D",)),
     Variant("PP whole, nothing overlapped", pp_full=True, overlap=()),
+    Variant("half of TP overlapped", tp_exposed=0.5),
+    Variant("... and PP whole and exposed", tp_exposed=0.5, pp_full=True, overlap=("D",)),
 ]
-CROSS_CHECK = {"PP whole and exposed", "PP whole, nothing overlapped"}
+CROSS_CHECK = {"PP whole and exposed", "PP whole, nothing overlapped", "... and PP whole and exposed"}
 
 
 def grid() -> list[Variant]:
