@@ -119,11 +119,11 @@ def test_cli_runs_and_one_line_errors() -> None:
         "flow",
         "--json",
     )
-    assert out.returncode == 0, out.stderr
+    assert out.rc == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["ranks"] == 64 and report["time_s"] == pytest.approx(3 * (600e-9 + 7 * 6e6 / 16 / 80e9), rel=1e-9)
     table = run_railx("collective", "flex-sipac-512", "--algo", "sipco", "--size", "1MB")
-    assert table.returncode == 0 and "sipco" in table.stdout
+    assert table.rc == 0 and "sipco" in table.stdout
     for args, message in [
         (("--algo", "flex-sipco", "--cus", "0-63,32-40"), "error: cus = '0-63,32-40': CU 32 is listed twice"),
         (("--algo", "flex-sipco", "--cus", "500-520"), "error: cus = '500-520': CU 520 is outside"),
@@ -132,7 +132,7 @@ def test_cli_runs_and_one_line_errors() -> None:
         (("--algo", "flex-sipco", "--cus", "0,9,18,27,36,45,54,63,64"), "error: cus = 9 CUs"),
     ]:
         out = run_railx("collective", "flex-sipac-512", "--size", "1MB", *args)
-        assert out.returncode == 2, (args, out.stderr)
+        assert out.rc == 2, (args, out.stderr)
         assert out.stderr.startswith(message) and out.stderr.count("\n") == 1, out.stderr
     out = run_railx("collective", "ft2", "--algo", "sipco", "--size", "1MB")
-    assert out.returncode == 2 and "SiPAC" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert out.rc == 2 and "SiPAC" in out.stderr and out.stderr.count("\n") == 1, out.stderr
