@@ -299,6 +299,35 @@ mod tests {
         build(Op::AllReduce, Algo::Ring, &group, 1000, 1).unwrap()
     }
 
+    /// Three ranks each multicast their one unit to the other two, who reduce it: correct only
+    /// with receive buffers (staged), since every rank sends the unit it is receiving into.
+    fn multicast_all_reduce(staged: bool) -> Schedule {
+        let group = Group::line((0..3).collect(), DimKind::AllToAll, 3).unwrap();
+        let mut s = Schedule::empty(Op::AllReduce, Algo::FlexSipco, group, 1, 8, 1);
+        for src in 0..3u32 {
+            let others: Vec<u32> = (0..3).filter(|&d| d != src).collect();
+            let send = crate::collectives::schedule::Send {
+                src,
+                dst: others[0],
+                reduce: true,
+                forwards_reduced: false,
+                stage: 0,
+                runs: &[(0, 1)],
+                after: &[],
+            };
+            s.push_multicast(send, &others[1..], staged);
+        }
+        s
+    }
+
+    #[test]
+    fn staged_multicast_reductions_version_the_cell() {
+        check(&multicast_all_reduce(true)).unwrap();
+        // In place, a rank may send the unit after a peer's contribution landed in it.
+        let err = check(&multicast_all_reduce(false)).unwrap_err().to_string();
+        assert!(err.contains("without waiting for message 0"), "{err}");
+    }
+
     #[test]
     fn accepts_the_ring_and_catches_broken_copies_of_it() {
         let s = ring_all_reduce();

@@ -267,6 +267,37 @@ mod tests {
             .contains("message 0.dst = 3"));
     }
 
+    #[test]
+    fn multicasts_lower_to_copies_that_keep_the_order() {
+        let mut dag = MessageDag::new();
+        let a = dag.push_multicast(0, &[1, 2, 3], 8, 0.0, &[]).unwrap();
+        dag.push(2, 0, 4, 1e-6, &[a]).unwrap();
+        assert!(dag.has_multicast());
+        assert_eq!(dag.dsts(a), &[1, 2, 3]);
+        let copies = dag.unicast_copies();
+        assert!(!copies.has_multicast());
+        assert_eq!(copies.len(), 4);
+        assert_eq!(
+            (0..3).map(|i| copies.dst(i)).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        assert_eq!(copies.after(3), &[0, 1, 2]);
+        assert_eq!(copies.delay_s(3), 1e-6);
+        let err = dag
+            .push_multicast(0, &[1, 1], 8, 0.0, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("message 2.dst[1] = 1"), "{err}");
+        assert!(dag.push_multicast(0, &[], 8, 0.0, &[]).is_err());
+        let mut own = MessageDag::new();
+        own.push_multicast(0, &[1, 0], 8, 0.0, &[]).unwrap();
+        assert!(own
+            .check_chips(2)
+            .unwrap_err()
+            .to_string()
+            .contains("another chip"));
+    }
+
     proptest! {
         /// The reverse edges list exactly the forward ones.
         #[test]
