@@ -271,7 +271,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--cus",
                 metavar="IDS",
-                help="A job on a peer system: its chips (CUs), e.g. 0-63 or 0-31,64-95; the collective runs over them only (RailX jobs are the configuration's [[jobs]]).",
+                help="A job on a peer system: its chips (CUs), e.g. 0-63 or 0-31,64-95; the collective runs over them only (RailX jobs are the configuration's \\[\\[jobs]]).",
                 show_default=False,
             ),
         ] = None,
