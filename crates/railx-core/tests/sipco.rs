@@ -290,3 +290,27 @@ fn bad_uses_are_one_line_errors() {
     let err = peer.job_group(vec![3, 16], 16).unwrap_err().to_string();
     assert!(err.contains("the network has 16 chips"), "{err}");
 }
+
+/// SiPCO's bottleneck is each CU's incoming link (r - 1 chunks in per step, one out), so the
+/// flit level's lowering of multicasts to unicast copies keeps its flow-level time.
+#[test]
+fn unicast_copies_keep_sipcos_flow_time() {
+    let peer = spec(4, 2, 4);
+    let net = peer.network().unwrap();
+    let routing = for_peer(&peer, &net, None).unwrap();
+    let group = peer.job_group((0..16).collect(), 16).unwrap();
+    let dag = build(Op::AllReduce, Algo::Sipco, &group, 1 << 20, 1)
+        .unwrap()
+        .to_dag(0.0)
+        .unwrap();
+    let multicast = simulate(&net, routing.as_ref(), &dag, 0)
+        .unwrap()
+        .completion_s;
+    let copies = simulate(&net, routing.as_ref(), &dag.unicast_copies(), 0)
+        .unwrap()
+        .completion_s;
+    assert!(
+        (multicast - copies).abs() <= 1e-12 * multicast,
+        "{multicast} vs {copies}"
+    );
+}
