@@ -241,9 +241,16 @@ def collective_plan(
     routing: str | None = None,
     misroutes: int | None = None,
     job: str | None = None,
+    cus: Sequence[int] | None = None,
 ) -> CollectivePlan: ...
 def collective_counts(
-    system: System, op: str, algo: str, size_bytes: int, chunks: int = 1, job: str | None = None
+    system: System,
+    op: str,
+    algo: str,
+    size_bytes: int,
+    chunks: int = 1,
+    job: str | None = None,
+    cus: Sequence[int] | None = None,
 ) -> CollectiveCounts: ...
 def collective_dag(
     system: System,
@@ -253,9 +260,16 @@ def collective_dag(
     chunks: int = 1,
     reduce_s_per_byte: float = 0.0,
     job: str | None = None,
+    cus: Sequence[int] | None = None,
 ) -> DagArrays: ...
 def collective_check(
-    system: System, op: str, algo: str, size_bytes: int, chunks: int = 1, job: str | None = None
+    system: System,
+    op: str,
+    algo: str,
+    size_bytes: int,
+    chunks: int = 1,
+    job: str | None = None,
+    cus: Sequence[int] | None = None,
 ) -> None: ...
 def flow_simulate(
     system: System,
@@ -281,6 +295,7 @@ def flow_collective(
     reduce_s_per_byte: float = 0.0,
     routing: str | None = None,
     misroutes: int | None = None,
+    cus: Sequence[int] | None = None,
 ) -> FlowCollective: ...
 def flit_simulate(
     system: System,
@@ -309,4 +324,5 @@ def flit_collective(
     routing: str | None = None,
     misroutes: int | None = None,
     flit_bytes: int = 256,
+    cus: Sequence[int] | None = None,
 ) -> FlitCollective: ...

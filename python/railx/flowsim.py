@@ -187,16 +187,28 @@ def collective(
     reduce_s_per_byte: float = 0.0,
     routing: str | None = None,
     misroutes: int | None = None,
+    cus: Sequence[int] | None = None,
 ) -> CollectiveFlow:
     """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of any
     system, routed by `routing` (None: the system's default): on a RailX system aggregated (exact) over the largest group of node-grid translations under
     which the network and the schedule are invariant (every translation on a torus; whole rows of
     nodes for a ring over all chips), the full message DAG otherwise; at most
     `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
-    `reduce_s_per_byte`: delay before forwarding data just reduced, per byte."""
+    `reduce_s_per_byte`: delay before forwarding data just reduced, per byte. `cus`: a peer job's
+    chips (rank i on cus[i]) instead of every chip."""
     if size_bytes < 1:
         raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. 1048576")
     if chunks < 1:
         raise ConfigError(f"chunks = {chunks}: a schedule has at least one chunk; use chunks = 1 for no pipelining")
-    raw = flow_collective(core_of(system), op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes)
+    raw = flow_collective(
+        core_of(system),
+        op,
+        algo,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+        routing,
+        misroutes,
+        None if cus is None else list(cus),
+    )
     return CollectiveFlow(**raw)

@@ -239,6 +239,20 @@ impl System {
         }
     }
 
+    /// The chips `cus` of a peer system as one job's process group, rank i on `cus[i]`
+    /// ([`crate::peers::PeerBuilder::job_group`]); a RailX system names its jobs instead.
+    pub fn cu_group(&self, cus: &[u32]) -> Result<Group> {
+        match self {
+            System::Railx(_) => Err(RailxError::invalid(
+                "cus",
+                format!("{} chips", cus.len()),
+                "a RailX system's jobs are its configuration's [[jobs]]",
+                "name the job (job = \"NAME\") instead of listing chips",
+            )),
+            System::Peer { spec, network } => spec.job_group(cus.to_vec(), network.chips()),
+        }
+    }
+
     /// Rails behind each dimension of [`System::group`] on a RailX system, in its order: 0 for
     /// the two mesh dimensions, then each logical dimension's rail group (RailX only).
     pub fn railx_dim_rails(&self, job: Option<&str>) -> Result<Vec<u32>> {

@@ -17,8 +17,22 @@ fn parse(op: &str, algo: &str) -> PyResult<(Op, Algo)> {
     Ok((Op::parse(op).map_err(err)?, Algo::parse(algo).map_err(err)?))
 }
 
-/// A collective over every chip of `system`, which must have no jobs: what to run and the
-/// group, for the flow- and flit-level bindings.
+/// The process group of `job` (a RailX job's name) or `cus` (a peer's chips, rank i on
+/// `cus[i]`), else every chip.
+pub(crate) fn group_of(
+    system: &System,
+    job: Option<&str>,
+    cus: Option<Vec<u32>>,
+) -> PyResult<Group> {
+    match cus {
+        Some(cus) => system.inner.cu_group(&cus).map_err(err),
+        None => system.inner.group(job).map_err(err),
+    }
+}
+
+/// A collective over every chip of `system` (which must have no jobs) or over the chips `cus`:
+/// what to run and the group, for the flow- and flit-level bindings.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn whole_system(
     system: &System,
     op: &str,
@@ -26,6 +40,7 @@ pub(crate) fn whole_system(
     size_bytes: u64,
     chunks: u32,
     reduce_s_per_byte: f64,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<(CollectiveSpec, Group)> {
     let (op, algo) = parse(op, algo)?;
     let spec = CollectiveSpec {
@@ -35,13 +50,17 @@ pub(crate) fn whole_system(
         chunks,
         reduce_s_per_byte,
     };
-    let group = system.inner.whole_group().map_err(err)?;
+    let group = match cus {
+        Some(cus) => system.inner.cu_group(&cus).map_err(err)?,
+        None => system.inner.whole_group().map_err(err)?,
+    };
     Ok((spec, group))
 }
 
 /// Messages, units and bytes of a schedule, from its plan (no message is generated).
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None, cus = None))]
+#[allow(clippy::too_many_arguments)]
 fn collective_counts<'py>(
     py: Python<'py>,
     system: &System,
@@ -50,9 +69,10 @@ fn collective_counts<'py>(
     size_bytes: u64,
     chunks: u32,
     job: Option<&str>,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
-    let group = system.inner.group(job).map_err(err)?;
+    let group = group_of(system, job, cus)?;
     let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
     let dict = PyDict::new(py);
     dict.set_item("ranks", group.ranks())?;
@@ -65,7 +85,7 @@ fn collective_counts<'py>(
 /// The schedule lowered to a message DAG, as NumPy arrays: src and dst chips, bytes, delay_s,
 /// and the dependencies in compressed rows (message i waits for deps[dep_start[i]:dep_start[i+1]]).
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, reduce_s_per_byte = 0.0, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, reduce_s_per_byte = 0.0, job = None, cus = None))]
 #[allow(clippy::too_many_arguments)]
 fn collective_dag<'py>(
     py: Python<'py>,
@@ -76,9 +96,10 @@ fn collective_dag<'py>(
     chunks: u32,
     reduce_s_per_byte: f64,
     job: Option<&str>,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
-    let group = system.inner.group(job).map_err(err)?;
+    let group = group_of(system, job, cus)?;
     let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
     if c.messages > MAX_MESSAGES {
         return Err(err(CoreError::invalid(
@@ -98,7 +119,7 @@ fn collective_dag<'py>(
 
 /// Builds the schedule and executes it symbolically; raises with the first problem found.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks = 1, job = None, cus = None))]
 fn collective_check(
     system: &System,
     op: &str,
@@ -106,9 +127,10 @@ fn collective_check(
     size_bytes: u64,
     chunks: u32,
     job: Option<&str>,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<()> {
     let (op, algo) = parse(op, algo)?;
-    let group = system.inner.group(job).map_err(err)?;
+    let group = group_of(system, job, cus)?;
     let schedule = build(op, algo, &group, size_bytes, chunks).map_err(err)?;
     check(&schedule).map_err(err)
 }
@@ -120,7 +142,7 @@ fn collective_check(
 /// `measure`, `alpha_s` and `bw_Bps` of one step measured on the routed network
 /// (`railx_core::collectives::links`); `parts`, per data part the order of lines.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, measure = false, routing = None, misroutes = None, job = None))]
+#[pyo3(signature = (system, op, algo, measure = false, routing = None, misroutes = None, job = None, cus = None))]
 #[allow(clippy::too_many_arguments)]
 fn collective_plan<'py>(
     py: Python<'py>,
@@ -131,9 +153,10 @@ fn collective_plan<'py>(
     routing: Option<&str>,
     misroutes: Option<u8>,
     job: Option<&str>,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
-    let group = system.inner.group(job).map_err(err)?;
+    let group = group_of(system, job, cus)?;
     let plan = plan_for(op, algo, &group).map_err(err)?;
     let measured = if measure {
         let r = system.routing(routing, misroutes, job)?;

@@ -153,9 +153,9 @@ fn flow_symmetric_traffic<'py>(
 /// Runs a collective over every chip of the system at flow level: on a RailX system aggregated
 /// over the largest group of node translations under which it is invariant, the full schedule
 /// otherwise. Returns completion_s, flows, messages, events, aggregated and orbit (messages per
-/// flow).
+/// flow). `cus`: a peer job's chips instead of every chip.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, cus=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_collective<'py>(
     py: Python<'py>,
@@ -167,9 +167,17 @@ fn flow_collective<'py>(
     reduce_s_per_byte: f64,
     routing: Option<&str>,
     misroutes: Option<u8>,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, group) =
-        crate::collectives::whole_system(system, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
+    let (spec, group) = crate::collectives::whole_system(
+        system,
+        op,
+        algo,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+        cus,
+    )?;
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
     let run = py

@@ -70,6 +70,14 @@ fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
 /// A message DAG as NumPy columns: src, dst, bytes, delay_s, and the dependencies in compressed
 /// rows (message i waits for deps[dep_start[i]..dep_start[i + 1]]).
 fn dag_arrays<'py>(py: Python<'py>, dag: &MessageDag) -> PyResult<Bound<'py, PyDict>> {
+    if dag.has_multicast() {
+        return Err(err(CoreError::invalid(
+            "dag",
+            "multicast",
+            "the array form has one destination per message",
+            "simulate the collective in Rust (railx.flowsim.collective, --fidelity flow)",
+        )));
+    }
     let ids = 0..dag.len();
     let mut dep_start = Vec::with_capacity(dag.len() as usize + 1);
     let mut deps = Vec::new();

@@ -82,7 +82,7 @@ fn flit_sweep(
 /// `flit_bytes`, `railx_core::sim::flit_collective`). Returns time_s, cycles, cycle_s and the
 /// simulator's counters (short/long latency cycles, flit hops).
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256, cus=None))]
 #[allow(clippy::too_many_arguments)]
 fn flit_collective<'py>(
     py: Python<'py>,
@@ -95,9 +95,17 @@ fn flit_collective<'py>(
     routing: Option<&str>,
     misroutes: Option<u8>,
     flit_bytes: u32,
+    cus: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, group) =
-        crate::collectives::whole_system(system, op, algo, size_bytes, chunks, reduce_s_per_byte)?;
+    let (spec, group) = crate::collectives::whole_system(
+        system,
+        op,
+        algo,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+        cus,
+    )?;
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
     let run = py

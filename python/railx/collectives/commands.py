@@ -4,6 +4,7 @@ size of its explicit schedule (messages, bytes)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,8 @@ from railx._core import System as CoreSystem
 from railx._core import collective_counts
 from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate, estimate_routed
 from railx.collectives.params import RailxParams
-from railx.collectives.plans import ALGORITHMS, OPS, canonical_op
+from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical_op
+from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
 from railx.config import Config, ConfigError, parse_bytes
 from railx.network import Network
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -54,6 +56,7 @@ def collective_report(
     flit_bytes: int = DEFAULT_FLIT_BYTES,
     link_model: str | None = None,
     misroutes: int | None = None,
+    cus: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Time, algorithm and bus bandwidth of `op` by `algo` over every chip of any system (a
     :class:`railx.System`, a preset name or a TOML file), with the message and byte counts of its
@@ -63,7 +66,11 @@ def collective_report(
     by `routing` (None: the system's default), with a reduction delay of `reduce_s_per_byte`;
     the result also has `flows`, `events`, `aggregated` and `orbit`, the messages each flow
     stands for) or `flit` (the schedule's message DAG on the flit-level simulator with flits of
-    `flit_bytes`, up to 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`)."""
+    `flit_bytes`, up to 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`).
+    `cus`: a peer job's chips (e.g. a Flex-SiPAC job's CUs) instead of every chip. `sipco` and
+    `flex-sipco` (SiPAC only, all-reduce) are priced analytically by
+    :mod:`railx.collectives.sipco` (the result also has `levels_spanned` and `bound_s`, the
+    paper's upper bound)."""
     op = canonical_op(op)
     if fidelity not in FIDELITIES:
         raise ConfigError(
@@ -98,8 +105,14 @@ def collective_report(
             f"jobs = {len(config.jobs)}: a collective here runs over every chip of the system; "
             "use a configuration with one [topology] (a job's own TOML)"
         )
+    job_cus = None if cus is None else list(cus)
+    if job_cus is not None and config is not None:
+        raise ConfigError(
+            f"cus = {len(job_cus)} chips: a RailX system's jobs are the [[jobs]] of its configuration; "
+            "run the job's own TOML instead of listing chips"
+        )
     # The schedule's counts first: they check that the algorithm applies, at any scale.
-    counts = collective_counts(core, op, algo, size_bytes, chunks)
+    counts = collective_counts(core, op, algo, size_bytes, chunks, None, job_cus)
     report: dict[str, Any] = {
         "system": name,
         "family": core.family,
@@ -112,16 +125,24 @@ def collective_report(
         "messages": counts["messages"],
         "bytes": counts["bytes"],
     }
-    if fidelity == "analytic":
+    if fidelity == "analytic" and algo in SIPCO_ALGORITHMS:
+        radix, spanned, bw_Bps, alpha_s = sipco_estimate_s(core, job_cus)
+        report.update(
+            time_s=sipco_all_reduce_time_s(radix, len(spanned), size_bytes, bw_Bps, alpha_s),
+            bound_s=flex_sipco_bound_s(radix, len(spanned), size_bytes, bw_Bps, alpha_s),
+            levels_spanned=len(spanned),
+            link_model="sipco",
+        )
+    elif fidelity == "analytic":
         if model == "paper" and config is not None:
             est = estimate(op, algo, size_bytes, RailxParams.from_config(config))
         else:
-            est = estimate_routed(op, algo, size_bytes, core, routing, misroutes)
+            est = estimate_routed(op, algo, size_bytes, core, routing, misroutes, job_cus)
         report.update(time_s=est.time_s, link_model=model)
     if fidelity == "flow":
         from railx.flowsim import collective
 
-        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes)
+        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, job_cus)
         report.update(
             time_s=run.completion_s,
             flows=run.flows,
@@ -135,7 +156,7 @@ def collective_report(
         from railx._core import flit_collective
 
         flit_run = flit_collective(
-            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes
+            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes, job_cus
         )
         report.update(
             time_s=flit_run["time_s"],
@@ -148,6 +169,20 @@ def collective_report(
     report["algbw_Bps"] = size_bytes / report["time_s"]
     report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, report["ranks"])
     return report
+
+
+def collective_time_s(
+    system: SystemLike,
+    cus: Sequence[int] | None,
+    algo: str,
+    size_bytes: int,
+    fidelity: str = "flow",
+    op: str = "all-reduce",
+) -> float:
+    """Completion time (s) of `op` by `algo` over a job's chips `cus` (None: every chip) of a
+    system, at `fidelity` (analytic, flow or flit): the entry point of multi-job evaluations
+    (e.g. Flex-SiPCO on each job of a Flex-SiPAC). See :func:`collective_report`."""
+    return float(collective_report(system, op, algo, size_bytes, fidelity, cus=cus)["time_s"])
 
 
 def _plot(rows: list[dict[str, Any]], path: Path) -> None:
@@ -183,7 +218,11 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--op", help=f"Operation: {', '.join(OPS)} (the spellings without hyphens also work).")
         ] = "all-reduce",
         algo: Annotated[
-            str, typer.Option("--algo", help=f"Algorithm: {', '.join(ALGORITHMS)} (two-step: all-to-all only).")
+            str,
+            typer.Option(
+                "--algo",
+                help=f"Algorithm: {', '.join(ALGORITHMS + SIPCO_ALGORITHMS)} (two-step: all-to-all only; sipco, flex-sipco: all-reduce on a sipac system, with optical multicast).",
+            ),
         ] = "hierarchical",
         size: Annotated[
             str | None,
@@ -227,6 +266,15 @@ def register(app: typer.Typer) -> None:
         chunks: Annotated[
             int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")
         ] = 1,
+        cus: Annotated[
+            str | None,
+            typer.Option(
+                "--cus",
+                metavar="IDS",
+                help="A job on a peer system: its chips (CUs), e.g. 0-63 or 0-31,64-95; the collective runs over them only (RailX jobs are the configuration's \\[\\[jobs]]).",
+                show_default=False,
+            ),
+        ] = None,
         sweep: Annotated[
             bool, typer.Option("--sweep", help="Sizes 1 KB to 1 GB (x4 steps) instead of --size.")
         ] = False,
@@ -242,9 +290,21 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
         resolved = System.resolve(system)
+        job = None if cus is None else parse_cus(cus, core_of(resolved).chips)
         rows = [
             collective_report(
-                resolved, op, algo, s, fidelity, chunks, reduce_s_per_byte, routing, flit_bytes, link_model, misroutes
+                resolved,
+                op,
+                algo,
+                s,
+                fidelity,
+                chunks,
+                reduce_s_per_byte,
+                routing,
+                flit_bytes,
+                link_model,
+                misroutes,
+                job,
             )
             for s in sizes
         ]

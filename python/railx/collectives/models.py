@@ -19,6 +19,7 @@ bytes add), parts on different lines do not (2D-ring's halves use X and Y at onc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from railx._core import collective_plan
@@ -107,14 +108,16 @@ def estimate_routed(
     system: SystemLike,
     routing: str | None = None,
     misroutes: int | None = None,
+    cus: Sequence[int] | None = None,
 ) -> Estimate:
-    """Analytic time of `op` by `algo` over every chip of any system, each line's step latency and
-    per-rank bandwidth measured on the system's network routed by `routing` (None: its default):
-    every message of one step of every instance of the line routed at once, the slowest
-    message's share of its most loaded link taken as the line's rate."""
+    """Analytic time of `op` by `algo` over every chip of any system (or a peer job's chips
+    `cus`), each line's step latency and per-rank bandwidth measured on the system's network
+    routed by `routing` (None: its default): every message of one step of every instance of the
+    line routed at once, the slowest message's share of its most loaded link taken as the line's
+    rate."""
     _check_size(size_bytes)
     op = canonical_op(op)
-    raw = collective_plan(core_of(system), op, algo, True, routing, misroutes)
+    raw = collective_plan(core_of(system), op, algo, True, routing, misroutes, None, None if cus is None else list(cus))
     lines = [
         Line(f"line{i}", line["size"], line["algo"], LineLink(line["alpha_s"], line["bw_Bps"]))
         for i, line in enumerate(raw["lines"])

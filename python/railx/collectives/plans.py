@@ -26,12 +26,14 @@ from typing import Literal
 from railx.collectives.params import LogicalDim, RailxParams
 from railx.config import ConfigError
 
-__all__ = ["ALGORITHMS", "OPS", "OP_ALIASES", "Line", "LineLink", "Plan", "canonical_op", "plan"]
+__all__ = ["ALGORITHMS", "OPS", "SIPCO_ALGORITHMS", "OP_ALIASES", "Line", "LineLink", "Plan", "canonical_op", "plan"]
 
 OPS = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all")
 # The unhyphenated spellings of earlier releases, still accepted on input (output is canonical).
 OP_ALIASES = {op.replace("-", ""): op for op in OPS}
 ALGORITHMS = ("ring", "bidir-ring", "2d-ring", "hierarchical", "direct", "multi-rail", "two-step")
+# Schedules by SiPAC CU addresses, not plans of lines: priced by railx.collectives.sipco.
+SIPCO_ALGORITHMS = ("sipco", "flex-sipco")
 LineAlgo = Literal["ring", "bidir-ring", "direct"]
 
 

@@ -6,7 +6,12 @@
 //! an error), a copy replaces a subset by a superset. Because a simulator may deliver messages
 //! in any order their dependencies allow, every read must wait (transitively) for every earlier
 //! write of its cell, and every write for every earlier read and copy of its cell; so the
-//! outcome checked here is the outcome of every execution. At the end: all-reduce, every rank
+//! outcome checked here is the outcome of every execution. A multicast writes every one of its
+//! receivers' cells. A *staged* reducing message (schedule.rs: the receiver adds it from a
+//! receive buffer before its next dependent send, as SiPCO's broadcasts do) need not wait for
+//! the receiver's reads of the cell: each read sees the contributions of the writes it follows,
+//! and the reads of a cell must see growing sets in a fixed order (a read seeing more follows
+//! the ones seeing less), so every execution reads the same data. At the end: all-reduce, every rank
 //! holds every unit from every rank; reduce-scatter, every rank its shard; all-gather, every rank
 //! everything; all-to-all, every block at its destination.
 
@@ -51,11 +56,21 @@ impl Ancestors {
     }
 }
 
+/// One write of a cell.
+#[derive(Clone, Copy)]
+struct Write {
+    id: MessageId,
+    reduce: bool,
+    staged: bool,
+    data: u64,
+}
+
 #[derive(Default, Clone)]
 struct Cell {
     value: u64,
-    reads: Vec<MessageId>,
-    writes: Vec<(MessageId, bool)>,
+    /// Every read: the message and the contributions it saw.
+    reads: Vec<(MessageId, u64)>,
+    writes: Vec<Write>,
 }
 
 fn fail(s: &Schedule, what: impl Into<String>) -> RailxError {
@@ -105,55 +120,32 @@ pub fn check(s: &Schedule) -> Result<()> {
     }
     let anc = Ancestors::new(s);
     for id in 0..s.len() {
-        let (src, dst, reduce) = (s.src(id) as usize, s.dst(id) as usize, s.reduces(id));
-        if src == dst {
+        let (src, reduce, staged) = (s.src(id) as usize, s.reduces(id), s.staged(id));
+        if let Some(&dst) = s.dsts(id).iter().find(|&&d| d as usize == src) {
             return Err(fail(
                 s,
-                format!("message {id} goes from rank {src} to itself"),
+                format!("message {id} goes from rank {src} to itself ({dst})"),
             ));
         }
         for &(lo, len) in s.runs_of(id) {
             for u in lo as usize..(lo + len) as usize {
-                let cell = &mut cells[src * units + u];
-                if cell.value == 0 {
-                    return Err(fail(
+                let data = read(s, &anc, &mut cells[src * units + u], id, src, u)?;
+                for &dst in s.dsts(id) {
+                    let cell = &mut cells[dst as usize * units + u];
+                    write(
                         s,
-                        format!("message {id}: rank {src} sends unit {u}, which it does not hold"),
-                    ));
+                        &anc,
+                        cell,
+                        Write {
+                            id,
+                            reduce,
+                            staged,
+                            data,
+                        },
+                        dst,
+                        u,
+                    )?;
                 }
-                if let Some(&(w, _)) = cell.writes.iter().find(|&&(w, _)| !anc.precedes(w, id)) {
-                    return Err(fail(s, format!("message {id}: rank {src} sends unit {u} without waiting for message {w}, which writes it")));
-                }
-                cell.reads.push(id);
-                let data = cell.value;
-                let cell = &mut cells[dst * units + u];
-                if let Some(&r) = cell.reads.iter().find(|&&r| !anc.precedes(r, id)) {
-                    return Err(fail(s, format!("message {id} may overwrite unit {u} at rank {dst} before message {r} has sent it")));
-                }
-                if let Some(&(w, _)) = cell
-                    .writes
-                    .iter()
-                    .find(|&&(w, red)| !(anc.precedes(w, id) || reduce && red))
-                {
-                    return Err(fail(s, format!("messages {w} and {id} both write unit {u} at rank {dst} in no fixed order")));
-                }
-                match (s.op, reduce) {
-                    (Op::AllToAll, _) if cell.value != 0 => {
-                        return Err(fail(
-                            s,
-                            format!("message {id}: rank {dst} receives block {u} twice"),
-                        ));
-                    }
-                    (_, true) if cell.value & data != 0 => {
-                        return Err(fail(s, format!("message {id}: rank {dst} would count the contributions {:#x} of unit {u} twice", cell.value & data)));
-                    }
-                    (_, false) if cell.value & !data != 0 => {
-                        return Err(fail(s, format!("message {id}: a copy would drop contributions {:#x} of unit {u} at rank {dst}", cell.value & !data)));
-                    }
-                    _ => {}
-                }
-                cell.value |= data;
-                cell.writes.push((id, reduce));
             }
         }
     }
@@ -182,6 +174,93 @@ pub fn check(s: &Schedule) -> Result<()> {
     if matches!(s.op, Op::ReduceScatter | Op::AllGather) {
         check_shards_partition(s)?;
     }
+    Ok(())
+}
+
+/// Message `id` reads unit `u` at its sender `src`: the contributions it sees (every write it
+/// follows; a staged write it does not follow is still in a receive buffer).
+fn read(
+    s: &Schedule,
+    anc: &Ancestors,
+    cell: &mut Cell,
+    id: MessageId,
+    src: usize,
+    u: usize,
+) -> Result<u64> {
+    let mut hidden = 0;
+    for w in cell.writes.iter().filter(|w| !anc.precedes(w.id, id)) {
+        if !w.staged {
+            return Err(fail(s, format!("message {id}: rank {src} sends unit {u} without waiting for message {}, which writes it", w.id)));
+        }
+        hidden |= w.data;
+    }
+    let seen = cell.value & !hidden;
+    if seen == 0 {
+        return Err(fail(
+            s,
+            format!("message {id}: rank {src} sends unit {u}, which it does not hold"),
+        ));
+    }
+    for &(r, before) in &cell.reads {
+        if before & !seen != 0 || (before != seen && !anc.precedes(r, id)) {
+            return Err(fail(s, format!("messages {r} and {id} read unit {u} at rank {src} with different contributions in no fixed order")));
+        }
+    }
+    cell.reads.push((id, seen));
+    Ok(seen)
+}
+
+/// Write `w` of data `w.data` into unit `u` at rank `dst`.
+fn write(
+    s: &Schedule,
+    anc: &Ancestors,
+    cell: &mut Cell,
+    w: Write,
+    dst: u32,
+    u: usize,
+) -> Result<()> {
+    let id = w.id;
+    if !w.staged {
+        if let Some(&(r, _)) = cell.reads.iter().find(|&&(r, _)| !anc.precedes(r, id)) {
+            return Err(fail(s, format!("message {id} may overwrite unit {u} at rank {dst} before message {r} has sent it")));
+        }
+    }
+    if let Some(other) = cell
+        .writes
+        .iter()
+        .find(|o| !(anc.precedes(o.id, id) || w.reduce && o.reduce))
+    {
+        return Err(fail(
+            s,
+            format!(
+                "messages {} and {id} both write unit {u} at rank {dst} in no fixed order",
+                other.id
+            ),
+        ));
+    }
+    match (s.op, w.reduce) {
+        (Op::AllToAll, _) if cell.value != 0 => {
+            return Err(fail(
+                s,
+                format!("message {id}: rank {dst} receives block {u} twice"),
+            ));
+        }
+        (_, true) if cell.value & w.data != 0 => {
+            return Err(fail(s, format!("message {id}: rank {dst} would count the contributions {:#x} of unit {u} twice", cell.value & w.data)));
+        }
+        (_, false) if cell.value & !w.data != 0 => {
+            return Err(fail(
+                s,
+                format!(
+                    "message {id}: a copy would drop contributions {:#x} of unit {u} at rank {dst}",
+                    cell.value & !w.data
+                ),
+            ));
+        }
+        _ => {}
+    }
+    cell.value |= w.data;
+    cell.writes.push(w);
     Ok(())
 }
 
@@ -218,6 +297,35 @@ mod tests {
     fn ring_all_reduce() -> Schedule {
         let group = Group::line((0..5).collect(), DimKind::Ring, 8).unwrap();
         build(Op::AllReduce, Algo::Ring, &group, 1000, 1).unwrap()
+    }
+
+    /// Three ranks each multicast their one unit to the other two, who reduce it: correct only
+    /// with receive buffers (staged), since every rank sends the unit it is receiving into.
+    fn multicast_all_reduce(staged: bool) -> Schedule {
+        let group = Group::line((0..3).collect(), DimKind::AllToAll, 3).unwrap();
+        let mut s = Schedule::empty(Op::AllReduce, Algo::FlexSipco, group, 1, 8, 1);
+        for src in 0..3u32 {
+            let others: Vec<u32> = (0..3).filter(|&d| d != src).collect();
+            let send = crate::collectives::schedule::Send {
+                src,
+                dst: others[0],
+                reduce: true,
+                forwards_reduced: false,
+                stage: 0,
+                runs: &[(0, 1)],
+                after: &[],
+            };
+            s.push_multicast(send, &others[1..], staged);
+        }
+        s
+    }
+
+    #[test]
+    fn staged_multicast_reductions_version_the_cell() {
+        check(&multicast_all_reduce(true)).unwrap();
+        // In place, a rank may send the unit after a peer's contribution landed in it.
+        let err = check(&multicast_all_reduce(false)).unwrap_err().to_string();
+        assert!(err.contains("without waiting for message 0"), "{err}");
     }
 
     #[test]

@@ -45,11 +45,29 @@ impl GroupDim {
     }
 }
 
+/// The address geometry of a SiPAC network (paper 003): chip id = CU address of `levels`
+/// base-`radix` digits, the level-l WSS joining the CUs that differ only in digit l. SiPCO and
+/// Flex-SiPCO schedule by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SipacShape {
+    pub radix: u32,
+    pub levels: u32,
+}
+
+impl SipacShape {
+    /// Digit `level` of CU `cu`.
+    pub fn digit(&self, cu: u32, level: u32) -> u32 {
+        cu / self.radix.pow(level) % self.radix
+    }
+}
+
 /// A validated process group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     chips: Vec<u32>,
     dims: Vec<GroupDim>,
+    /// Set when the chips are CUs of a SiPAC network.
+    sipac: Option<SipacShape>,
 }
 
 impl Group {
@@ -112,7 +130,24 @@ impl Group {
                 format!("e.g. one ring dimension of size {}", chips.len()),
             ));
         }
-        Ok(Group { chips, dims })
+        Ok(Group {
+            chips,
+            dims,
+            sipac: None,
+        })
+    }
+
+    /// The same group, its chips known to be CUs of a SiPAC network of that shape.
+    pub fn on_sipac(self, shape: SipacShape) -> Group {
+        Group {
+            sipac: Some(shape),
+            ..self
+        }
+    }
+
+    /// The SiPAC geometry of the chips, when they are CUs of a SiPAC network.
+    pub fn sipac(&self) -> Option<SipacShape> {
+        self.sipac
     }
 
     /// A one-dimensional group: ranks joined as `kind`, in the order of `chips`.

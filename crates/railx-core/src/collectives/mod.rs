@@ -6,7 +6,8 @@
 //! part) that `build` expands with the ring and direct primitives:
 //! `ring` / `bidir-ring` (ring.rs), `2d-ring` (torus2d.rs), `hierarchical` (hierarchical.rs),
 //! `direct` (direct.rs), `multi-rail` (multi_rail.rs), `two-step` (two_step.rs). symmetric.rs gives the representative form the aggregated flow
-//! simulation runs at hyper-scale.
+//! simulation runs at hyper-scale. `sipco` / `flex-sipco` (sipco.rs) are not plans of lines:
+//! they schedule by a SiPAC system's CU addresses and multicast on its WSS.
 
 pub mod build;
 pub mod check;
@@ -18,6 +19,7 @@ mod multi_rail;
 pub mod plan;
 mod ring;
 pub mod schedule;
+pub mod sipco;
 pub mod symmetric;
 mod torus2d;
 mod two_step;
@@ -92,10 +94,14 @@ pub enum Algo {
     Direct,
     MultiRail,
     TwoStep,
+    /// SiPCO all-reduce over every CU of a SiPAC system (paper 003).
+    Sipco,
+    /// Flex-SiPCO: SiPCO for a job's CUs, aware of where they sit (paper 003, Algorithm 1).
+    FlexSipco,
 }
 
 impl Algo {
-    pub const ALL: [Algo; 7] = [
+    pub const ALL: [Algo; 9] = [
         Algo::Ring,
         Algo::BidirRing,
         Algo::TwoDRing,
@@ -103,6 +109,8 @@ impl Algo {
         Algo::Direct,
         Algo::MultiRail,
         Algo::TwoStep,
+        Algo::Sipco,
+        Algo::FlexSipco,
     ];
 
     pub fn name(self) -> &'static str {
@@ -114,6 +122,8 @@ impl Algo {
             Algo::Direct => "direct",
             Algo::MultiRail => "multi-rail",
             Algo::TwoStep => "two-step",
+            Algo::Sipco => "sipco",
+            Algo::FlexSipco => "flex-sipco",
         }
     }
 
@@ -126,7 +136,7 @@ impl Algo {
                     "algo",
                     name,
                     "not a collective algorithm",
-                    "use ring, bidir-ring, 2d-ring, hierarchical, direct, multi-rail or two-step",
+                    "use ring, bidir-ring, 2d-ring, hierarchical, direct, multi-rail, two-step, sipco or flex-sipco",
                 )
             })
     }
@@ -150,6 +160,11 @@ pub fn plan_for(op: Op, algo: Algo, group: &Group) -> Result<Plan> {
         Algo::Direct => direct::plan(op, group),
         Algo::MultiRail => Ok(multi_rail::plan(op, group)),
         Algo::TwoStep => two_step::plan(op, group),
+        Algo::Sipco | Algo::FlexSipco => Err(plan::not_applicable(
+            algo,
+            "schedules by SiPAC CU addresses, not by lines of group dimensions",
+            "build it with collectives::build (no per-line model applies)",
+        )),
     }
 }
 
@@ -178,6 +193,9 @@ pub(crate) fn check_size(size_bytes: u64, chunks: u32) -> Result<()> {
 /// the data is cut into `chunks` pipelined chunks.
 pub fn build(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) -> Result<Schedule> {
     check_size(size_bytes, chunks)?;
+    if matches!(algo, Algo::Sipco | Algo::FlexSipco) {
+        return sipco::build(op, algo, group, size_bytes, chunks);
+    }
     let plan = plan_for(op, algo, group)?;
     Ok(build::expand(
         op,
@@ -192,6 +210,9 @@ pub fn build(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) ->
 /// Messages and bytes of the schedule `build` would produce, without producing it.
 pub fn counts(op: Op, algo: Algo, group: &Group, size_bytes: u64, chunks: u32) -> Result<Counts> {
     check_size(size_bytes, chunks)?;
+    if matches!(algo, Algo::Sipco | Algo::FlexSipco) {
+        return sipco::counts(op, algo, group, size_bytes, chunks);
+    }
     let plan = plan_for(op, algo, group)?;
     Ok(build::counts(op, &plan, group, size_bytes, chunks))
 }

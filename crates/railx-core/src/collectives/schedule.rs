@@ -1,4 +1,5 @@
-//! A collective schedule as data: every message names its sending and receiving rank, the data
+//! A collective schedule as data: every message names its sending and receiving ranks (several
+//! for a multicast: one transmission the network replicates, as SiPCO's WSS broadcasts), the data
 //! it carries (runs of *units*, the equal blocks the collective's data is cut into), whether the
 //! receiver reduces it into its buffer or copies it, whether the sender reduced that data just
 //! before sending (so a local reduction delay applies), and the earlier messages it waits for.
@@ -17,6 +18,7 @@ use crate::sim::dag::{MessageDag, MessageId};
 
 const REDUCE: u8 = 1;
 const FORWARDS_REDUCED: u8 = 2;
+const STAGED: u8 = 4;
 
 /// One message before it is stored.
 pub(crate) struct Send<'a> {
@@ -43,7 +45,9 @@ pub struct Schedule {
     /// Bytes the units partition: `size_bytes`, or `ranks * size_bytes` for an all-to-all.
     payload_bytes: u64,
     src: Vec<u32>,
-    dst: Vec<u32>,
+    /// Message `i` goes to `dsts[dst_start[i]..dst_start[i + 1]]`.
+    dst_start: Vec<u64>,
+    dsts: Vec<u32>,
     flags: Vec<u8>,
     stage: Vec<u16>,
     run_start: Vec<u64>,
@@ -78,7 +82,8 @@ impl Schedule {
             units,
             payload_bytes,
             src: Vec::new(),
-            dst: Vec::new(),
+            dst_start: vec![0],
+            dsts: Vec::new(),
             flags: Vec::new(),
             stage: Vec::new(),
             run_start: vec![0],
@@ -91,17 +96,33 @@ impl Schedule {
     }
 
     pub(crate) fn push(&mut self, send: Send<'_>) -> MessageId {
+        self.push_multicast(send, &[], false)
+    }
+
+    /// Pushes `send` to `send.dst` and every rank of `more` (a multicast when `more` is not
+    /// empty). `staged`: a reducing receiver adds the data from a receive buffer before its next
+    /// dependent send instead of in place, so the message may arrive while the receiver is
+    /// still sending the same units (`check` versions such cells).
+    pub(crate) fn push_multicast(
+        &mut self,
+        send: Send<'_>,
+        more: &[u32],
+        staged: bool,
+    ) -> MessageId {
         let id = self.src.len() as MessageId;
         debug_assert!(send.after.iter().all(|&d| d < id));
         self.src.push(send.src);
-        self.dst.push(send.dst);
+        self.dsts.push(send.dst);
+        self.dsts.extend_from_slice(more);
+        self.dst_start.push(self.dsts.len() as u64);
         self.flags.push(
             if send.reduce { REDUCE } else { 0 }
                 | if send.forwards_reduced {
                     FORWARDS_REDUCED
                 } else {
                     0
-                },
+                }
+                | if staged { STAGED } else { 0 },
         );
         self.stage.push(send.stage);
         self.runs.extend_from_slice(send.runs);
@@ -145,15 +166,20 @@ impl Schedule {
                 if c > 0 {
                     after.push(((c - 1) * per) as MessageId + id);
                 }
-                out.push(Send {
-                    src: self.src(id),
-                    dst: self.dst(id),
-                    reduce: self.reduces(id),
-                    forwards_reduced: self.forwards_reduced(id),
-                    stage: self.stage_of(id),
-                    runs: &runs,
-                    after: &after,
-                });
+                let dsts = self.dsts(id);
+                out.push_multicast(
+                    Send {
+                        src: self.src(id),
+                        dst: dsts[0],
+                        reduce: self.reduces(id),
+                        forwards_reduced: self.forwards_reduced(id),
+                        stage: self.stage_of(id),
+                        runs: &runs,
+                        after: &after,
+                    },
+                    &dsts[1..],
+                    self.staged(id),
+                );
             }
         }
         // Ranks holding a shard: every rank, or the fundamental domain's in representative form.
@@ -185,9 +211,20 @@ impl Schedule {
         self.src[id as usize]
     }
 
-    /// Receiving rank.
+    /// Receiving rank (a multicast's first; see [`Schedule::dsts`]).
     pub fn dst(&self, id: MessageId) -> u32 {
-        self.dst[id as usize]
+        self.dsts(id)[0]
+    }
+
+    /// Every receiving rank: one, or several for a multicast.
+    pub fn dsts(&self, id: MessageId) -> &[u32] {
+        let i = id as usize;
+        &self.dsts[self.dst_start[i] as usize..self.dst_start[i + 1] as usize]
+    }
+
+    /// True when a reducing receiver stages the data in a receive buffer (`push_multicast`).
+    pub fn staged(&self, id: MessageId) -> bool {
+        self.flags[id as usize] & STAGED != 0
     }
 
     /// True when the receiver reduces the data into its buffer, false when it copies it.
@@ -233,7 +270,7 @@ impl Schedule {
         at(hi) - at(lo)
     }
 
-    /// Bytes a message carries.
+    /// Bytes a message carries (once, however many ranks a multicast reaches).
     pub fn bytes(&self, id: MessageId) -> u64 {
         self.runs_of(id)
             .iter()
@@ -257,6 +294,7 @@ impl Schedule {
     /// messages and the dependency still orders the steps).
     pub fn to_dag(&self, reduce_s_per_byte: f64) -> Result<MessageDag> {
         let mut dag = MessageDag::new();
+        let mut chips = Vec::new();
         for id in 0..self.len() {
             let bytes = self.bytes(id).max(1);
             let delay_s = if self.forwards_reduced(id) {
@@ -264,9 +302,11 @@ impl Schedule {
             } else {
                 0.0
             };
-            dag.push(
+            chips.clear();
+            chips.extend(self.dsts(id).iter().map(|&r| self.group.chip(r)));
+            dag.push_multicast(
                 self.group.chip(self.src(id)),
-                self.group.chip(self.dst(id)),
+                &chips,
                 bytes,
                 delay_s,
                 self.after(id),
@@ -290,7 +330,9 @@ impl Schedule {
     pub(crate) fn without_last(&self) -> Schedule {
         let mut out = self.clone();
         out.src.pop();
-        out.dst.pop();
+        out.dst_start.pop();
+        out.dsts
+            .truncate(*out.dst_start.last().unwrap_or(&0) as usize);
         out.flags.pop();
         out.stage.pop();
         out.run_start.pop();

@@ -139,6 +139,11 @@ pub trait PeerBuilder {
     /// the high-bandwidth domain's dimensions (`Local`) first, then those that join domains,
     /// each with its kind and axis, ranks numbered as the builder numbers the chips.
     fn collective_group(&self, chips: u32) -> Result<Group>;
+    /// A job's chips `cus` as a process group (rank i on `cus[i]`): one fully connected
+    /// dimension (what direct and ring schedules need); SiPAC adds its address geometry.
+    fn job_group(&self, cus: Vec<u32>, chips: u32) -> Result<Group> {
+        Group::line(cus, crate::collectives::DimKind::AllToAll, chips)
+    }
 }
 
 impl PeerSpec {
@@ -179,6 +184,11 @@ impl PeerSpec {
     /// Every chip as one collective process group (see [`PeerBuilder::collective_group`]).
     pub fn collective_group(&self, chips: u32) -> Result<Group> {
         self.builder().collective_group(chips)
+    }
+
+    /// A job's chips as a process group (see [`PeerBuilder::job_group`]).
+    pub fn job_group(&self, cus: Vec<u32>, chips: u32) -> Result<Group> {
+        self.builder().job_group(cus, chips)
     }
 
     /// Directed links the graph would have (two per full-duplex link of every kind).

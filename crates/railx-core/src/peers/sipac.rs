@@ -19,6 +19,7 @@
 
 use super::{check_chips, positive, LinkSpec, PeerBuilder};
 use crate::bom::{add_switches, BillOfMaterials, GlobalBandwidth};
+use crate::collectives::group::SipacShape;
 use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
@@ -102,6 +103,14 @@ impl SipacSpec {
 
     pub fn levels(&self) -> u32 {
         self.fields.levels
+    }
+
+    /// The address geometry collective schedules use.
+    pub fn shape(&self) -> SipacShape {
+        SipacShape {
+            radix: self.radix(),
+            levels: self.levels(),
+        }
     }
 
     /// Wavelengths on each level's port, level 0 first (validated).
@@ -265,6 +274,11 @@ impl PeerBuilder for SipacSpec {
                 GroupDim::new(self.radix(), DimKind::AllToAll, axis)
             })
             .collect();
-        Group::numbered(dims, chips)
+        Ok(Group::numbered(dims, chips)?.on_sipac(self.shape()))
+    }
+
+    /// A job's CUs as a process group (rank i on `cus[i]`), one fully connected dimension.
+    fn job_group(&self, cus: Vec<u32>, chips: u32) -> Result<Group> {
+        Ok(Group::line(cus, DimKind::AllToAll, chips)?.on_sipac(self.shape()))
     }
 }

@@ -1,6 +1,8 @@
 //! Message DAGs: the workload form every simulator runs, and the form collective schedules take.
 //!
-//! A message goes from one chip to another. It is injected `delay_s` after the last of the
+//! A message goes from one chip to one or more others: a *multicast* (one transmission the
+//! network replicates, e.g. at an optical WSS) names several destinations, a unicast one; both
+//! are the same record. It is injected `delay_s` after the last of the
 //! messages it depends on has fully arrived (a local compute or reduction delay); a message with
 //! no dependencies is injected at `delay_s`. Dependencies must name earlier messages, so every
 //! DAG is acyclic by construction and the messages are already in a topological order.
@@ -16,7 +18,9 @@ pub type MessageId = u32;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MessageDag {
     src: Vec<u32>,
-    dst: Vec<u32>,
+    /// Message `i` goes to `dsts[dst_start[i]..dst_start[i + 1]]` (one entry for a unicast).
+    dst_start: Vec<u64>,
+    dsts: Vec<u32>,
     bytes: Vec<u64>,
     delay_s: Vec<f64>,
     /// Message `i` depends on `deps[dep_start[i]..dep_start[i + 1]]`.
@@ -27,13 +31,13 @@ pub struct MessageDag {
 impl MessageDag {
     pub fn new() -> MessageDag {
         MessageDag {
+            dst_start: vec![0],
             dep_start: vec![0],
             ..MessageDag::default()
         }
     }
 
-    /// Appends a message and returns its id. Every dependency must be an earlier message; the
-    /// size must be positive and the delay finite and not negative.
+    /// Appends a unicast message and returns its id (see [`MessageDag::push_multicast`]).
     pub fn push(
         &mut self,
         src: u32,
@@ -42,7 +46,37 @@ impl MessageDag {
         delay_s: f64,
         after: &[MessageId],
     ) -> Result<MessageId> {
+        self.push_multicast(src, &[dst], bytes, delay_s, after)
+    }
+
+    /// Appends a message to every chip of `dsts` (distinct, at least one) and returns its id.
+    /// Every dependency must be an earlier message; the size must be positive and the delay
+    /// finite and not negative.
+    pub fn push_multicast(
+        &mut self,
+        src: u32,
+        dsts: &[u32],
+        bytes: u64,
+        delay_s: f64,
+        after: &[MessageId],
+    ) -> Result<MessageId> {
         let id = self.len();
+        if dsts.is_empty() {
+            return Err(RailxError::invalid(
+                format!("message {id}.dst"),
+                "[]",
+                "a message has at least one destination",
+                "name the receiving chip",
+            ));
+        }
+        if let Some(i) = (1..dsts.len()).find(|&i| dsts[..i].contains(&dsts[i])) {
+            return Err(RailxError::invalid(
+                format!("message {id}.dst[{i}]"),
+                dsts[i],
+                "a multicast names each destination once",
+                "drop the repeated destination",
+            ));
+        }
         if bytes == 0 {
             return Err(RailxError::invalid(
                 format!("message {id}.bytes"),
@@ -68,7 +102,8 @@ impl MessageDag {
             ));
         }
         self.src.push(src);
-        self.dst.push(dst);
+        self.dsts.extend_from_slice(dsts);
+        self.dst_start.push(self.dsts.len() as u64);
         self.bytes.push(bytes);
         self.delay_s.push(delay_s);
         self.deps.extend_from_slice(after);
@@ -88,8 +123,43 @@ impl MessageDag {
         self.src[id as usize]
     }
 
+    /// The destination of a unicast message (a multicast's first; see [`MessageDag::dsts`]).
     pub fn dst(&self, id: MessageId) -> u32 {
-        self.dst[id as usize]
+        self.dsts[self.dst_start[id as usize] as usize]
+    }
+
+    /// Every destination of a message: one for a unicast, several for a multicast.
+    pub fn dsts(&self, id: MessageId) -> &[u32] {
+        let i = id as usize;
+        &self.dsts[self.dst_start[i] as usize..self.dst_start[i + 1] as usize]
+    }
+
+    /// Whether some message has more than one destination.
+    pub fn has_multicast(&self) -> bool {
+        self.dsts.len() > self.src.len()
+    }
+
+    /// The same DAG with every multicast lowered to one unicast copy per destination (a copy
+    /// keeps the message's bytes, delay and dependencies); a message that waited for a
+    /// multicast waits for all its copies. Unicast messages are kept as they are.
+    pub fn unicast_copies(&self) -> MessageDag {
+        let mut out = MessageDag::new();
+        // Copies of message i are first_copy[i]..first_copy[i] + its destinations.
+        let mut first_copy: Vec<MessageId> = Vec::with_capacity(self.src.len());
+        let mut after = Vec::new();
+        for id in 0..self.len() {
+            first_copy.push(out.len());
+            after.clear();
+            for &d in self.after(id) {
+                let first = first_copy[d as usize];
+                after.extend(first..first + self.dsts(d).len() as MessageId);
+            }
+            for &dst in self.dsts(id) {
+                out.push(self.src(id), dst, self.bytes(id), self.delay_s(id), &after)
+                    .expect("a copy of a valid message is valid");
+            }
+        }
+        out
     }
 
     pub fn bytes(&self, id: MessageId) -> u64 {
@@ -137,8 +207,9 @@ impl MessageDag {
     /// differ (a chip does not send to itself over the network).
     pub fn check_chips(&self, chips: u32) -> Result<()> {
         for id in 0..self.len() {
-            let (s, d) = (self.src(id), self.dst(id));
-            for (field, chip) in [("src", s), ("dst", d)] {
+            let s = self.src(id);
+            let ends = std::iter::once(("src", s)).chain(self.dsts(id).iter().map(|&d| ("dst", d)));
+            for (field, chip) in ends {
                 if chip >= chips {
                     return Err(RailxError::invalid(
                         format!("message {id}.{field}"),
@@ -148,7 +219,7 @@ impl MessageDag {
                     ));
                 }
             }
-            if s == d {
+            if let Some(&d) = self.dsts(id).iter().find(|&&d| d == s) {
                 return Err(RailxError::invalid(
                     format!("message {id}.dst"),
                     d,
@@ -194,6 +265,37 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("message 0.dst = 3"));
+    }
+
+    #[test]
+    fn multicasts_lower_to_copies_that_keep_the_order() {
+        let mut dag = MessageDag::new();
+        let a = dag.push_multicast(0, &[1, 2, 3], 8, 0.0, &[]).unwrap();
+        dag.push(2, 0, 4, 1e-6, &[a]).unwrap();
+        assert!(dag.has_multicast());
+        assert_eq!(dag.dsts(a), &[1, 2, 3]);
+        let copies = dag.unicast_copies();
+        assert!(!copies.has_multicast());
+        assert_eq!(copies.len(), 4);
+        assert_eq!(
+            (0..3).map(|i| copies.dst(i)).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        assert_eq!(copies.after(3), &[0, 1, 2]);
+        assert_eq!(copies.delay_s(3), 1e-6);
+        let err = dag
+            .push_multicast(0, &[1, 1], 8, 0.0, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("message 2.dst[1] = 1"), "{err}");
+        assert!(dag.push_multicast(0, &[], 8, 0.0, &[]).is_err());
+        let mut own = MessageDag::new();
+        own.push_multicast(0, &[1, 0], 8, 0.0, &[]).unwrap();
+        assert!(own
+            .check_chips(2)
+            .unwrap_err()
+            .to_string()
+            .contains("another chip"));
     }
 
     proptest! {

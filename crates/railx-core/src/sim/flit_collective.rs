@@ -14,6 +14,12 @@
 //!   flow level has no injection limit; collectives use several links of a chip at once), and
 //!   the messages it has to send leave side by side (a queue per message), as the flow level
 //!   shares a chip's links among them.
+//! - **Multicast** (SiPCO's WSS broadcasts): lowered to one unicast copy per destination, so the
+//!   source's link carries the data once per destination instead of once (the flit model has no
+//!   replication inside a switch). This over-counts the source link: a multicast step whose
+//!   bottleneck is the receivers' links (as in SiPCO, where every CU receives r - 1 chunks and
+//!   sends one) keeps its time, others are slower than at flow level, the reference for
+//!   multicast.
 //! - **VCs**: up to `VCS_PER_CLASS` physical VCs behind each VC the routing function names
 //!   (within the simulator's 64 per port), so that messages sharing a link's input buffer rarely
 //!   block one another's way out: max-min sharing, which the flow level assumes, needs that.
@@ -145,7 +151,8 @@ pub fn simulate_collective_flit(
         ));
     }
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
-        .to_dag(spec.reduce_s_per_byte)?;
+        .to_dag(spec.reduce_s_per_byte)?
+        .unicast_copies();
     let report = simulate(net, routing, &config, &Traffic::Dag(dag))?;
     let cycles = match (report.completed, report.completion_cycles) {
         (true, Some(c)) => c,

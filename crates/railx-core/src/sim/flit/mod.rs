@@ -217,6 +217,14 @@ fn dag_state(
     cycle_s: f64,
 ) -> Result<DagState> {
     d.check_chips(vertices)?;
+    if d.has_multicast() {
+        return Err(RailxError::invalid(
+            "dag",
+            "multicast",
+            "the flit level moves unicast messages",
+            "lower it with MessageDag::unicast_copies (as flit-level collectives do)",
+        ));
+    }
     let mut routed = vec![false; vertices as usize];
     for &c in chips {
         routed[c as usize] = true;

@@ -5,7 +5,10 @@
 //! start or finish (never in between, so each interval between events has constant rates). A
 //! message arrives `latency_s` (the sum of its path's link latencies) after its last byte was
 //! sent: an isolated message takes exactly `latency_s + bytes / bandwidth`, the alpha-beta form
-//! the analytic collective models use, and contention stretches only the bandwidth term.
+//! the analytic collective models use, and contention stretches only the bandwidth term. A
+//! multicast message is one flow over its route tree (`paths`): it is delivered to every
+//! destination when its last byte has left, and its dependants start after the tree's latency
+//! (its farthest destination's; on one WSS every destination is equally far).
 //!
 //! Simultaneous events are batched: every flow finishing, and every message starting, within a
 //! relative `TIME_TOLERANCE` of the next event time is handled at that time, so rounding does

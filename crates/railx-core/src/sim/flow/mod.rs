@@ -4,7 +4,7 @@
 //!
 //! Two entry points:
 //! - `simulate`: any message DAG on any network and routing function, one flow per message
-//!   (resources = links);
+//!   (resources = links); a multicast message is one flow over the tree of its routes (`paths`);
 //! - `simulate_symmetric`: a DAG invariant under a group of translations of a RailX node grid
 //!   (all of them, or a subgroup such as the whole-row translations), given as one
 //!   representative per orbit (`SymmetricDag`); one flow per orbit of messages and one resource
@@ -83,7 +83,9 @@ fn check_routed(dag: &MessageDag, routing: &dyn Routing, chips: u32) -> Result<(
         routed[c as usize] = true;
     }
     for id in 0..dag.len() {
-        for (field, chip) in [("src", dag.src(id)), ("dst", dag.dst(id))] {
+        let ends =
+            std::iter::once(("src", dag.src(id))).chain(dag.dsts(id).iter().map(|&d| ("dst", d)));
+        for (field, chip) in ends {
             if !routed[chip as usize] {
                 return Err(RailxError::invalid(
                     format!("message {id}.{field}"),
@@ -97,20 +99,20 @@ fn check_routed(dag: &MessageDag, routing: &dyn Routing, chips: u32) -> Result<(
     Ok(())
 }
 
-/// The distinct (src, dst) pairs of a DAG and each message's pair index.
-fn distinct_pairs(dag: &MessageDag) -> (Vec<(u32, u32)>, Vec<u32>) {
-    let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-    let mut pairs = Vec::new();
-    let path_of = (0..dag.len())
+/// The distinct routes (source, destinations) of a DAG and each message's route index.
+fn distinct_routes(dag: &MessageDag) -> (Vec<(u32, &[u32])>, Vec<u32>) {
+    let mut index: FxHashMap<(u32, &[u32]), u32> = FxHashMap::default();
+    let mut routes = Vec::new();
+    let route_of = (0..dag.len())
         .map(|i| {
-            let key = (dag.src(i), dag.dst(i));
+            let key = (dag.src(i), dag.dsts(i));
             *index.entry(key).or_insert_with(|| {
-                pairs.push(key);
-                pairs.len() as u32 - 1
+                routes.push(key);
+                routes.len() as u32 - 1
             })
         })
         .collect();
-    (pairs, path_of)
+    (routes, route_of)
 }
 
 #[allow(non_snake_case)]
@@ -144,9 +146,9 @@ pub fn simulate(
 ) -> Result<FlowReport> {
     check_bins(bins)?;
     check_routed(dag, routing, net.chips())?;
-    let (pairs, path_of) = distinct_pairs(dag);
+    let (routes, path_of) = distinct_routes(dag);
     let identity: Vec<u32> = (0..net.links() as u32).collect();
-    let paths = PathSet::route_all(routing, &net.latency_s, &identity, &pairs)?;
+    let paths = PathSet::route_trees(routing, &net.latency_s, &identity, &routes)?;
     let run = engine::run(dag, &path_of, &paths, &net.bandwidth_Bps, bins);
     Ok(report(
         dag,
@@ -180,7 +182,16 @@ pub fn simulate_symmetric(
     let group = LinkOrbits::of(net, &sym.group)?;
     let dag = &sym.representatives;
     check_routed(dag, routing, net.chips())?;
-    let (pairs, path_of) = distinct_pairs(dag);
+    if dag.has_multicast() {
+        return Err(RailxError::invalid(
+            "representatives",
+            "multicast",
+            "an aggregated run takes unicast representatives",
+            "simulate the full message DAG",
+        ));
+    }
+    let (routes, path_of) = distinct_routes(dag);
+    let pairs: Vec<(u32, u32)> = routes.iter().map(|&(s, d)| (s, d[0])).collect();
     group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
     let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
     let capacity = group.orbit_capacity_Bps().to_vec();

@@ -8,6 +8,12 @@
 //! with the same routing state after the same number of hops merge, so the work stays linear in
 //! the path lengths rather than in the number of paths. A multipath message's latency is that of
 //! its slowest branch: it has arrived when its last byte has.
+//!
+//! A multicast message (one transmission replicated inside the network, as an optical WSS does)
+//! loads the *tree* of its routes: the union of the routed paths to each destination, each link
+//! once (a link shared by several destinations' routes, such as the source's uplink, carries
+//! the data once); its latency is that of its farthest destination. A unicast is the tree of
+//! one destination, so both are the same mechanism.
 
 use crate::error::{RailxError, Result};
 use crate::routing::{Hop, RouteState, Routing};
@@ -83,16 +89,39 @@ impl PathSet {
         resource_of_link: &[u32],
         pairs: &[(u32, u32)],
     ) -> Result<PathSet> {
+        let trees: Vec<(u32, &[u32])> = pairs
+            .iter()
+            .map(|(s, d)| (*s, std::slice::from_ref(d)))
+            .collect();
+        PathSet::route_trees(routing, link_latency_s, resource_of_link, &trees)
+    }
+
+    /// The multicast trees of `trees` (src chip, destination chips) under `routing` (module
+    /// docs): each resource once, with the largest share any destination's route puts on it
+    /// (1 on a deterministic route), and the latency of the farthest destination. Computed in
+    /// parallel, stored in the order of `trees`.
+    pub fn route_trees(
+        routing: &dyn Routing,
+        link_latency_s: &[f64],
+        resource_of_link: &[u32],
+        trees: &[(u32, &[u32])],
+    ) -> Result<PathSet> {
         const CHUNK: usize = 2048;
-        let parts = pairs
+        let parts = trees
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut part = PathSet::default();
                 let mut walker = Walker::default();
-                for &(s, d) in chunk {
-                    let latency = walker.walk(routing, link_latency_s, s, d)?;
-                    let inc = walker.incidence(resource_of_link);
-                    part.push(inc, latency);
+                let mut tree: Vec<(u32, f64)> = Vec::new();
+                for &(s, dsts) in chunk {
+                    tree.clear();
+                    let mut latency: f64 = 0.0;
+                    for &d in dsts {
+                        latency = latency.max(walker.walk(routing, link_latency_s, s, d)?);
+                        tree.extend_from_slice(walker.incidence(resource_of_link));
+                    }
+                    union_of_routes(&mut tree);
+                    part.push(&tree, latency);
                 }
                 Ok(part)
             })
@@ -222,6 +251,18 @@ impl Walker {
         self.merged.truncate(out);
         &self.merged
     }
+}
+
+/// The union of several routes' incidences: each resource once, sorted, with the largest share.
+fn union_of_routes(tree: &mut Vec<(u32, f64)>) {
+    tree.sort_unstable_by_key(|e| e.0);
+    tree.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = kept.1.max(later.1);
+        }
+        same
+    });
 }
 
 /// Merges branches at the same chip in the same state: shares add, the latency is the larger.
