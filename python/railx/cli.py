@@ -213,6 +213,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "railx.collectives.commands",
     "railx.sim.commands",
     "railx.wavelengths.commands",
+    "railx.multitenant.commands",
 )
 
 

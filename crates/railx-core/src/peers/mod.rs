@@ -6,6 +6,7 @@
 
 pub mod dragonfly;
 pub mod fat_tree;
+pub mod graph;
 pub mod hammingmesh;
 pub mod hyperx;
 pub mod rail_only;
@@ -123,6 +124,7 @@ pub enum PeerSpec {
     Hyperx(hyperx::HyperXSpec),
     Dragonfly(dragonfly::DragonflySpec),
     Sipac(sipac::SipacSpec),
+    Graph(graph::GraphSpec),
 }
 
 /// What every family provides.
@@ -149,6 +151,7 @@ impl PeerSpec {
             PeerSpec::Hyperx(_) => "hyperx",
             PeerSpec::Dragonfly(_) => "dragonfly",
             PeerSpec::Sipac(_) => "sipac",
+            PeerSpec::Graph(_) => "graph",
         }
     }
 
@@ -161,6 +164,7 @@ impl PeerSpec {
             PeerSpec::Hyperx(s) => s,
             PeerSpec::Dragonfly(s) => s,
             PeerSpec::Sipac(s) => s,
+            PeerSpec::Graph(s) => s,
         }
     }
 
