@@ -12,10 +12,11 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, parse_bytes
-from railx.multitenant.baselines import TOPOLOGIES
+from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, flex_sipac
 from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
+from railx.systems import System
 
 __all__ = ["register", "workload_jct"]
 
@@ -62,6 +63,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         jobs: Annotated[int, typer.Option(help="jobs per --sigma mix (one large, the others smaller)")] = 2,
         granule: Annotated[int, typer.Option(help="job sizes are multiples of this (8 = the WSS radix)")] = 8,
+        allocation: Annotated[
+            str,
+            typer.Option(
+                help="Flex-SiPAC wavelengths: heuristic (the paper's, integer) or relaxed (eq. 1's fractional optimum, faster)"
+            ),
+        ] = "heuristic",
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     ) -> None:
         """Job completion time (the slowest job's all-reduce) of a job mix on each topology, all
@@ -74,7 +81,15 @@ def register(app: typer.Typer) -> None:
             sorted(iteration_messages(workload)) if workload else [parse_bytes(s, "size") for s in (size or ["1MB"])]
         )
         mixes = _mixes(cus, job, sigma, jobs, granule)
-        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mixes, sizes)
+        if allocation not in ALLOCATIONS:
+            raise ConfigError(f"--allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+
+        def build(name: str, mix: JobMix) -> System:
+            if name == "flex-sipac":
+                return flex_sipac(mix, "mesh", allocation=allocation)
+            return TOPOLOGIES[name].build(mix, "mesh")
+
+        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mixes, sizes, build=build)
         if workload:
             totals = workload_jct(rows, workload)
             if as_json:
