@@ -115,11 +115,28 @@ def _factorisations(k: int, smallest: int = 2) -> list[list[int]]:
     return found
 
 
+def _spread(digits: list[int], k: int, q: int) -> dict[tuple[int, int], int]:
+    """OCSs per circuit class (digit d, step a): one each, the spare ones one at a time to the
+    class with the most uniform traffic per circuit (k / b_d per class of a base-b_d digit)."""
+    classes = [(d, a) for d, b in enumerate(digits) for a in range(1, b)]
+    count = dict.fromkeys(classes, 1)
+    for _ in range(q - len(classes)):
+        busiest = max(classes, key=lambda c: (k / digits[c[0]]) / count[c])
+        count[busiest] += 1
+    return count
+
+
 def _ocs_digits(k: int, q: int) -> list[int] | None:
-    """The digit bases b_0, b_1, ... (product k, sum of b - 1 at most q) of the Hamming graph
-    with the fewest mean hops for uniform traffic, sum of 1 - 1/b; None when none fits."""
+    """The digit bases b_0, b_1, ... (product k, sum of b - 1 at most q) whose Hamming graph
+    carries a uniform all-to-all fastest: the least traffic per circuit on its busiest circuit
+    class, then the fewest mean hops (sum of 1 - 1/b); None when none fits."""
     fits = [f for f in _factorisations(k) if sum(b - 1 for b in f) <= q]
-    return min(fits, key=lambda f: (sum(1 - 1 / b for b in f), len(f))) if fits else None
+
+    def cost(f: list[int]) -> tuple[float, float]:
+        count = _spread(f, k, q)
+        return max((k / f[d]) / n for (d, _), n in count.items()), sum(1 - 1 / b for b in f)
+
+    return min(fits, key=cost) if fits else None
 
 
 def _job_circuits(k: int, q: int) -> dict[tuple[int, int], float]:
@@ -127,21 +144,15 @@ def _job_circuits(k: int, q: int) -> dict[tuple[int, int], float]:
 
     Hamming steering: positions as mixed-radix numbers of the digits `_ocs_digits`; a circuit
     on one OCS adds a to one digit (mod its base), a permutation, so each OCS realises one
-    (digit, a); every (digit, a) gets one OCS and the spare OCSs go, one at a time, to the
-    circuit class with the most uniform traffic per circuit (k / b per class of a base-b digit).
-    With one digit (k - 1 <= q) that is a direct circuit to every peer. When k has no such
-    factorisation, a circulant: q shifts spread evenly over 1..k-1."""
+    (digit, a) class, spread by `_spread`. With one digit (k - 1 <= q) that is a direct circuit
+    to every peer. When k has no such factorisation, a circulant: q shifts spread evenly over
+    1..k-1."""
     digits = _ocs_digits(k, q)
     if digits is None:
         return {(p, (p + 1 + (i * (k - 1)) // q) % k): 1.0 for i in range(q) for p in range(k)}
-    classes = [(d, a) for d, b in enumerate(digits) for a in range(1, b)]
-    count = dict.fromkeys(classes, 1)
-    for _ in range(q - len(classes)):
-        busiest = max(classes, key=lambda c: (k / digits[c[0]]) / count[c])
-        count[busiest] += 1
     weights = np.cumprod([1, *digits[:-1]])
     circuits: dict[tuple[int, int], float] = {}
-    for (d, a), n in count.items():
+    for (d, a), n in _spread(digits, k, q).items():
         for p in range(k):
             digit = (p // weights[d]) % digits[d]
             other = p + (((digit + a) % digits[d]) - digit) * weights[d]
@@ -152,8 +163,8 @@ def _job_circuits(k: int, q: int) -> dict[tuple[int, int], float]:
 def sip_ocs(mix: JobMix, q: int = SIP_OCS_DEFAULT_Q) -> System:
     """SiP-OCS with its Q OCSs steered to the jobs. Each OCS joins port i of every GPU, so it
     realises one permutation of circuits, each 1/Q of the per-CU bandwidth; railx steers every
-    job's circuits on its own GPUs by `_job_circuits` (a Hamming graph fitted to Q ports, the
-    spare circuits where uniform traffic is heaviest) and relays the rest over shortest paths.
+    job's circuits on its own GPUs by `_job_circuits` (a Hamming graph fitted to Q ports and
+    balanced for uniform traffic) and relays the rest over shortest paths.
     This replaces SiP-ML's ILP (maximise the smallest inverse completion time for the estimated
     traffic) by a constructed steering for one uniform all-to-all (mesh) per job."""
     if q < 1:
