@@ -239,3 +239,21 @@ def test_cli_bad_input_is_one_line() -> None:
     result = run_railx("multitenant", "--cus", "64", "--job", "60", "--job", "8", "--topology", "superpod")
     assert result.rc == 2
     assert "exceed the 64 CUs" in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+def test_cli_workload_sums_its_layers_on_the_giant_switch() -> None:
+    result = run_railx(
+        "multitenant", "--cus", "64", "--job", "64", "--topology", "superpod", "--workload", "bert-large", "--json"
+    )
+    assert result.rc == 0, result.stderr
+    expected = sum(
+        count * mesh_closed_form_s(64, size, CU_BANDWIDTH_BPS, HOP_LATENCY_S)
+        for size, count in iteration_messages("bert-large").items()
+    )
+    assert json.loads(result.stdout)[0]["jct_s"] == pytest.approx(expected, rel=0.01)
+
+
+def test_cli_unknown_allocation_is_one_line() -> None:
+    result = run_railx("multitenant", "--cus", "64", "--job", "64", "--allocation", "greedy")
+    assert result.rc == 2
+    assert "--allocation = 'greedy'" in result.stderr and result.stderr.strip().count("\n") == 0
