@@ -153,6 +153,9 @@ def jct(per_job_s: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class JctRow:
+    """One result: a topology and algorithm (its fidelity), a mix (sizes joined by +, its
+    skewness), a message size, the mix's JCT and every job's completion time, in seconds."""
+
     topology: str
     algo: str
     fidelity: str
