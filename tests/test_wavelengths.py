@@ -456,3 +456,21 @@ def test_previous_of_another_network_is_refused(examples: Path, tmp_path: Path) 
     prev.write_text(record.stdout)
     result = run_railx("wavelengths", examples / "wavelengths" / "flex-sipac-jobs.toml", "--previous", prev)
     assert result.rc == 2 and "w = 6, but this network has w = 12" in result.stderr
+
+
+def test_mesh_traffic_by_betweenness_equals_enumerating_the_shortest_paths() -> None:
+    # A job that is not a product of digit ranges (CUs 2..10 of SiPAC(4, 2)), so its shortest
+    # paths are uneven; the betweenness sum must equal routing every pair path by path.
+    topo = SiPAC(4, 2)
+    cus = tuple(range(2, 11))
+    T = traffic_matrix(topo, [Job("m", cus, "mesh")])
+    graph = nx.Graph([(i, j) for i in cus for j in topo.neighbours(i) if j in cus])
+    expected = np.zeros_like(T)
+    for s in cus:
+        for d in cus:
+            if s != d:
+                paths = list(nx.all_shortest_paths(graph, s, d))
+                for path in paths:
+                    for a, b in zip(path, path[1:]):
+                        expected[a, b] += 2 / len(cus) / len(paths)
+    assert np.allclose(T, expected)

@@ -214,6 +214,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "railx.sim.commands",
     "railx.wavelengths.commands",
     "railx.sweep.commands",
+    "railx.multitenant.commands",
 )
 
 

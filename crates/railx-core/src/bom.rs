@@ -26,7 +26,7 @@ pub struct SwitchCount {
 }
 
 /// Global bandwidth of a system in units of one port's bandwidth (per direction).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct GlobalBandwidth {
     /// Port bandwidths crossing the worst balanced cut in one direction.
     pub bisection_ports: f64,
@@ -58,8 +58,9 @@ impl GlobalBandwidth {
     }
 }
 
-/// Components of one system, and the injection and global bandwidth they buy.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Components of one system, and the injection and global bandwidth they buy. A component a
+/// family does not have is left at its `Default` (none), so a literal names only what it counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct BillOfMaterials {
     /// Family of the system ("fat-tree", "railx", ...).
     pub family: &'static str,
@@ -93,7 +94,9 @@ pub struct BillOfMaterials {
     pub global: GlobalBandwidth,
 }
 
-/// The shape of a packet-switched network, all a BillOfMaterials needs of it.
+/// The shape of a packet-switched network, all a BillOfMaterials needs of it (an HB domain's
+/// switches default to none).
+#[derive(Default)]
 pub struct Switched {
     pub family: &'static str,
     pub chips: u64,
@@ -119,19 +122,14 @@ impl BillOfMaterials {
             ports_per_chip: net.ports_per_chip,
             packet_switches: net.packet_switches,
             hb_switches: net.hb_switches,
-            ocs: Vec::new(),
-            pcc: 0,
             aot: 2 * (net.chip_switch_links + net.switch_switch_links),
-            nics: 0,
-            wss: Vec::new(),
-            comb_transceivers: 0,
             switch_tiers: net.switch_tiers,
             chip_switch_links: net.chip_switch_links,
             switch_switch_links: net.switch_switch_links,
             chip_chip_optical_links: 0,
-            chip_wss_links: 0,
             board_links: net.board_links,
             global: net.global,
+            ..Default::default()
         }
     }
 
@@ -198,20 +196,15 @@ pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
         chips: plant.chips() as u64,
         ports_per_chip: 4 * plant.n,
         packet_switches: Vec::new(),
-        hb_switches: Vec::new(),
         ocs,
-        pcc: 0,
         aot: ports_per_node * plant.nodes() as u64,
-        nics: 0,
-        wss: Vec::new(),
-        comb_transceivers: 0,
         switch_tiers: 0,
         chip_switch_links: 0,
         switch_switch_links: 0,
         chip_chip_optical_links: circuits_max,
-        chip_wss_links: 0,
         board_links: plant.nodes() as u64 * 2 * plant.m as u64 * (plant.m as u64 - 1),
         global,
+        ..Default::default()
     }
 }
 

@@ -101,15 +101,17 @@ def _complete(instance: Instance, lam: np.ndarray) -> tuple[np.ndarray, int]:
     return full, int(np.maximum(lam - full, 0).sum())
 
 
-def heuristic(instance: Instance, relaxation: Relaxation | None = None) -> Heuristic:
+def heuristic(instance: Instance, relaxation: Relaxation | None = None, complete: bool = True) -> Heuristic:
     """Rounds the relaxed optimum (solved here unless given), fills round-robin by weight, and
-    completes if the round robin gets stuck. Every CU ends with egress = ingress = w."""
+    completes if the round robin gets stuck. Every CU ends with egress = ingress = w.
+    `complete` False skips the completion (an exact solve over arcs x w unit variables, minutes
+    at hundreds of CUs): CUs the round robin could not fill then keep wavelengths dark."""
     relaxed = (relaxation or relax(instance)).lam
     lam = round_within_budgets(instance, relaxed)
     rounded_objective = instance.objective(lam)
     filled = _round_robin(instance, lam)
     taken_back = 0
-    if np.any(instance.egress @ lam < instance.w):
+    if complete and np.any(instance.egress @ lam < instance.w):
         lam, taken_back = _complete(instance, lam)
     return Heuristic(
         lam=lam,

@@ -116,12 +116,24 @@ def traffic_matrix(topology: SiPAC, jobs: Sequence[Job]) -> np.ndarray:
                 f"jobs[{k}].cus: job {job.name!r} has CUs {parts[0][0]} and {parts[1][0]} with no path through "
                 f"WSSs inside the job; give it a range aligned to r = {topology.r} (e.g. cus = [0, {topology.r}])"
             )
+        if job.collective == "mesh":
+            _add_uniform_demand(T, graph, 2 / graph.number_of_nodes())
+            continue
         for (src, dst), volume in logical_traffic(topology, job).items():
             paths = list(nx.all_shortest_paths(graph, src, dst))
             for path in paths:
                 for a, b in zip(path, path[1:]):
                     T[a, b] += volume / len(paths)
     return T
+
+
+def _add_uniform_demand(T: np.ndarray, graph: nx.Graph, volume: float) -> None:
+    """Adds `volume` between every ordered pair of the graph's CUs, each demand split evenly over
+    its shortest paths: per arc, volume x its edge betweenness (Brandes' algorithm, O(V E)), the
+    same sum as enumerating the paths pair by pair and thousands of times faster at 512 CUs."""
+    betweenness = nx.edge_betweenness_centrality(graph.to_directed(), normalized=False)
+    for (a, b), share in betweenness.items():
+        T[a, b] += volume * share
 
 
 def wavelength_targets(T: np.ndarray, w: int) -> np.ndarray:

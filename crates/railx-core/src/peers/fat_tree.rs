@@ -265,7 +265,6 @@ impl PeerBuilder for FatTreeSpec {
             chips: self.chips,
             ports_per_chip: self.planes,
             packet_switches,
-            hb_switches: Vec::new(),
             switch_tiers: clos.switches.len() as u32,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
@@ -276,6 +275,7 @@ impl PeerBuilder for FatTreeSpec {
                 planes as f64 * self.chips as f64 / 2.0 * clos.bisection_frac(),
                 planes as f64 * clos.a2a_bottleneck(),
             ),
+            ..Default::default()
         }))
     }
 

@@ -109,12 +109,12 @@ impl PeerBuilder for HammingMeshSpec {
             chips,
             ports_per_chip: 4 * self.planes,
             packet_switches,
-            hb_switches: Vec::new(),
             switch_tiers: Clos::deepest(&trees),
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
             board_links: boards * p * 2 * a * (a - 1),
             global: GlobalBandwidth::new(chips, 4 * self.planes, bisection, board),
+            ..Default::default()
         }))
     }
 

@@ -99,12 +99,12 @@ impl PeerBuilder for HyperXSpec {
             chips,
             ports_per_chip: self.planes,
             packet_switches,
-            hb_switches: Vec::new(),
             switch_tiers: 1,
             chip_switch_links: chip_switch,
             switch_switch_links: switch_switch,
             board_links: 0,
             global: GlobalBandwidth::new(chips, self.planes, bisection, bottleneck),
+            ..Default::default()
         }))
     }
 

@@ -6,6 +6,7 @@
 
 pub mod dragonfly;
 pub mod fat_tree;
+pub mod graph;
 pub mod hammingmesh;
 pub mod hb_domain;
 pub mod hyperx;
@@ -126,6 +127,7 @@ pub enum PeerSpec {
     Hyperx(hyperx::HyperXSpec),
     Dragonfly(dragonfly::DragonflySpec),
     Sipac(sipac::SipacSpec),
+    Graph(graph::GraphSpec),
 }
 
 /// What every family provides.
@@ -158,6 +160,7 @@ impl PeerSpec {
             PeerSpec::Hyperx(_) => "hyperx",
             PeerSpec::Dragonfly(_) => "dragonfly",
             PeerSpec::Sipac(_) => "sipac",
+            PeerSpec::Graph(_) => "graph",
         }
     }
 
@@ -171,6 +174,7 @@ impl PeerSpec {
             PeerSpec::Hyperx(s) => s,
             PeerSpec::Dragonfly(s) => s,
             PeerSpec::Sipac(s) => s,
+            PeerSpec::Graph(s) => s,
         }
     }
 

@@ -223,11 +223,7 @@ impl PeerBuilder for SipacSpec {
             chips,
             ports_per_chip: l,
             packet_switches: Vec::new(),
-            hb_switches: Vec::new(),
-            ocs: Vec::new(),
-            pcc: 0,
             aot: 0,
-            nics: 0,
             wss,
             comb_transceivers: chips,
             switch_tiers: 0,
@@ -237,6 +233,7 @@ impl PeerBuilder for SipacSpec {
             chip_wss_links: links(r, l),
             board_links: 0,
             global: GlobalBandwidth::new(chips, l, bisection, hop_bound),
+            ..Default::default()
         })
     }
 

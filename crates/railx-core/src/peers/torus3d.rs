@@ -171,20 +171,16 @@ impl PeerBuilder for Torus3dSpec {
             chips,
             ports_per_chip: ports,
             packet_switches: Vec::new(),
-            hb_switches: Vec::new(),
             ocs,
             pcc: copper,
             aot: 2 * optical,
-            nics: 0,
-            wss: Vec::new(),
-            comb_transceivers: 0,
             switch_tiers: 0,
             chip_switch_links: 0,
             switch_switch_links: 0,
             chip_chip_optical_links: optical,
-            chip_wss_links: 0,
             board_links: board,
             global: GlobalBandwidth::new(chips, ports, bisection, hop_bound),
+            ..Default::default()
         })
     }
 

@@ -15,6 +15,7 @@ pub mod logical;
 pub mod peer;
 pub mod rail_only;
 pub mod railx;
+pub mod shortest_path;
 pub mod sipac;
 pub mod torus;
 pub mod updown;

@@ -6,6 +6,7 @@ use super::dragonfly::DragonflyRouting;
 use super::hammingmesh::HammingMeshRouting;
 use super::hyperx::HyperxRouting;
 use super::rail_only::RailOnlyRouting;
+use super::shortest_path::ShortestPathRouting;
 use super::sipac::SipacRouting;
 use super::torus::{TorusRouting, TorusVcs};
 use super::updown::UpDownRouting;
@@ -25,6 +26,7 @@ pub fn names(spec: &PeerSpec) -> &'static [&'static str] {
         PeerSpec::RailOnly(_) | PeerSpec::RailOptimised(_) => &["minimal"],
         PeerSpec::Hammingmesh(_) => &["dimension-order"],
         PeerSpec::Sipac(_) => &["digit-order"],
+        PeerSpec::Graph(_) => &["shortest-path"],
     }
 }
 
@@ -68,6 +70,7 @@ pub fn for_peer(spec: &PeerSpec, net: &Network, name: Option<&str>) -> Result<Bo
         }
         PeerSpec::Hammingmesh(s) => Box::new(HammingMeshRouting::new(net, s.a, s.boards)?),
         PeerSpec::Sipac(s) => Box::new(SipacRouting::new(net, s)?),
+        PeerSpec::Graph(_) => Box::new(ShortestPathRouting::new(net)?),
     })
 }
 

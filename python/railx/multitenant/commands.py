@@ -1,0 +1,119 @@
+"""`railx multitenant`: job completion time of multi-tenant all-reduces per topology and
+algorithm (paper 003, §6; docs/multitenant.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from railx.config import ConfigError, parse_bytes
+from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, flex_sipac
+from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
+from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
+from railx.multitenant.workloads import WORKLOADS, iteration_messages
+from railx.systems import System
+
+__all__ = ["register", "workload_jct"]
+
+
+def workload_jct(rows: list[JctRow], workload: str) -> dict[tuple[str, str, str], float]:
+    """One training iteration's communication time per (topology, algo, mix): its layers'
+    all-reduces one after another, all jobs in step layer by layer (the sum over layers of the
+    mix's JCT at that layer's size). `rows` must hold every message size of the workload."""
+    counts = iteration_messages(workload)
+    by_key: dict[tuple[str, str, str], float] = {}
+    for row in rows:
+        if row.size_bytes in counts:
+            key = (row.topology, row.algo, row.mix)
+            by_key[key] = by_key.get(key, 0.0) + counts[row.size_bytes] * row.jct_s
+    return by_key
+
+
+def _mixes(cus: int, jobs: list[int] | None, sigmas: list[float] | None, count: int, granule: int) -> list[JobMix]:
+    if jobs:
+        return [map_jobs(jobs, cus)]
+    return [mix_for_sigma(cus, s, count if s > 0 else max(count, 2), granule) for s in (sigmas or [0.0])]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("multitenant")
+    def multitenant_cmd(
+        cus: Annotated[int, typer.Option(help="CUs of the network: 64 or 512 (Flex-SiPAC(8, L))")] = 512,
+        topology: Annotated[
+            list[str] | None, typer.Option(help=f"repeatable; default all: {', '.join(TOPOLOGIES)}")
+        ] = None,
+        algo: Annotated[
+            list[str] | None,
+            typer.Option(help="repeatable: M (mesh, flow level) or F (Flex-SiPCO, the paper's analytic bound)"),
+        ] = None,
+        size: Annotated[list[str] | None, typer.Option(help="all-reduce message, repeatable, e.g. 1MB")] = None,
+        workload: Annotated[
+            str | None, typer.Option(help=f"instead of --size: one iteration of {', '.join(WORKLOADS)}")
+        ] = None,
+        job: Annotated[
+            list[int] | None, typer.Option(help="job sizes mapped in order from CU 0, repeatable (e.g. 384 128)")
+        ] = None,
+        sigma: Annotated[
+            list[float] | None, typer.Option(help="instead of --job: mixes of this skewness (eq. 2), repeatable")
+        ] = None,
+        jobs: Annotated[int, typer.Option(help="jobs per --sigma mix (one large, the others smaller)")] = 2,
+        granule: Annotated[int, typer.Option(help="job sizes are multiples of this (8 = the WSS radix)")] = 8,
+        allocation: Annotated[
+            str,
+            typer.Option(
+                help="Flex-SiPAC wavelengths: relaxed (eq. 1's fractional optimum; the default, fast) or heuristic (the paper's integer allocation; minutes at 512 CUs)"
+            ),
+        ] = "relaxed",
+        as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    ) -> None:
+        """Job completion time (the slowest job's all-reduce) of a job mix on each topology, all
+        normalised to 1,920 Gb/s per CU: DGX-H100 SuperPOD (one giant switch), SiP-OCS (16 OCSs,
+        circuits steered to the jobs), TPUv4 (OCS rewired per job), Flex-SiPAC (wavelengths
+        allocated to the jobs) and static SiPAC."""
+        if workload is not None and size:
+            raise ConfigError("--workload and --size: give one; a workload fixes its own message sizes")
+        sizes = (
+            sorted(iteration_messages(workload)) if workload else [parse_bytes(s, "size") for s in (size or ["1MB"])]
+        )
+        mixes = _mixes(cus, job, sigma, jobs, granule)
+        if allocation not in ALLOCATIONS:
+            raise ConfigError(f"--allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+
+        def build(name: str, mix: JobMix) -> System:
+            if name == "flex-sipac":
+                return flex_sipac(mix, "mesh", allocation=allocation)
+            return TOPOLOGIES[name].build(mix, "mesh")
+
+        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mixes, sizes, build=build)
+        if workload:
+            totals = workload_jct(rows, workload)
+            if as_json:
+                out = [
+                    {"topology": t, "algo": a, "mix": m, "workload": workload, "jct_s": v}
+                    for (t, a, m), v in totals.items()
+                ]
+                typer.echo(json.dumps(out, indent=2))
+                return
+            table = Table(title=f"{workload}: one iteration's all-reduces, {cus} CUs")
+            for col in ("topology", "algo", "mix", "JCT (ms)"):
+                table.add_column(col, justify="right")
+            for (t, a, m), v in totals.items():
+                table.add_row(t, a, m, f"{v * 1e3:.3f}")
+            Console().print(table)
+            return
+        if as_json:
+            typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
+            return
+        table = Table(title=f"multi-tenant all-reduce, {cus} CUs, 1,920 Gb/s per CU")
+        for col in ("topology", "algo", "fidelity", "jobs", "sigma", "message", "JCT (us)"):
+            table.add_column(col, justify="right")
+        for r in rows:
+            table.add_row(
+                r.topology, r.algo, r.fidelity, r.mix, f"{r.sigma:.3f}", f"{r.size_bytes:,} B", f"{r.jct_s * 1e6:.2f}"
+            )
+        Console().print(table)

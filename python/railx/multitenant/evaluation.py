@@ -1,0 +1,208 @@
+"""Job completion time of a mix's all-reduces (paper 003, §6.B): every job runs one all-reduce
+of the same message size at the same time on the network its topology builds for the mix, and
+the mix's JCT is its slowest job's.
+
+Algorithms (`ALGORITHMS`), each a function of (topology, mix, message bytes) giving every job's
+completion time:
+
+- `M`, mesh (direct) all-reduce at flow level: each CU sends chunk j (n / k bytes) to CU j of
+  its job (reduce-scatter), then every CU sends its reduced chunk to every other CU of the job
+  (all-gather): two steps of the same traffic. Every job's step is simulated at once, so jobs
+  share the network (see `mesh_step_times`).
+- `F`, Flex-SiPCO (Flex-SiPAC and static SiPAC only): for now the paper's analytic upper bound
+  (l-hat + 1)(alpha + (r - 1) 2n / (r l-hat) beta), labelled as such in every output, until the
+  flow-level Flex-SiPCO schedule replaces `flex_sipco_all_reduce`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from railx.config import ConfigError
+from railx.flowsim import Messages, simulate
+from railx.multitenant.baselines import HOP_LATENCY_S, TOPOLOGIES, FlexSipacShape
+from railx.multitenant.jobs import JobMix
+from railx.systems import System
+
+__all__ = [
+    "ALGORITHMS",
+    "ALGORITHM_FIDELITY",
+    "JctRow",
+    "evaluate",
+    "flex_sipco_all_reduce",
+    "flex_sipco_bound_s",
+    "jct",
+    "mesh_all_reduce",
+    "mesh_closed_form_s",
+]
+
+
+def _mesh_step(mix: JobMix, unit_bytes: int) -> tuple[Messages, np.ndarray]:
+    """One mesh step of every job, all starting at 0: `unit_bytes` from each CU to each other
+    CU of its job (the chunk of a message of k x unit_bytes); and each message's job."""
+    src, dst, owner = [], [], []
+    for job in range(len(mix.ranges)):
+        cus = np.fromiter(mix.cus(job), dtype=np.int64)
+        if len(cus) < 2:
+            continue
+        a, b = np.meshgrid(cus, cus, indexing="ij")
+        off = a != b
+        src.append(a[off])
+        dst.append(b[off])
+        owner.append(np.full(int(off.sum()), job))
+    if not src:
+        raise ConfigError("jobs: every job has a single CU; an all-reduce needs a job of 2 or more CUs")
+    count = sum(len(x) for x in src)
+    messages = Messages(
+        src=np.concatenate(src).astype(np.uint32),
+        dst=np.concatenate(dst).astype(np.uint32),
+        bytes=np.full(count, unit_bytes, dtype=np.uint64),
+        delay_s=np.zeros(count),
+        dep_start=np.zeros(count + 1, dtype=np.uint64),
+        deps=np.zeros(0, dtype=np.uint32),
+    )
+    return messages, np.concatenate(owner)
+
+
+def mesh_step_times(system: System, mix: JobMix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every chunk of every job's mesh step as (seconds per byte of message u, seconds of
+    latency lat, its job): a job's step for a message of n bytes takes the max over its chunks
+    of n u + lat.
+
+    Exact at flow level, from two simulations: every flow of the step starts at once and moves
+    a fixed share of n (n / k for a job of k), so the max-min fair rates, which change only when
+    flows finish, follow the same sequence at every n, and every flow's last byte leaves at a
+    time proportional to n; its arrival adds its path latency (the flow level's alpha-beta
+    form). Two runs at n0 and 2 n0 give each chunk's u and lat; a job's step is its slowest
+    chunk. Chunks are n / k bytes, fractional below k bytes, as in the alpha-beta model."""
+    unit = 1 << 12
+    messages, owner = _mesh_step(mix, unit)
+    doubled = Messages(
+        messages.src, messages.dst, messages.bytes * 2, messages.delay_s, messages.dep_start, messages.deps
+    )
+    first = simulate(system, messages).arrival_s
+    second = simulate(system, doubled).arrival_s
+    per_unit = (second - first) / unit  # seconds per chunk byte
+    latency = first - per_unit * unit
+    sizes = np.array([len(mix.cus(j)) for j in range(len(mix.ranges))], dtype=float)
+    return per_unit / sizes[owner], latency, owner
+
+
+def mesh_all_reduce(system: System, mix: JobMix, sizes_bytes: Sequence[int]) -> np.ndarray:
+    """Mesh all-reduce time of every job (columns) at every message size (rows), in seconds:
+    two steps (reduce-scatter, all-gather) of the same traffic, each as `mesh_step_times`. Jobs'
+    steps overlap in full (each starts with the other jobs' steps), which is exact where jobs
+    share no link and otherwise counts their contention over the whole step."""
+    per_byte, latency, owner = mesh_step_times(system, mix)
+    jobs = len(mix.ranges)
+    out = np.zeros((len(sizes_bytes), jobs))
+    for row, n in enumerate(sizes_bytes):
+        np.maximum.at(out[row], owner, 2 * (n * per_byte + latency))
+    return out
+
+
+def mesh_closed_form_s(k: int, size_bytes: int, port_Bps: float, latency_s: float) -> float:
+    """Mesh all-reduce of k CUs on a non-blocking switch (alpha-beta): two steps, each CU
+    sending (k - 1) chunks of n / k through its port: 2 (alpha + (k - 1) (n / k) / B)."""
+    return 2 * (latency_s + (k - 1) * (size_bytes / k) / port_Bps)
+
+
+def _levels_spanned(cus: range, r: int, L: int) -> int:
+    """l-hat: the address digits that vary among the job's CUs (the WSS levels it needs)."""
+    digits = [{(c // r**level) % r for c in cus} for level in range(L)]
+    return sum(len(d) > 1 for d in digits)
+
+
+def flex_sipco_bound_s(
+    k_levels: int, size_bytes: int, r: int, port_Bps: float, latency_s: float = HOP_LATENCY_S
+) -> float:
+    """Paper 003's bound on Flex-SiPCO all-reduce: (l-hat + 1)(alpha + (r - 1) 2n / (r l-hat)
+    beta), beta = 1 / port_Bps, the bandwidth of one of the CU's l-hat ports."""
+    return (k_levels + 1) * (latency_s + (r - 1) * 2 * size_bytes / (r * k_levels) / port_Bps)
+
+
+def flex_sipco_all_reduce(topology: str, mix: JobMix, size_bytes: int) -> np.ndarray:
+    """ANALYTIC BOUND, not a simulation: every job's Flex-SiPCO all-reduce time by the paper's
+    bound. On Flex-SiPAC a job's CUs move all w wavelengths onto the l-hat levels it spans
+    (port = w rate / l-hat); on static SiPAC every port keeps w / L. Single-CU jobs take 0."""
+    if topology not in ("flex-sipac", "sipac"):
+        raise ConfigError(f"algo = F on {topology}: Flex-SiPCO runs on Flex-SiPAC or SiPAC; use algo M there")
+    shape = FlexSipacShape.for_cus(mix.n_cus)
+    out = np.zeros(len(mix.ranges))
+    for job in range(len(mix.ranges)):
+        cus = mix.cus(job)
+        levels = _levels_spanned(cus, shape.r, shape.L)
+        if levels == 0:
+            continue
+        ports = levels if topology == "flex-sipac" else shape.L
+        out[job] = flex_sipco_bound_s(levels, size_bytes, shape.r, shape.w * shape.rate_Bps / ports)
+    return out
+
+
+ALGORITHM_FIDELITY: dict[str, str] = {"M": "flow", "F": "analytic bound (paper eq.)"}
+ALGORITHMS: tuple[str, ...] = tuple(ALGORITHM_FIDELITY)
+
+
+def jct(per_job_s: np.ndarray) -> float:
+    """The mix's job completion time: its slowest job's."""
+    return float(np.max(per_job_s))
+
+
+@dataclass(frozen=True)
+class JctRow:
+    """One result: a topology and algorithm (its fidelity), a mix (sizes joined by +, its
+    skewness), a message size, the mix's JCT and every job's completion time, in seconds."""
+
+    topology: str
+    algo: str
+    fidelity: str
+    mix: str
+    sigma: float
+    size_bytes: int
+    jct_s: float
+    per_job_s: tuple[float, ...]
+
+
+def evaluate(
+    topologies: Sequence[str],
+    algos: Sequence[str],
+    mixes: Sequence[JobMix],
+    sizes_bytes: Sequence[int],
+    build: Callable[[str, JobMix], System] | None = None,
+) -> list[JctRow]:
+    """JCT per topology x algorithm x mix x message size; F only on Flex-SiPAC and SiPAC. Each
+    network is built once per mix (`build`, default the topology's own builder for mesh jobs)."""
+    for name in topologies:
+        if name not in TOPOLOGIES:
+            raise ConfigError(f"topology = {name!r}: unknown; use one of {', '.join(TOPOLOGIES)}")
+    for algo in algos:
+        if algo not in ALGORITHM_FIDELITY:
+            raise ConfigError(f"algo = {algo!r}: unknown; use M (mesh) or F (Flex-SiPCO)")
+    build = build or (lambda name, mix: TOPOLOGIES[name].build(mix, "mesh"))
+    rows = []
+    for mix in mixes:
+        for name in topologies:
+            for algo in algos:
+                if algo == "F" and name not in ("flex-sipac", "sipac"):
+                    continue
+                if algo == "M":
+                    times = mesh_all_reduce(build(name, mix), mix, sizes_bytes)
+                else:
+                    times = np.array([flex_sipco_all_reduce(name, mix, n) for n in sizes_bytes])
+                for n, per_job in zip(sizes_bytes, times):
+                    rows.append(
+                        JctRow(
+                            name,
+                            algo,
+                            ALGORITHM_FIDELITY[algo],
+                            mix.label(),
+                            mix.sigma,
+                            int(n),
+                            jct(per_job),
+                            tuple(float(t) for t in per_job),
+                        )
+                    )
+    return rows
