@@ -17,6 +17,7 @@ use crate::collectives::Group;
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
+use crate::sim::flow::{Generator, Symmetry};
 use serde::{Deserialize, Serialize};
 
 /// Largest graph a builder materialises, in directed links.
@@ -134,6 +135,13 @@ pub trait PeerBuilder {
     /// the high-bandwidth domain's dimensions (`Local`) first, then those that join domains,
     /// each with its kind and axis, ranks numbered as the builder numbers the chips.
     fn collective_group(&self, chips: u32) -> Result<Group>;
+    /// Generators of a group of automorphisms of the built network acting freely on its chips
+    /// (`sim::flow::Symmetry`), as permutations of the chips (the switches follow, derived and
+    /// checked link by link when the group is used), and what its elements are; `None` for a
+    /// family that declares none. Aggregated flow-level runs and routed step measurements use it.
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        None
+    }
 }
 
 impl PeerSpec {
@@ -168,6 +176,17 @@ impl PeerSpec {
     /// Every chip as one collective process group (see [`PeerBuilder::collective_group`]).
     pub fn collective_group(&self, chips: u32) -> Result<Group> {
         self.builder().collective_group(chips)
+    }
+
+    /// The family's symmetry group over the built network (see [`PeerBuilder::symmetry`]), or
+    /// `None` when it declares none.
+    pub fn symmetry(&self) -> Result<Option<Symmetry>> {
+        match self.builder().symmetry() {
+            Some((what, generators)) if !generators.is_empty() => {
+                Symmetry::new(what, generators).map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Directed links the graph would have (two per full-duplex link of every kind).
