@@ -8,7 +8,7 @@ translations; peers: the family's declared symmetries, docs/flow.md) where it th
 simulator. Each cell is what
 `railx collective SYSTEM --op OP --algo ALGO --size SIZE --fidelity F [--link-model routed]` prints.
 
-Not a test: `PYTHONPATH=python python3 benchmarks/system_comparison.py [--only NAME ...] [--json OUT]`
+Not a test: `PYTHONPATH=python python3 benchmarks/system_comparison.py [--only NAME ...] [--algos ALGO ...] [--json OUT]`
 (the bidir-ring at flow level on HammingMesh and Rail-only, 4.2M flows each, takes minutes).
 """
 
@@ -76,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the rows as JSON here")
     parser.add_argument("--only", nargs="*", help="run only these systems (by name)")
+    parser.add_argument("--algos", nargs="*", help="ask only these questions (by algorithm)")
     args = parser.parse_args()
     rows = []
     print("| system | chips | question | analytic (routed) ms | flow ms | took (s) |")
@@ -84,6 +85,8 @@ def main() -> None:
         if args.only and system.name not in args.only:
             continue
         for op, algo, size in QUESTIONS:
+            if args.algos and algo not in args.algos:
+                continue
             row = {"system": system.name, "label": system.label, "chips": system.chips, "op": op, "algo": algo}
             row["size_bytes"] = size
             row["analytic"] = cell(system, op, algo, size, "analytic")
