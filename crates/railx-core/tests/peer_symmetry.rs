@@ -3,6 +3,7 @@
 //! family whose group applies; the invariance check refuses what is not an automorphism.
 
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use railx_core::collectives::links::measure;
 use railx_core::collectives::symmetric::{largest_invariant, representatives};
 use railx_core::collectives::{build, plan_for, Algo, Op};
@@ -259,10 +260,14 @@ fn a_schedule_too_large_even_aggregated_says_what_to_use() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig {
+        cases: 16,
+        rng_seed: RngSeed::Fixed(17),
+        ..ProptestConfig::default()
+    })]
 
-    /// Random small fat-trees, Rail-only and HammingMesh systems: the bidir-ring and direct
-    /// all-to-all, aggregated where a subgroup applies, equal the full simulation.
+    /// Random small fat-trees, Rail-only and HammingMesh systems (seeded): the bidir-ring and
+    /// direct all-to-all, aggregated where a subgroup applies, equal the full simulation.
     #[test]
     fn aggregation_is_exact_at_random_sizes(
         family in 0u32..3,
@@ -286,9 +291,12 @@ proptest! {
         for (op, algo) in [(Op::AllReduce, Algo::BidirRing), (Op::AllToAll, Algo::Direct)] {
             let spec = CollectiveSpec { op, algo, size_bytes: EVEN_SIZE, chunks: 1, reduce_s_per_byte: 0.0 };
             let run = simulate_collective_with(net, routing.as_ref(), &group, &spec, Some(&h)).unwrap();
-            // A direct all-to-all is invariant under every automorphism; the ring in chip order
-            // under those that rotate it (none on a single row of boards, say).
-            prop_assert!(run.aggregated || algo != Algo::Direct, "{json}");
+            // A direct all-to-all is invariant under every automorphism, so it aggregates
+            // whenever the declared group maps the network onto itself (not when a Clos's
+            // uplink wiring does not repeat leaf by leaf, e.g. 9 chips on radix 6: refused by
+            // the check); the ring in chip order only under generators that rotate it.
+            let automorphism = LinkOrbits::of(net, &h).is_ok();
+            prop_assert!(run.aggregated || algo != Algo::Direct || !automorphism, "{json}");
             let full = build(op, algo, &group, EVEN_SIZE, 1).unwrap().to_dag(0.0).unwrap();
             let all = simulate(net, routing.as_ref(), &full, 0).unwrap();
             prop_assert!(close(run.report.completion_s, all.completion_s), "{json} {}: {} vs {}", algo.name(), run.report.completion_s, all.completion_s);
