@@ -1,12 +1,15 @@
 """The same questions on RailX and four peers of 4,096 chips, each with 8 ports of 50 GB/s per chip
 (the 3D torus: 6, one per direction), through the one system handle: a 1 GiB all-reduce by
 bidirectional ring and by hierarchical algorithm, and a 1 MiB-per-rank all-to-all by the direct
-algorithm; analytic with the routed link model (each line's step measured on the routed network),
-and at flow level where the schedule fits the flow simulator (RailX aggregates over node
-translations; a peer's full schedule of tens of millions of messages does not). Each cell is what
+algorithm; analytic with the routed link model (each line's step measured on the routed network,
+one message per orbit of the system's symmetry group), and at flow level, aggregated over the
+largest subgroup of the system's symmetry group under which the schedule is invariant (RailX: node
+translations; peers: the family's declared symmetries, docs/flow.md) where it then fits the flow
+simulator. Each cell is what
 `railx collective SYSTEM --op OP --algo ALGO --size SIZE --fidelity F [--link-model routed]` prints.
 
-Not a test: `PYTHONPATH=python python3 benchmarks/system_comparison.py [--json OUT]`.
+Not a test: `PYTHONPATH=python python3 benchmarks/system_comparison.py [--only NAME ...] [--algos ALGO ...] [--json OUT]`
+(the bidir-ring at flow level on HammingMesh and Rail-only, 4.2M flows each, takes minutes).
 """
 
 from __future__ import annotations
@@ -56,17 +59,15 @@ SYSTEMS = [
     ),
 ]
 QUESTIONS = [("all-reduce", "bidir-ring", GiB), ("all-reduce", "hierarchical", GiB), ("all-to-all", "direct", MiB)]
-# Measuring a direct all-to-all's step on the 8-plane fat-tree walks every branch of up*/down*'s
-# up-links for each of 16.8M pairs (more than 10 minutes here); left out until the measurement
-# uses the tree's symmetry.
-SKIP = {("fat-tree-3t", "all-to-all")}
 
 
 def cell(system: System, op: str, algo: str, size: int, fidelity: str) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         r = collective_report(system, op, algo, size, fidelity, link_model="routed" if fidelity == "analytic" else None)
-        return {"time_s": r["time_s"], "busbw_Bps": r["busbw_Bps"], "took_s": time.perf_counter() - start}
+        out = {"time_s": r["time_s"], "busbw_Bps": r["busbw_Bps"], "took_s": time.perf_counter() - start}
+        out.update({k: r[k] for k in ("flows", "orbit") if k in r})
+        return out
     except ConfigError as exc:
         return {"error": str(exc), "took_s": time.perf_counter() - start}
 
@@ -74,13 +75,17 @@ def cell(system: System, op: str, algo: str, size: int, fidelity: str) -> dict[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the rows as JSON here")
+    parser.add_argument("--only", nargs="*", help="run only these systems (by name)")
+    parser.add_argument("--algos", nargs="*", help="ask only these questions (by algorithm)")
     args = parser.parse_args()
     rows = []
     print("| system | chips | question | analytic (routed) ms | flow ms | took (s) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for system in SYSTEMS:
+        if args.only and system.name not in args.only:
+            continue
         for op, algo, size in QUESTIONS:
-            if (system.name, op) in SKIP:
+            if args.algos and algo not in args.algos:
                 continue
             row = {"system": system.name, "label": system.label, "chips": system.chips, "op": op, "algo": algo}
             row["size_bytes"] = size
@@ -89,7 +94,10 @@ def main() -> None:
             rows.append(row)
 
             def show(c: dict[str, Any]) -> str:
-                return f"{c['time_s'] * 1e3:,.3f}" if "time_s" in c else "n/a: " + c["error"].split(":")[1].strip()[:60]
+                if "time_s" not in c:
+                    return "n/a: " + c["error"].split(":")[1].strip()[:60]
+                orbit = f" (x{c['orbit']:,})" if c.get("orbit", 1) > 1 else ""
+                return f"{c['time_s'] * 1e3:,.3f}{orbit}"
 
             took = f"{row['analytic']['took_s']:.1f} / {row['flow']['took_s']:.1f}"
             question = f"{op} {algo} {size // MiB} MiB"

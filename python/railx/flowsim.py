@@ -167,8 +167,9 @@ def symmetric_traffic(network: SystemLike, kind: SymmetricTraffic, nbytes: int) 
 @dataclass(frozen=True)
 class CollectiveFlow:
     """A collective at flow level: completion time, the flows simulated for `messages` messages,
-    rate recomputations, whether the run was aggregated over a group of node translations, and
-    `orbit`, the messages each flow stands for (the group's order; 1 when not aggregated)."""
+    rate recomputations, whether the run was aggregated over a symmetry group of the system (RailX:
+    node translations; a peer: its family's declared symmetries, docs/flow.md), and `orbit`, the
+    messages each flow stands for (the group's order; 1 when not aggregated)."""
 
     completion_s: float
     flows: int
@@ -190,9 +191,10 @@ def collective(
     cus: Sequence[int] | None = None,
 ) -> CollectiveFlow:
     """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of any
-    system, routed by `routing` (None: the system's default): on a RailX system aggregated (exact) over the largest group of node-grid translations under
-    which the network and the schedule are invariant (every translation on a torus; whole rows of
-    nodes for a ring over all chips), the full message DAG otherwise; at most
+    system, routed by `routing` (None: the system's default), aggregated (exact) over the largest
+    subgroup of the system's symmetry group under which the network and the schedule are invariant
+    (RailX: node translations, every one on a torus, whole rows of nodes for a ring over all chips;
+    a peer: its family's declared symmetries, docs/flow.md), the full message DAG otherwise; at most
     `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
     `reduce_s_per_byte`: delay before forwarding data just reduced, per byte. `cus`: a peer job's
     chips (rank i on cus[i]) instead of every chip."""

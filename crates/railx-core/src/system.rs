@@ -16,6 +16,7 @@ use crate::plan::{realize, Realized};
 use crate::routing::peer::{describe_route, for_peer, names as peer_routing_names};
 use crate::routing::railx::{RailxRouting, Scheme};
 use crate::routing::Routing;
+use crate::sim::flow::{Symmetry, Translations};
 use crate::spec::ConfigSpec;
 
 /// The routing names a RailX system offers, its default first.
@@ -103,6 +104,15 @@ impl System {
 
     pub fn chips(&self) -> u32 {
         self.network().chips()
+    }
+
+    /// The system's symmetry group: a RailX system's node translations, a peer family's declared
+    /// symmetries ([`crate::peers::PeerBuilder::symmetry`]); `None` when it declares none.
+    pub fn symmetry(&self) -> Result<Option<Symmetry>> {
+        match self {
+            System::Railx(r) => Ok(Some(Translations::whole(&r.system.plant))),
+            System::Peer { spec, .. } => spec.symmetry(),
+        }
     }
 
     /// The realized RailX system, or a one-line error naming what needs one.

@@ -154,7 +154,6 @@ fn aggregated_equals_unaggregated_for_the_benchmark_traffic() {
                 Op::AllReduce,
                 algo,
                 &group,
-                plant,
                 &translations,
                 (1 << 20, 1),
                 0.0,

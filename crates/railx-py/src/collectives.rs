@@ -161,8 +161,9 @@ fn collective_plan<'py>(
     let measured = if measure {
         let r = system.routing(routing, misroutes, job)?;
         let net = system.inner.network();
+        let symmetry = system.inner.symmetry().map_err(err)?;
         Some(
-            py.detach(|| links::measure(net, r.as_ref(), &group, &plan))
+            py.detach(|| links::measure(net, r.as_ref(), &group, &plan, symmetry.as_ref()))
                 .map_err(err)?,
         )
     } else {

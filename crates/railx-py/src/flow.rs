@@ -7,7 +7,7 @@ use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::simulate_collective;
+use railx_core::sim::flow::collective::simulate_collective_with;
 use railx_core::sim::flow::{
     simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag, Translations,
 };
@@ -150,10 +150,11 @@ fn flow_symmetric_traffic<'py>(
     crate::dag_arrays(py, &sym.representatives)
 }
 
-/// Runs a collective over every chip of the system at flow level: on a RailX system aggregated
-/// over the largest group of node translations under which it is invariant, the full schedule
-/// otherwise. Returns completion_s, flows, messages, events, aggregated and orbit (messages per
-/// flow). `cus`: a peer job's chips instead of every chip.
+/// Runs a collective over every chip of the system at flow level: aggregated over the largest
+/// subgroup of the system's symmetry group (RailX: node translations; a peer: its family's
+/// declared symmetries) under which it is invariant, the full schedule otherwise. Returns
+/// completion_s, flows, messages, events, aggregated and orbit (messages per flow). `cus`: a
+/// peer job's chips instead of every chip.
 #[pyfunction]
 #[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, cus=None))]
 #[allow(clippy::too_many_arguments)]
@@ -180,8 +181,9 @@ fn flow_collective<'py>(
     )?;
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
+    let symmetry = system.inner.symmetry().map_err(err)?;
     let run = py
-        .detach(|| simulate_collective(net, r.as_ref(), &group, &spec))
+        .detach(|| simulate_collective_with(net, r.as_ref(), &group, &spec, symmetry.as_ref()))
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("completion_s", run.report.completion_s)?;

@@ -318,8 +318,9 @@ impl System {
             .collect::<PyResult<Vec<_>>>()?;
         let r = self.routing(routing, None, None)?;
         let net = self.inner.network();
+        let symmetry = self.inner.symmetry().map_err(err)?;
         let measured = py
-            .detach(|| links::measure_numbered(net, r.as_ref(), &sizes, &specs))
+            .detach(|| links::measure_numbered(net, r.as_ref(), &sizes, &specs, symmetry.as_ref()))
             .map_err(err)?;
         Ok(measured.iter().map(|l| (l.alpha_s, l.bw_Bps)).collect())
     }

@@ -237,7 +237,7 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option(
                 "--fidelity",
-                help="How the time is computed: analytic (alpha-beta model, see --link-model), flow (the explicit schedule on the flow-level simulator; aggregated and exact on a RailX torus) or flit (the schedule on the cycle-level flit simulator; up to 1e8 flits).",
+                help="How the time is computed: analytic (alpha-beta model, see --link-model), flow (the explicit schedule on the flow-level simulator; aggregated, exactly, over the system's symmetry group where the schedule is invariant) or flit (the schedule on the cycle-level flit simulator; up to 1e8 flits).",
             ),
         ] = "analytic",
         routing: RoutingOpt = None,

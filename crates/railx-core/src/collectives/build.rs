@@ -3,9 +3,9 @@
 //! per-rank state kept here.
 //!
 //! A schedule holds every rank's messages, or (`Senders::Domain`, symmetric.rs) only those of
-//! the ranks in the fundamental domain of a group of node translations under which the whole
-//! RailX system's schedule is invariant: one representative per orbit. The primitives then keep
-//! state per *slot* (a rank, or a domain rank standing for all its translates) and credit a
+//! the ranks in the fundamental domain of a symmetry group (`sim::flow::Symmetry`) under which
+//! the whole system's schedule is invariant: one representative per orbit. The primitives then
+//! keep state per *slot* (a rank, or a domain rank standing for all its images) and credit a
 //! delivery to the slot of its receiver, so a dependency names the orbit it waits for.
 
 use crate::collectives::group::Group;
@@ -13,7 +13,7 @@ use crate::collectives::plan::{LineAlgo, Phase, Plan};
 use crate::collectives::schedule::Schedule;
 use crate::collectives::{direct, ring, Algo, Op};
 use crate::sim::dag::MessageId;
-use crate::sim::flow::Translations;
+use crate::sim::flow::Symmetry;
 
 /// What each rank holds between stages of one part.
 pub(crate) struct RankState {
@@ -33,9 +33,9 @@ pub(crate) struct RankState {
 pub(crate) enum Senders<'a> {
     /// Every rank's.
     All,
-    /// Those of the chips in the group's fundamental domain (on a whole RailX system, where
+    /// Those of the chips in the group's fundamental domain (on a whole system, where
     /// rank = chip id): one representative per orbit of the group.
-    Domain(&'a Translations),
+    Domain(&'a Symmetry),
 }
 
 impl Senders<'_> {

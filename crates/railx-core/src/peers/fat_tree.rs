@@ -14,6 +14,7 @@ use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
+use crate::sim::flow::Generator;
 use serde::{Deserialize, Serialize};
 
 /// Switch and link counts of one folded Clos.
@@ -174,6 +175,40 @@ impl Clos {
         bound
     }
 
+    /// Endpoints per leaf switch, as `build` wires them (all of them on a one-tier Clos).
+    fn leaf_size(&self) -> u32 {
+        let down = self.down.first().copied().unwrap_or(self.radix) as u64;
+        down.min(self.endpoints) as u32
+    }
+
+    /// Automorphisms of this Clos that move its endpoints, as permutations of `chips` chips whose
+    /// endpoint index is the coordinate `(c / stride) mod endpoints` of the chip id: the rotation
+    /// of the endpoints inside every leaf (the switches stay), and the shift by one leaf (leaf s
+    /// to s + 1; the upper tiers follow, as `build` wires uplink k of switch s to (s u + k) mod
+    /// S). None when the last leaf is partly filled. The group they generate (Z_leaf x
+    /// Z_leaves) acts freely on the endpoints; whether the switches follow is checked link by
+    /// link when it is used (`sim::flow::LinkOrbits`).
+    pub(crate) fn symmetries(&self, chips: u32, stride: u32) -> Vec<Generator> {
+        let (leaf, endpoints) = (self.leaf_size(), self.endpoints as u32);
+        if !endpoints.is_multiple_of(leaf) {
+            return Vec::new();
+        }
+        let mut generators = Vec::new();
+        if leaf > 1 {
+            let label = format!("rotation inside leaves of {leaf} (stride {stride})");
+            generators.push(Generator::coordinate_shift(
+                label, chips, stride, endpoints, leaf, 1,
+            ));
+        }
+        if endpoints > leaf {
+            let label = format!("shift by one leaf of {leaf} (stride {stride})");
+            generators.push(Generator::coordinate_shift(
+                label, chips, stride, endpoints, endpoints, leaf,
+            ));
+        }
+        generators
+    }
+
     /// Adds this Clos's switches to `net` and wires `endpoints` (vertex ids) to it: endpoint e on
     /// leaf e / d_1; uplink k of tier-l switch s goes to tier-(l+1) switch (s*u_l + k) mod
     /// S_(l+1), which gives each leaf's uplinks distinct upper switches and the pod structure
@@ -292,6 +327,13 @@ impl PeerBuilder for FatTreeSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// Rotations inside the leaves and shifts by whole leaves, the same in every plane.
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        let clos = self.clos().ok()?;
+        let chips = self.chips as u32;
+        Some(("leaf rotations and shifts", clos.symmetries(chips, 1)))
     }
 
     /// One fully connected dimension: every chip reaches every other through the tree.

@@ -11,6 +11,7 @@ use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::Result;
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
+use crate::sim::flow::Generator;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,6 +180,20 @@ impl PeerBuilder for HammingMeshSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// Translations by one board along X and along Y (of the global chip grid, wrapping): a
+    /// board's mesh onto the next board's, a chip row's tree onto itself (X) or onto the next
+    /// board row's same chip row (Y), and likewise the column trees.
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        let [bx, by] = self.boards;
+        let (a, chips) = (self.a, self.chips() as u32);
+        let (width, height) = (bx * a, by * a);
+        let generators = vec![
+            Generator::coordinate_shift("one board along X", chips, 1, width, width, a),
+            Generator::coordinate_shift("one board along Y", chips, width, height, height, a),
+        ];
+        Some(("board translations", generators))
     }
 
     /// Chip `x + a*(bx + boards_x*(y + a*by))`: the board's x, the row of boards (fully connected

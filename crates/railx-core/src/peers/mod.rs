@@ -21,6 +21,7 @@ use crate::collectives::Group;
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
+use crate::sim::flow::{Generator, Symmetry};
 use serde::{Deserialize, Serialize};
 
 /// Largest graph a builder materialises, in directed links.
@@ -146,6 +147,14 @@ pub trait PeerBuilder {
     fn job_group(&self, cus: Vec<u32>, chips: u32) -> Result<Group> {
         Group::line(cus, crate::collectives::DimKind::AllToAll, chips)
     }
+
+    /// Generators of a group of automorphisms of the built network acting freely on its chips
+    /// (`sim::flow::Symmetry`), as permutations of the chips (the switches follow, derived and
+    /// checked link by link when the group is used), and what its elements are; `None` for a
+    /// family that declares none. Aggregated flow-level runs and routed step measurements use it.
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        None
+    }
 }
 
 impl PeerSpec {
@@ -193,6 +202,17 @@ impl PeerSpec {
     /// A job's chips as a process group (see [`PeerBuilder::job_group`]).
     pub fn job_group(&self, cus: Vec<u32>, chips: u32) -> Result<Group> {
         self.builder().job_group(cus, chips)
+    }
+
+    /// The family's symmetry group over the built network (see [`PeerBuilder::symmetry`]), or
+    /// `None` when it declares none.
+    pub fn symmetry(&self) -> Result<Option<Symmetry>> {
+        match self.builder().symmetry() {
+            Some((what, generators)) if !generators.is_empty() => {
+                Symmetry::new(what, generators).map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Directed links the graph would have (two per full-duplex link of every kind).

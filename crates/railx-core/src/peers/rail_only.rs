@@ -14,6 +14,7 @@ use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::plant::Axis;
+use crate::sim::flow::Generator;
 use serde::{Deserialize, Serialize};
 
 /// One rail dimension: lines of `size` members, each line joined by `rails` Clos planes.
@@ -169,6 +170,32 @@ impl PeerBuilder for RailOnlySpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// The rotation of every HB domain's chips (the crossbar maps onto itself, line j's rails
+    /// onto line j + 1's), and per rail dimension its Clos's leaf rotations and shifts applied to
+    /// every line at once.
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        let closes = self.closes().ok()?;
+        let chips = self.chips() as u32;
+        let k = self.hb_domain;
+        let mut generators = Vec::new();
+        if k > 1 {
+            generators.push(Generator::coordinate_shift(
+                "rotation of the HB domains",
+                chips,
+                1,
+                k,
+                k,
+                1,
+            ));
+        }
+        let mut stride = k;
+        for (d, clos) in self.dims.iter().zip(&closes) {
+            generators.extend(clos.symmetries(chips, stride));
+            stride *= d.size;
+        }
+        Some(("HB-domain rotations and rail leaf shifts", generators))
     }
 
     /// The HB domain (local), then each rail dimension (fully connected through its Clos), the

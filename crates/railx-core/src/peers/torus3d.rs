@@ -12,6 +12,7 @@ use crate::collectives::{DimKind, Group, GroupDim};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::Axis;
+use crate::sim::flow::Generator;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,6 +213,27 @@ impl PeerBuilder for Torus3dSpec {
 
     fn link(&self) -> &LinkSpec {
         &self.link
+    }
+
+    /// Translations by one cube along each dimension of more than one cube: a link's class and
+    /// latency depend on its position inside the cube (board trace, copper, optical), so a
+    /// translation by one chip is not an automorphism, one by a cube is (OCS circuits keep
+    /// every cube's face wired to the next cube's).
+    fn symmetry(&self) -> Option<(&'static str, Vec<Generator>)> {
+        self.validate().ok()?;
+        let chips = self.chips() as u32;
+        let mut stride = 1;
+        let mut generators = Vec::new();
+        for (j, &extent) in self.dims.iter().enumerate() {
+            if extent > self.cube {
+                let label = format!("one cube along dimension {j}");
+                generators.push(Generator::coordinate_shift(
+                    label, chips, stride, extent, extent, self.cube,
+                ));
+            }
+            stride *= extent;
+        }
+        Some(("cube translations", generators))
     }
 
     /// Per torus dimension (extent > 1) the position inside the cube (local), then the ring of

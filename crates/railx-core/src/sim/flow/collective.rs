@@ -1,10 +1,11 @@
 //! A collective schedule at flow level: aggregated (one flow per orbit of messages, exact) over
-//! the largest group of node translations (every translation, else whole rows; see
-//! `collectives::symmetric::candidates`) under which the schedule and the network are invariant,
-//! when the collective group is the whole system; otherwise the full message DAG. Either way at
+//! the largest subgroup of the system's symmetry group (RailX: its node translations; a peer:
+//! its family's declared symmetries, `PeerBuilder::symmetry`) under which the schedule and the
+//! network are invariant, when the collective group is the whole system (see
+//! `collectives::symmetric::largest_invariant`); otherwise the full message DAG. Either way at
 //! most `MAX_FLOWS` flows.
 
-use super::symmetry::{LinkOrbits, Translations};
+use super::symmetry::{LinkOrbits, Symmetry, Translations};
 use super::{simulate, simulate_symmetric, FlowReport};
 use crate::collectives::symmetric::{largest_invariant, representatives};
 use crate::collectives::{build, counts, Algo, Group, Op};
@@ -32,36 +33,51 @@ pub struct CollectiveSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveRun {
     pub report: FlowReport,
-    /// True when it ran as representatives of orbits of a group of node translations.
+    /// True when it ran as representatives of orbits of a symmetry group.
     pub aggregated: bool,
     /// Messages each flow stands for: the group's order when aggregated, else 1.
     pub orbit: u64,
-    /// The generators of that group (empty when not aggregated).
-    pub generators: Vec<(u32, u32)>,
+    /// The labels of that group's generators (empty when not aggregated), e.g. `["(0, 1)"]`.
+    pub generators: Vec<String>,
 }
 
-/// The group to aggregate over: the largest under which the schedule and the network are
-/// invariant, when the routing covers the whole system and the group is not trivial.
+/// The group to aggregate over: the largest subgroup of `symmetry` under which the schedule and
+/// the network are invariant, when the routing covers the whole system and it is not trivial.
 fn aggregation_group(
     net: &Network,
     routing: &dyn Routing,
     group: &Group,
     spec: &CollectiveSpec,
-) -> Option<Translations> {
-    let plant = net.railx_plant().ok()?;
+    symmetry: &Symmetry,
+) -> Option<Symmetry> {
     if routing.chips().len() != net.chips() as usize {
         return None;
     }
-    let h = largest_invariant(spec.op, spec.algo, group, plant)?;
+    let h = largest_invariant(spec.op, spec.algo, group, symmetry)?;
     (h.order() > 1 && LinkOrbits::of(net, &h).is_ok()).then_some(h)
 }
 
-/// Runs the collective `spec` over `group` on `net` routed by `routing` (module docs).
+/// Runs the collective `spec` over `group` on `net` routed by `routing`, aggregated over a RailX
+/// network's node translations where exact (module docs).
 pub fn simulate_collective(
     net: &Network,
     routing: &dyn Routing,
     group: &Group,
     spec: &CollectiveSpec,
+) -> Result<CollectiveRun> {
+    let translations = net.railx_plant().ok().map(Translations::whole);
+    simulate_collective_with(net, routing, group, spec, translations.as_ref())
+}
+
+/// Runs the collective `spec` over `group` on `net` routed by `routing`, aggregated over the
+/// largest subgroup of `symmetry` (the system's symmetry group, if it has one) under which it
+/// is exact (module docs).
+pub fn simulate_collective_with(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    symmetry: Option<&Symmetry>,
 ) -> Result<CollectiveRun> {
     if !(spec.reduce_s_per_byte.is_finite() && spec.reduce_s_per_byte >= 0.0) {
         return Err(RailxError::invalid(
@@ -73,13 +89,14 @@ pub fn simulate_collective(
     }
     let size = (spec.size_bytes, spec.chunks);
     let c = counts(spec.op, spec.algo, group, size.0, size.1)?;
-    let h = aggregation_group(net, routing, group, spec);
-    let orbit = h.as_ref().map_or(1, Translations::order);
+    let h = symmetry.and_then(|s| aggregation_group(net, routing, group, spec, s));
+    let orbit = h.as_ref().map_or(1, Symmetry::order);
     let flows = c.messages / orbit;
     if flows > MAX_FLOWS {
-        let aggregated = match &h {
-            Some(h) => format!("aggregated over {} node translations", h.order()),
-            None => "not aggregatable here".to_string(),
+        let aggregated = match (&h, symmetry) {
+            (Some(h), _) => format!("aggregated over {} {}", h.order(), h.what()),
+            (None, Some(s)) => format!("invariant under none of the system's {}", s.what()),
+            (None, None) => "not aggregatable: the system declares no symmetry".to_string(),
         };
         return Err(RailxError::invalid(
             "schedule",
@@ -88,26 +105,17 @@ pub fn simulate_collective(
                 "this {} schedule ({aggregated}) needs {flows} flows, more than the {MAX_FLOWS} a flow-level run is limited to",
                 spec.algo.name()
             ),
-            "use the analytic fidelity, a smaller system, or a torus-invariant algorithm (hierarchical, 2d-ring) on a torus",
+            "use the analytic fidelity, a smaller system, or an algorithm invariant under more of the system's symmetry (hierarchical or 2d-ring on a torus, direct all-to-all)",
         ));
     }
     if let Some(h) = h {
-        let plant = net.railx_plant()?;
-        let sym = representatives(
-            spec.op,
-            spec.algo,
-            group,
-            plant,
-            &h,
-            size,
-            spec.reduce_s_per_byte,
-        )?;
+        let sym = representatives(spec.op, spec.algo, group, &h, size, spec.reduce_s_per_byte)?;
         let report = simulate_symmetric(net, routing, &sym, 0)?;
         return Ok(CollectiveRun {
             report,
             aggregated: true,
             orbit,
-            generators: h.generators().to_vec(),
+            generators: h.labels(),
         });
     }
     let dag = build(spec.op, spec.algo, group, size.0, size.1)?.to_dag(spec.reduce_s_per_byte)?;

@@ -30,7 +30,7 @@ use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use paths::PathSet;
 use rustc_hash::FxHashMap;
-pub use symmetry::{LinkOrbits, SymmetricDag, Translations};
+pub use symmetry::{Generator, LinkOrbits, SymmetricDag, Symmetry, Translations};
 pub use timeline::Timeline;
 
 /// Representative routes checked for equivariance in every aggregated run.

@@ -1,53 +1,63 @@
-//! Translations of a RailX node grid — the whole group or a subgroup of it — and message DAGs
-//! invariant under them.
+//! Groups of network automorphisms acting freely on chips — RailX's node translations, a peer
+//! family's declared symmetries — and message DAGs invariant under them.
 //!
-//! A translation `g = (dX, dY)` moves chip `(X, Y, x, y)` to `((X+dX) mod P, (Y+dY) mod Q, x, y)`.
-//! The translations form the group `G = Z_P x Z_Q`; aggregation works over any subgroup `H` of
-//! it, given by generators (`Translations`): the whole group, or e.g. the translations by whole
-//! rows of nodes `(0, dY)`, under which a ring over all chips in chip-id order is invariant (a
-//! shift by one row adds `P * chips per node` to every chip id mod N: a rotation of the ring)
-//! while it is not under `G`. `H` maps the network onto itself when every link's translate by
-//! each generator is a link of the same class, rail, bandwidth and latency — true of a torus
-//! built from ring dimensions, whose rings join nodes in index order with wrap-around, and
-//! checked here link by link, never assumed. Any translation other than the identity moves every
-//! node, so `H` acts freely on chips, hence on links and on messages: every orbit has exactly
-//! `|H|` members. Each orbit of chips meets the *fundamental domain* (the least node of every
-//! coset `n + H`, with all its chips) exactly once; the representatives are the messages whose
-//! source lies in it (for `G`: node 0; for `(0, dY)`: the nodes of row 0).
+//! A group `H` is given by generators, each a permutation of the chips (`Generator`); the
+//! generators must commute and `H` must act freely on chips (every element other than the
+//! identity moves every chip), both checked when the group is built (`Symmetry::new`): then `H`
+//! is the product of the cyclic groups of its generators, an element is a vector of exponents
+//! (numbered in mixed radix, the identity first), and every orbit of chips has exactly `|H|`
+//! members. Its *fundamental domain* is the least chip of every orbit; the representatives of a
+//! DAG are the messages whose source lies in it.
+//!
+//! Instances: RailX's translations `g = (dX, dY)`, moving chip `(X, Y, x, y)` to
+//! `((X+dX) mod P, (Y+dY) mod Q, x, y)` (`Symmetry::generated`: every translation, or a
+//! subgroup such as the whole rows `(0, dY)`), and each peer family's generators
+//! (`PeerBuilder::symmetry`: cube translations of a 3D torus, board translations of a
+//! HammingMesh, HB-domain rotations and leaf shifts of Rail-only's rails, leaf shifts and
+//! rotations of a fat-tree). On a network with packet switches, a generator's action on the
+//! switches is derived from its action on chips (`lift`: tier by tier, a switch goes to the
+//! switch whose lower neighbours are the images of its own, twins in order), and `LinkOrbits`
+//! checks link by link that the resulting vertex permutation maps every link onto a link of the
+//! same class, rail, bandwidth and latency, never assuming it.
 //!
 //! Exactness of the aggregated simulation (one representative flow per orbit of messages, one
-//! resource per orbit of links, each resource with ONE link's capacity), for any subgroup `H`:
+//! resource per orbit of links), for any such group `H`:
 //!
 //! 1. Invariance. Let the network be invariant under `H`, the routing equivariant (for g in H,
-//!    the route of `g.s -> g.d` is the translate of the route of `s -> d`) and the message DAG
+//!    the route of `g.s -> g.d` is the image of the route of `s -> d`) and the message DAG
 //!    invariant (message `g.i` exists for every message i and g in H, with the same bytes and
-//!    delay, and waits for the translates of what i waits for). Max-min fair rates are unique,
-//!    and the translate of a max-min fair allocation is again feasible and max-min fair, so at
+//!    delay, and waits for the images of what i waits for). Max-min fair rates are unique,
+//!    and the image of a max-min fair allocation is again feasible and max-min fair, so at
 //!    every instant `rate(g.f) = rate(f)`. By induction over events (every event time and every
 //!    set of flows starting or finishing at it is invariant) all members of an orbit start, run
 //!    at the same rate and finish at the same times.
-//! 2. Loads. Count the crossings between a flow orbit F and a link orbit L two ways: the `|H|`
-//!    flows of F each cross L `c(F, L)` times (c as seen on the representative path), and each of
-//!    the `|H|` links of L is crossed by the same number of flows of F (invariance), so each link
-//!    of L carries `c(F, L) * rate(F)` from F. The load of any link of L is therefore
-//!    `sum_F c(F, L) rate(F)` — the load of resource L in the aggregated problem, whose capacity
-//!    is one link's. Progressive filling on the aggregated problem therefore raises the same
-//!    levels and saturates the same orbits at the same levels as on the full network: the rates,
-//!    and so every event time, are the same (up to floating-point rounding of the sums).
+//! 2. Loads. `H` acts freely on chips, so every orbit F of messages has `|H|` members; an orbit
+//!    L of links has `|L|` members, `|H|` when H acts freely on links (always on a network of
+//!    chips only, where a link moves with its source chip) and fewer when some element fixes a
+//!    link (two switches fixed by it, e.g. a fat-tree's top tier under a leaf shift). Count the
+//!    crossings of L by F two ways: the `|H|` flows of F each cross L `c(F, L)` times (c as seen
+//!    on the representative path), and each of the `|L|` links of L is crossed equally often
+//!    (invariance), so each link of L carries `(|H| / |L|) c(F, L) rate(F)` from F. A link of L
+//!    is within its bandwidth `b` exactly when `sum_F c(F, L) rate(F) <= b |L| / |H|`: resource
+//!    L of the aggregated problem has capacity `b |L| / |H|` (one link's bandwidth when the
+//!    action on L is free). Progressive filling on the aggregated problem therefore raises the
+//!    same levels and saturates the same orbits at the same levels as on the full network: the
+//!    rates, and so every event time, are the same (up to floating-point rounding of the sums).
 //! 3. Dependencies. Because all members of an orbit arrive at the same time, a message's start
 //!    depends only on which orbits it waits for, not on which member: the representative DAG
 //!    names dependencies by orbit (`SymmetricDag`), and any invariant way of picking the member
 //!    (see `SymmetricDag::expand`) has the same timing.
 //!
-//! What a subgroup changes: only `|H|` in place of `P*Q` in point 2, the invariance required of
-//! network, routing and DAG (under `H` only, which is weaker), and which member of an orbit a
-//! dependency can name in `expand`. Under `G` some member of every orbit arrives at any node;
-//! under `H` only the members of an orbit whose destination lies in the dependent's coset do.
-//! Schedules (`collectives::symmetric`) only ever wait for a delivery to the sender (whose orbit
-//! then has a member arriving at the sender: the builder credits it to the receiver's orbit) or
-//! for the sender's own earlier send (its member with the same translation); `expand` picks the
-//! member arriving at the sender where one exists and the same translate otherwise — both rules
-//! commute with `H`, and by point 3 the timing does not depend on the choice.
+//! A subgroup changes only `|H|`, the invariance required of network, routing and DAG (under the
+//! subgroup only, which is weaker), and which member of an orbit a dependency can name in
+//! `expand`. Under a group acting transitively some member of every orbit arrives at any chip;
+//! under a smaller one only the members of an orbit whose destination lies in the dependent's
+//! orbit do. Schedules (`collectives::symmetric`) only ever wait for a delivery to the sender
+//! (whose orbit then has a member arriving at the sender: the builder credits it to the
+//! receiver's orbit) or for the sender's own earlier send (its member with the same element);
+//! `expand` picks the member arriving at the sender where one exists and the same element
+//! otherwise — both rules commute with `H`, and by point 3 the timing does not depend on the
+//! choice.
 //!
 //! The invariance of the network is checked exhaustively; the equivariance of the routing on a
 //! deterministic sample of the representative routes at run time (`check_equivariance`), and
@@ -61,25 +71,176 @@ use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use rustc_hash::FxHashMap;
 
-/// A subgroup `H` of the translations of a node grid (module docs), with its elements and a
-/// fundamental domain: pure grid arithmetic, no network.
+/// One generator of a symmetry group: a permutation of the chips, with a label for reports.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Translations {
-    grid: Grid,
-    generators: Vec<(u32, u32)>,
-    /// The elements of H, the identity first.
-    elements: Vec<(u32, u32)>,
-    /// Per translation `dY*P + dX`: its index in `elements`, or `u32::MAX` when it is not in H.
-    element_index: Vec<u32>,
-    /// The fundamental domain: the least node of every coset, ascending.
-    domain: Vec<u32>,
-    /// Per node: the index of its coset's domain node, and the element moving that node onto it.
-    coset_of_node: Vec<(u32, u32)>,
+pub struct Generator {
+    pub label: String,
+    /// `chips[c]`: the image of chip c.
+    pub chips: Vec<u32>,
 }
 
-impl Translations {
+impl Generator {
+    /// The shift of one mixed-radix coordinate of the chip ids: the coordinate `i = (c / stride)
+    /// mod extent` goes to `i'`, its block of `block` consecutive values (block divides extent)
+    /// rotated by `step`: `i' = i - i mod block + (i mod block + step) mod block`. A torus
+    /// translation is one block of the whole extent; a rotation inside a fat-tree leaf is blocks
+    /// of the leaf's size.
+    pub fn coordinate_shift(
+        label: impl Into<String>,
+        chips: u32,
+        stride: u32,
+        extent: u32,
+        block: u32,
+        step: u32,
+    ) -> Generator {
+        let image = |c: u32| {
+            let i = (c / stride) % extent;
+            let j = i - i % block + (i % block + step) % block;
+            c - i * stride + j * stride
+        };
+        Generator {
+            label: label.into(),
+            chips: (0..chips).map(image).collect(),
+        }
+    }
+
+    fn is_identity(&self) -> bool {
+        self.chips.iter().enumerate().all(|(c, &g)| c as u32 == g)
+    }
+}
+
+/// A finite abelian group H of permutations of the chips, given by commuting generators and
+/// acting freely (module docs), with its fundamental domain: pure arithmetic on chip ids, no
+/// network. RailX's node translations are `Translations`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Symmetry {
+    /// What the elements are ("node translations", "board translations", ...), for messages.
+    what: String,
+    /// The node grid, for RailX's translations (a group of another grid is refused by name).
+    grid: Option<Grid>,
+    generators: Vec<Generator>,
+    /// The order of each generator; H is the product of their cyclic groups.
+    orders: Vec<u32>,
+    /// The least chip of every orbit, ascending.
+    domain: Vec<u32>,
+    /// Per chip: the slot of its orbit's domain chip, and the element moving that chip onto it.
+    member_of_chip: Vec<(u32, u32)>,
+}
+
+/// RailX's node translations: a `Symmetry` built by `Symmetry::generated`.
+pub type Translations = Symmetry;
+
+fn invalid_group(what: &str, rule: String) -> RailxError {
+    RailxError::invalid(
+        "symmetry",
+        what,
+        rule,
+        "declare commuting generators of a group acting freely on chips (e.g. translations), or simulate the full message DAG",
+    )
+}
+
+impl Symmetry {
+    /// The group generated by `generators` (identities dropped); an error unless they are
+    /// permutations of the same chips that commute and generate a group acting freely.
+    pub fn new(what: impl Into<String>, generators: Vec<Generator>) -> Result<Symmetry> {
+        Symmetry::with_grid(what.into(), None, generators)
+    }
+
+    fn with_grid(what: String, grid: Option<Grid>, generators: Vec<Generator>) -> Result<Symmetry> {
+        let chips = generators.first().map_or(0, |g| g.chips.len());
+        for g in &generators {
+            let mut seen = vec![false; chips];
+            let permutes = g.chips.len() == chips
+                && g.chips.iter().all(|&c| {
+                    (c as usize) < chips && !std::mem::replace(&mut seen[c as usize], true)
+                });
+            if !permutes {
+                return Err(invalid_group(
+                    &what,
+                    format!(
+                        "generator {} is not a permutation of {chips} chips",
+                        g.label
+                    ),
+                ));
+            }
+        }
+        let generators: Vec<Generator> = generators
+            .into_iter()
+            .filter(|g| !g.is_identity())
+            .collect();
+        for (i, a) in generators.iter().enumerate() {
+            for b in &generators[i + 1..] {
+                if (0..chips).any(|c| a.chips[b.chips[c] as usize] != b.chips[a.chips[c] as usize])
+                {
+                    return Err(invalid_group(
+                        &what,
+                        format!("generators {} and {} do not commute", a.label, b.label),
+                    ));
+                }
+            }
+        }
+        let orders: Vec<u32> = generators
+            .iter()
+            .map(|g| {
+                let (mut c, mut n) = (g.chips[0], 1);
+                while c != 0 {
+                    c = g.chips[c as usize];
+                    n += 1;
+                }
+                n
+            })
+            .collect();
+        let order: u64 = orders.iter().map(|&n| n as u64).product();
+        let mut member_of_chip = vec![(u32::MAX, 0u32); chips];
+        let mut domain = Vec::new();
+        let mut queue = Vec::new();
+        for root in 0..chips as u32 {
+            if member_of_chip[root as usize].0 != u32::MAX {
+                continue;
+            }
+            let slot = domain.len() as u32;
+            domain.push(root);
+            member_of_chip[root as usize] = (slot, 0);
+            queue.clear();
+            queue.push(root);
+            let mut size = 0u64;
+            while let Some(c) = queue.pop() {
+                size += 1;
+                let k = member_of_chip[c as usize].1;
+                for (i, g) in generators.iter().enumerate() {
+                    let image = g.chips[c as usize];
+                    let next = step_element(&orders, k, i);
+                    let seen = member_of_chip[image as usize];
+                    if seen.0 == u32::MAX {
+                        member_of_chip[image as usize] = (slot, next);
+                        queue.push(image);
+                    } else if seen != (slot, next) {
+                        return Err(invalid_group(
+                            &what,
+                            format!("the group does not act freely: an element other than the identity fixes chip {image}"),
+                        ));
+                    }
+                }
+            }
+            if size != order {
+                return Err(invalid_group(
+                    &what,
+                    format!("the orbit of chip {root} has {size} chips, not the group's order {order}: the generators are not independent or the action is not free"),
+                ));
+            }
+        }
+        Ok(Symmetry {
+            what,
+            grid,
+            generators,
+            orders,
+            domain,
+            member_of_chip,
+        })
+    }
+
     /// The subgroup of `plant`'s node translations generated by `generators` (each `(dX, dY)`
-    /// with `dX < P`, `dY < Q`).
+    /// with `dX < P`, `dY < Q`, independent).
     pub fn generated(plant: &Plant, generators: &[(u32, u32)]) -> Result<Translations> {
         let grid = Grid::of(plant);
         if let Some(&g) = generators.iter().find(|g| g.0 >= grid.p || g.1 >= grid.q) {
@@ -93,202 +254,198 @@ impl Translations {
                 "e.g. [(1, 0), (0, 1)] for every translation, [(0, 1)] for whole rows",
             ));
         }
-        let order = grid.order() as usize;
-        let index = |(dx, dy): (u32, u32)| (dy * grid.p + dx) as usize;
-        let mut element_index = vec![u32::MAX; order];
-        let mut elements = vec![(0, 0)];
-        element_index[0] = 0;
-        // Closure under the generators (a finite group: sums of generators are all of H).
-        let mut next = 0;
-        while next < elements.len() {
-            let (x, y) = elements[next];
-            for &(dx, dy) in generators {
-                let e = ((x + dx) % grid.p, (y + dy) % grid.q);
-                if element_index[index(e)] == u32::MAX {
-                    element_index[index(e)] = elements.len() as u32;
-                    elements.push(e);
-                }
-            }
-            next += 1;
-        }
-        let mut domain = Vec::new();
-        let mut coset_of_node = vec![(u32::MAX, 0); order];
-        for node in 0..order as u32 {
-            if coset_of_node[node as usize].0 != u32::MAX {
-                continue;
-            }
-            let (x, y) = (node % grid.p, node / grid.p);
-            for (k, &(dx, dy)) in elements.iter().enumerate() {
-                let member = ((y + dy) % grid.q) * grid.p + (x + dx) % grid.p;
-                coset_of_node[member as usize] = (domain.len() as u32, k as u32);
-            }
-            domain.push(node);
-        }
-        Ok(Translations {
-            grid,
-            generators: generators.to_vec(),
-            elements,
-            element_index,
-            domain,
-            coset_of_node,
-        })
+        let chips = plant.chips();
+        let gens = generators
+            .iter()
+            .map(|&step| Generator {
+                label: format!("{step:?}"),
+                chips: (0..chips).map(|c| grid.translate(c, step)).collect(),
+            })
+            .collect();
+        Symmetry::with_grid("node translations".into(), Some(grid), gens)
     }
 
     /// Every translation of the grid (generated by (1, 0) and (0, 1)).
     pub fn whole(plant: &Plant) -> Translations {
-        Translations::generated(plant, &[(1 % plant.p, 0), (0, 1 % plant.q)])
-            .expect("unit steps are translations of every grid")
+        Symmetry::generated(plant, &[(1 % plant.p, 0), (0, 1 % plant.q)])
+            .expect("unit steps generate the translations of every grid")
     }
 
     /// The translations by whole rows of nodes, `(0, dY)` (generated by (0, 1)).
     pub fn whole_rows(plant: &Plant) -> Translations {
-        Translations::generated(plant, &[(0, 1 % plant.q)])
-            .expect("unit steps are translations of every grid")
+        Symmetry::generated(plant, &[(0, 1 % plant.q)])
+            .expect("unit steps generate the translations of every grid")
     }
 
-    /// |H|: the size of every orbit.
+    /// The subgroup generated by the generators at `indices`.
+    pub fn subgroup(&self, indices: &[usize]) -> Symmetry {
+        let gens = indices
+            .iter()
+            .map(|&i| self.generators[i].clone())
+            .collect();
+        Symmetry::with_grid(self.what.clone(), self.grid.clone(), gens)
+            .expect("a subset of independent commuting generators of a free action is one")
+    }
+
+    /// |H|: the size of every orbit of chips.
     pub fn order(&self) -> u64 {
-        self.elements.len() as u64
+        self.orders.iter().map(|&n| n as u64).product()
     }
 
-    pub fn generators(&self) -> &[(u32, u32)] {
+    pub fn generators(&self) -> &[Generator] {
         &self.generators
     }
 
-    /// Whether this group acts on `plant`'s node grid.
-    pub fn fits(&self, plant: &Plant) -> bool {
-        self.grid == Grid::of(plant)
+    /// The generators' labels, e.g. `["(0, 1)"]`.
+    pub fn labels(&self) -> Vec<String> {
+        self.generators.iter().map(|g| g.label.clone()).collect()
+    }
+
+    /// What the elements are, e.g. "node translations".
+    pub fn what(&self) -> &str {
+        &self.what
+    }
+
+    /// Chips the group permutes.
+    pub fn chips(&self) -> u32 {
+        self.member_of_chip.len() as u32
     }
 
     /// Chips in the fundamental domain: one per orbit of chips.
     pub fn domain_chips(&self) -> u32 {
-        self.domain.len() as u32 * self.grid.per_node
+        self.domain.len() as u32
     }
 
     /// The `slot`-th chip of the fundamental domain (ascending chip ids).
     pub fn domain_chip(&self, slot: u32) -> u32 {
-        let per = self.grid.per_node;
-        self.domain[(slot / per) as usize] * per + slot % per
+        self.domain[slot as usize]
     }
 
     /// The slot of the domain chip in `chip`'s orbit, and the element moving it onto `chip`.
     pub fn member(&self, chip: u32) -> (u32, u32) {
-        let per = self.grid.per_node;
-        let (coset, k) = self.coset_of_node[(chip / per) as usize];
-        (coset * per + chip % per, k)
+        self.member_of_chip[chip as usize]
+    }
+
+    /// The exponent of each generator in element `k`.
+    fn exponents(&self, mut k: u32) -> Vec<u32> {
+        self.orders
+            .iter()
+            .map(|&n| {
+                let e = k % n;
+                k /= n;
+                e
+            })
+            .collect()
     }
 
     /// Chip `chip` moved by the element of index `k`.
     pub fn translate(&self, chip: u32, k: u32) -> u32 {
-        self.grid.translate(chip, self.elements[k as usize])
+        let mut c = chip;
+        for (g, e) in self.generators.iter().zip(self.exponents(k)) {
+            for _ in 0..e {
+                c = g.chips[c as usize];
+            }
+        }
+        c
     }
 
-    /// Chip `chip` moved by `step`, any translation of the grid.
-    pub(crate) fn translate_by(&self, chip: u32, step: (u32, u32)) -> u32 {
-        self.grid.translate(chip, step)
+    /// Chip `chip` moved by generator `i`.
+    pub(crate) fn apply_generator(&self, i: usize, chip: u32) -> u32 {
+        self.generators[i].chips[chip as usize]
     }
 
-    /// The element moving `from`'s node onto `to`'s, if it is in H.
+    /// The element moving `from` onto `to`, if they lie in one orbit.
     fn between(&self, from: u32, to: u32) -> Option<u32> {
-        let (dx, dy) = self.grid.offset(from, to);
-        let k = self.element_index[(dy * self.grid.p + dx) as usize];
-        (k != u32::MAX).then_some(k)
+        let ((a, ka), (b, kb)) = (self.member(from), self.member(to));
+        if a != b {
+            return None;
+        }
+        let (ea, eb) = (self.exponents(ka), self.exponents(kb));
+        let mut k = 0;
+        for i in (0..self.orders.len()).rev() {
+            let n = self.orders[i];
+            k = k * n + (eb[i] + n - ea[i]) % n;
+        }
+        Some(k)
     }
 }
 
-/// A subgroup of a RailX network's node translations, with the network's link orbits under it.
+/// The element index after one more step of generator `i` from element `k` (mixed radix).
+fn step_element(orders: &[u32], k: u32, i: usize) -> u32 {
+    let below: u32 = orders[..i].iter().product();
+    let e = (k / below) % orders[i];
+    let next = (e + 1) % orders[i];
+    k - e * below + next * below
+}
+
+/// A symmetry group acting on a network, with the network's link orbits under it.
 #[allow(non_snake_case)]
 pub struct LinkOrbits {
-    group: Translations,
-    /// (src, dst, rail, k) -> the k-th link with those ends on that rail (k > 0 only for a
-    /// ring of two nodes on a one-chip mesh, whose two circuits join the same two chips).
-    link_of: FxHashMap<(u32, u32, u32, u32), u32>,
-    /// k of every link.
-    parallel_index: Vec<u32>,
+    group: Symmetry,
+    /// Per generator, the image of every link.
+    link_images: Vec<Vec<u32>>,
     /// Orbit of every link; orbits are numbered in the order of their links leaving the
-    /// fundamental domain.
+    /// fundamental domain, then of the first link of the others (links between switches).
     orbit_of_link: Vec<u32>,
-    /// The capacity of each orbit's links (one link's bandwidth).
+    /// The capacity of each orbit's resource: one link's bandwidth times |L| / |H|.
     orbit_capacity_Bps: Vec<f64>,
 }
 
 impl LinkOrbits {
     /// The orbits of `net`'s links under `group`; an error when the network is not invariant
-    /// under it (a peer topology, an all-to-all dimension whose rails are not circulant, or a
-    /// group of another grid).
-    pub fn of(net: &Network, group: &Translations) -> Result<LinkOrbits> {
-        let plant: &Plant = net.railx_plant()?;
-        if !group.fits(plant) {
-            return Err(not_symmetric(format!(
-                "the translations are of another node grid than its {} x {} nodes of {} chips",
-                plant.p,
-                plant.q,
-                plant.chips_per_node()
-            )));
-        }
-        let mut link_of = FxHashMap::default();
-        link_of.reserve(net.links());
-        let mut parallel_index = Vec::with_capacity(net.links());
-        for l in 0..net.links() {
-            let mut k = 0;
-            while link_of.contains_key(&(net.src[l], net.dst[l], net.rail[l], k)) {
-                k += 1;
+    /// under it (checked link by link), or the group acts on other chips or another node grid.
+    pub fn of(net: &Network, group: &Symmetry) -> Result<LinkOrbits> {
+        if let Some(grid) = &group.grid {
+            let plant: &Plant = net.railx_plant()?;
+            if *grid != Grid::of(plant) {
+                return Err(not_symmetric(
+                    group,
+                    format!(
+                        "the translations are of another node grid than its {} x {} nodes of {} chips",
+                        plant.p,
+                        plant.q,
+                        plant.chips_per_node()
+                    ),
+                ));
             }
-            link_of.insert((net.src[l], net.dst[l], net.rail[l], k), l as u32);
-            parallel_index.push(k);
         }
-        let mut orbits = LinkOrbits {
+        if group.chips() != net.chips() {
+            return Err(not_symmetric(
+                group,
+                format!(
+                    "the group permutes {} chips, the network has {}",
+                    group.chips(),
+                    net.chips()
+                ),
+            ));
+        }
+        let links = Links::of(net);
+        let mut link_images = Vec::with_capacity(group.generators.len());
+        let mut vertex_perms = Vec::with_capacity(group.generators.len());
+        for g in &group.generators {
+            let perm = lift(net, &links, &g.chips).ok_or_else(|| {
+                not_symmetric(
+                    group,
+                    format!(
+                        "no switch matches the image of a switch under {} (its lower neighbours' images attach to no switch alike)",
+                        g.label
+                    ),
+                )
+            })?;
+            link_images.push(links.images(net, &perm, group, &g.label)?);
+            vertex_perms.push(perm);
+        }
+        check_group_on_switches(net, group, &vertex_perms)?;
+        let (orbit_of_link, capacity) = orbits(net, group, &link_images);
+        Ok(LinkOrbits {
             group: group.clone(),
-            link_of,
-            parallel_index,
-            orbit_of_link: Vec::new(),
-            orbit_capacity_Bps: Vec::new(),
-        };
-        // Invariance under the generators implies it under the whole subgroup.
-        for l in 0..net.links() as u32 {
-            for &step in group.generators() {
-                let image = orbits.translate_link(net, l, step);
-                let same = image.is_some_and(|t| {
-                    let (a, b) = (l as usize, t as usize);
-                    net.class[a] == net.class[b]
-                        && net.bandwidth_Bps[a] == net.bandwidth_Bps[b]
-                        && net.latency_s[a] == net.latency_s[b]
-                });
-                if !same {
-                    return Err(not_symmetric(format!(
-                        "link {l} ({} -> {}, {}) has no identical translate by {step:?}",
-                        net.src[l as usize],
-                        net.dst[l as usize],
-                        net.class[l as usize].name()
-                    )));
-                }
-            }
-        }
-        let mut orbit_of_link = vec![u32::MAX; net.links()];
-        let mut capacity = Vec::new();
-        for (l, orbit) in orbit_of_link.iter_mut().enumerate() {
-            if group.member(net.src[l]).1 == 0 {
-                *orbit = capacity.len() as u32;
-                capacity.push(net.bandwidth_Bps[l]);
-            }
-        }
-        for l in 0..net.links() as u32 {
-            // The translate of l leaving the fundamental domain (by an element of H).
-            let src = net.src[l as usize];
-            let shift = group
-                .grid
-                .offset(src, group.domain_chip(group.member(src).0));
-            let rep = orbits
-                .translate_link(net, l, shift)
-                .expect("an invariant network holds every translate");
-            orbit_of_link[l as usize] = orbit_of_link[rep as usize];
-        }
-        orbits.orbit_of_link = orbit_of_link;
-        orbits.orbit_capacity_Bps = capacity;
-        Ok(orbits)
+            link_images,
+            orbit_of_link,
+            orbit_capacity_Bps: capacity,
+        })
     }
 
-    /// |H|: the size of every orbit.
+    /// |H|: the size of every orbit of chips.
     pub fn order(&self) -> u64 {
         self.group.order()
     }
@@ -302,19 +459,19 @@ impl LinkOrbits {
         &self.orbit_capacity_Bps
     }
 
-    fn translate_link(&self, net: &Network, l: u32, step: (u32, u32)) -> Option<u32> {
-        let i = l as usize;
-        let key = (
-            self.group.grid.translate(net.src[i], step),
-            self.group.grid.translate(net.dst[i], step),
-            net.rail[i],
-            self.parallel_index[i],
-        );
-        self.link_of.get(&key).copied()
+    /// Link `l` moved by the element of index `k`.
+    fn translate_link(&self, l: u32, k: u32) -> u32 {
+        let mut l = l;
+        for (images, e) in self.link_images.iter().zip(self.group.exponents(k)) {
+            for _ in 0..e {
+                l = images[l as usize];
+            }
+        }
+        l
     }
 
-    /// Checks that `routing` routes translated pairs on translated links, on up to `samples`
-    /// of `pairs` (evenly spread), each moved by an element of H derived from its index.
+    /// Checks that `routing` routes moved pairs on moved links, on up to `samples` of `pairs`
+    /// (evenly spread), each moved by an element of H derived from its index.
     pub fn check_equivariance(
         &self,
         net: &Network,
@@ -330,21 +487,15 @@ impl LinkOrbits {
         let identity: Vec<u32> = (0..net.links() as u32).collect();
         for (i, &(s, d)) in pairs.iter().enumerate().step_by(stride) {
             let k = 1 + (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % (self.order() - 1);
-            let g = self.group.elements[k as usize];
+            let k = k as u32;
             let lat_a = a.walk(routing, &net.latency_s, s, d)?;
-            let moved: Vec<(u32, f64)> = {
-                let mut v: Vec<(u32, f64)> = a
-                    .incidence(&identity)
-                    .iter()
-                    .map(|&(l, share)| (self.translate_link(net, l, g).unwrap_or(u32::MAX), share))
-                    .collect();
-                v.sort_unstable_by_key(|e| e.0);
-                v
-            };
-            let (ts, td) = (
-                self.group.grid.translate(s, g),
-                self.group.grid.translate(d, g),
-            );
+            let mut moved: Vec<(u32, f64)> = a
+                .incidence(&identity)
+                .iter()
+                .map(|&(l, share)| (self.translate_link(l, k), share))
+                .collect();
+            moved.sort_unstable_by_key(|e| e.0);
+            let (ts, td) = (self.group.translate(s, k), self.group.translate(d, k));
             let lat_b = b.walk(routing, &net.latency_s, ts, td)?;
             let got = b.incidence(&identity);
             let same_links = got.len() == moved.len()
@@ -353,38 +504,263 @@ impl LinkOrbits {
                     .zip(&moved)
                     .all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() <= 1e-12);
             if !same_links || lat_a != lat_b {
-                return Err(not_symmetric(format!(
-                    "the routing function's route {ts} -> {td} is not the translate of {s} -> {d}"
-                )));
+                return Err(not_symmetric(
+                    &self.group,
+                    format!(
+                        "the routing function's route {ts} -> {td} is not the image of {s} -> {d}"
+                    ),
+                ));
             }
         }
         Ok(())
     }
 }
 
-fn not_symmetric(why: String) -> RailxError {
+fn not_symmetric(group: &Symmetry, why: String) -> RailxError {
+    let alternative = match group.grid {
+        Some(_) => {
+            "aggregate only torus (ring-dimension) RailX networks, or simulate the full message DAG"
+        }
+        None => "simulate the full message DAG (a smaller system), or use the analytic model",
+    };
     RailxError::invalid(
         "aggregate",
-        "node translations",
-        format!("the network is not invariant under translations of its node grid: {why}"),
-        "aggregate only torus (ring-dimension) RailX networks, or simulate the full message DAG",
+        group.what.as_str(),
+        format!(
+            "the network is not invariant under {}: {why}",
+            match group.grid {
+                Some(_) => "translations of its node grid",
+                None => group.what.as_str(),
+            }
+        ),
+        alternative,
     )
 }
 
-/// A message DAG invariant under a group H of node translations, stored as one representative
-/// message per orbit. Representative i stands for the `|H|` messages `g.i` (its translates); a
-/// dependency of i on j means: every translate of i waits for one translate of j — which one
-/// does not change any time (module docs, point 3); `expand` picks the one arriving at i's
-/// source node, or the same translate when no member of j arrives there. Sizes and delays are
-/// those of every member.
+/// A network's links by their ends, and each vertex's lower neighbours (for lifting).
+struct Links {
+    /// (src, dst, rail, k) -> the k-th link with those ends on that rail.
+    link_of: FxHashMap<(u32, u32, u32, u32), u32>,
+    /// k of every link.
+    parallel_index: Vec<u32>,
+    /// Hops from the nearest chip, per vertex.
+    level: Vec<u32>,
+}
+
+impl Links {
+    fn of(net: &Network) -> Links {
+        let mut link_of = FxHashMap::default();
+        link_of.reserve(net.links());
+        let mut parallel_index = Vec::with_capacity(net.links());
+        for l in 0..net.links() {
+            let mut k = 0;
+            while link_of.contains_key(&(net.src[l], net.dst[l], net.rail[l], k)) {
+                k += 1;
+            }
+            link_of.insert((net.src[l], net.dst[l], net.rail[l], k), l as u32);
+            parallel_index.push(k);
+        }
+        let vertices = net.vertices() as usize;
+        let mut out = vec![Vec::new(); vertices];
+        for l in 0..net.links() {
+            out[net.src[l] as usize].push(net.dst[l]);
+        }
+        let mut level = vec![u32::MAX; vertices];
+        let mut queue: std::collections::VecDeque<u32> = (0..net.chips()).collect();
+        level[..net.chips() as usize].fill(0);
+        while let Some(v) = queue.pop_front() {
+            for &w in &out[v as usize] {
+                if level[w as usize] == u32::MAX {
+                    level[w as usize] = level[v as usize] + 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        Links {
+            link_of,
+            parallel_index,
+            level,
+        }
+    }
+
+    /// The image of every link under the vertex permutation `perm`; an error naming the first
+    /// link without an identical image.
+    fn images(
+        &self,
+        net: &Network,
+        perm: &[u32],
+        group: &Symmetry,
+        label: &str,
+    ) -> Result<Vec<u32>> {
+        (0..net.links())
+            .map(|a| {
+                let key = (
+                    perm[net.src[a] as usize],
+                    perm[net.dst[a] as usize],
+                    net.rail[a],
+                    self.parallel_index[a],
+                );
+                let image = self.link_of.get(&key).copied();
+                let same = image.is_some_and(|b| {
+                    let b = b as usize;
+                    net.class[a] == net.class[b]
+                        && net.bandwidth_Bps[a] == net.bandwidth_Bps[b]
+                        && net.latency_s[a] == net.latency_s[b]
+                });
+                match (image, same) {
+                    (Some(b), true) => Ok(b),
+                    _ => Err(not_symmetric(
+                        group,
+                        format!(
+                            "link {a} ({} -> {}, {}) has no identical image under {label}",
+                            net.src[a],
+                            net.dst[a],
+                            net.class[a].name()
+                        ),
+                    )),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Extends a permutation of the chips to the switches, tier by tier (module docs): switch s goes
+/// to the switch whose lower neighbours (with their rails, counted with multiplicity) are the
+/// images of s's; among switches with equal lower neighbours (twins), the i-th goes to the i-th.
+/// `None` when some image has no such switch. The result is checked link by link afterwards.
+fn lift(net: &Network, links: &Links, chips: &[u32]) -> Option<Vec<u32>> {
+    let vertices = net.vertices() as usize;
+    let mut perm: Vec<u32> = chips.to_vec();
+    perm.resize(vertices, u32::MAX);
+    if vertices == chips.len() {
+        return Some(perm);
+    }
+    let level = &links.level;
+    let mut lower: Vec<Vec<(u32, u32)>> = vec![Vec::new(); vertices];
+    for l in 0..net.links() {
+        let (s, d) = (net.src[l] as usize, net.dst[l]);
+        if s >= chips.len() && level[d as usize].checked_add(1) == Some(level[s]) {
+            lower[s].push((d, net.rail[l]));
+        }
+    }
+    let top = level[chips.len()..]
+        .iter()
+        .copied()
+        .filter(|&l| l != u32::MAX)
+        .max()
+        .unwrap_or(0);
+    for tier in 1..=top {
+        let switches: Vec<usize> = (chips.len()..vertices)
+            .filter(|&v| level[v] == tier)
+            .collect();
+        let mut twins: FxHashMap<Vec<(u32, u32)>, Vec<u32>> = FxHashMap::default();
+        let mut twin_index = vec![0usize; vertices];
+        for &s in &switches {
+            lower[s].sort_unstable();
+            let list = twins.entry(lower[s].clone()).or_default();
+            twin_index[s] = list.len();
+            list.push(s as u32);
+        }
+        for &s in &switches {
+            let mut key: Vec<(u32, u32)> = lower[s]
+                .iter()
+                .map(|&(v, rail)| (perm[v as usize], rail))
+                .collect();
+            key.sort_unstable();
+            perm[s] = *twins.get(&key)?.get(twin_index[s])?;
+        }
+    }
+    // Switches no chip reaches are left out of any group.
+    perm.iter().all(|&v| v != u32::MAX).then_some(perm)
+}
+
+/// The lifted generators must still commute and have the generators' orders on the switches,
+/// so that the group acting on the network is H itself.
+fn check_group_on_switches(net: &Network, group: &Symmetry, perms: &[Vec<u32>]) -> Result<()> {
+    let switches = net.chips() as usize..net.vertices() as usize;
+    for (i, a) in perms.iter().enumerate() {
+        let mut power: Vec<u32> = (0..net.vertices()).collect();
+        for _ in 0..group.orders[i] {
+            power = power.iter().map(|&v| a[v as usize]).collect();
+        }
+        let returns = switches.clone().all(|v| power[v] == v as u32);
+        let commutes = perms[i + 1..].iter().all(|b| {
+            switches
+                .clone()
+                .all(|v| a[b[v] as usize] == b[a[v] as usize])
+        });
+        if !returns || !commutes {
+            return Err(not_symmetric(
+                group,
+                format!(
+                    "the action of {} on the switches does not match its action on the chips",
+                    group.generators[i].label
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The orbit of every link under the generators' link images, and each orbit's capacity.
+fn orbits(net: &Network, group: &Symmetry, images: &[Vec<u32>]) -> (Vec<u32>, Vec<f64>) {
+    let links = net.links();
+    let mut orbit_of_link = vec![u32::MAX; links];
+    let mut members = Vec::new();
+    let mut stack = Vec::new();
+    let chips = net.chips();
+    let leaves_domain = |l: usize| net.src[l] < chips && group.member(net.src[l]).1 == 0;
+    let first = (0..links).filter(|&l| leaves_domain(l));
+    let rest = (0..links).filter(|&l| !leaves_domain(l));
+    for root in first.chain(rest) {
+        if orbit_of_link[root] != u32::MAX {
+            continue;
+        }
+        let orbit = members.len() as u32;
+        orbit_of_link[root] = orbit;
+        stack.push(root as u32);
+        let mut size = 0u64;
+        while let Some(l) = stack.pop() {
+            size += 1;
+            for g in images {
+                let m = g[l as usize];
+                if orbit_of_link[m as usize] == u32::MAX {
+                    orbit_of_link[m as usize] = orbit;
+                    stack.push(m);
+                }
+            }
+        }
+        members.push((root, size));
+    }
+    let order = group.order();
+    let capacity = members
+        .iter()
+        .map(|&(l, size)| {
+            let bw = net.bandwidth_Bps[l];
+            if size == order {
+                bw
+            } else {
+                bw * size as f64 / order as f64
+            }
+        })
+        .collect();
+    (orbit_of_link, capacity)
+}
+
+/// A message DAG invariant under a group H of automorphisms, stored as one representative
+/// message per orbit. Representative i stands for the `|H|` messages `g.i` (its images); a
+/// dependency of i on j means: every image of i waits for one image of j — which one does not
+/// change any time (module docs, point 3); `expand` picks the one arriving at i's source chip,
+/// or the same element's image when no member of j arrives there. Sizes and delays are those of
+/// every member.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SymmetricDag {
     pub representatives: MessageDag,
-    pub group: Translations,
+    pub group: Symmetry,
 }
 
 impl SymmetricDag {
-    pub fn new(representatives: MessageDag, group: Translations) -> SymmetricDag {
+    pub fn new(representatives: MessageDag, group: Symmetry) -> SymmetricDag {
         SymmetricDag {
             representatives,
             group,
@@ -396,9 +772,9 @@ impl SymmetricDag {
         self.representatives.len() as u64 * self.group.order()
     }
 
-    /// The full DAG: translate k (the k-th element of H) of representative i is message
-    /// `i * |H| + k`; it waits for the translate of each dependency j that arrives at its own
-    /// source node, or for j's translate k when none does.
+    /// The full DAG: image k (under the k-th element of H) of representative i is message
+    /// `i * |H| + k`; it waits for the image of each dependency j that arrives at its own source
+    /// chip, or for j's image k when none does.
     pub fn expand(&self) -> Result<MessageDag> {
         let h = &self.group;
         let reps = &self.representatives;
@@ -426,17 +802,16 @@ impl SymmetricDag {
     }
 }
 
-/// Node-grid arithmetic without the network (for expanding DAGs and checking that schedules are
-/// invariant).
+/// Node-grid arithmetic of a RailX plant (its translations).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Grid {
+struct Grid {
     p: u32,
     q: u32,
     per_node: u32,
 }
 
 impl Grid {
-    pub(crate) fn of(plant: &Plant) -> Grid {
+    fn of(plant: &Plant) -> Grid {
         Grid {
             p: plant.p,
             q: plant.q,
@@ -444,23 +819,9 @@ impl Grid {
         }
     }
 
-    fn order(&self) -> u32 {
-        self.p * self.q
-    }
-
-    fn node_xy(&self, chip: u32) -> (u32, u32) {
+    fn translate(&self, chip: u32, (dx, dy): (u32, u32)) -> u32 {
         let node = chip / self.per_node;
-        (node % self.p, node / self.p)
-    }
-
-    /// The translation moving `from`'s node onto `to`'s.
-    fn offset(&self, from: u32, to: u32) -> (u32, u32) {
-        let (a, b) = (self.node_xy(from), self.node_xy(to));
-        ((b.0 + self.p - a.0) % self.p, (b.1 + self.q - a.1) % self.q)
-    }
-
-    pub(crate) fn translate(&self, chip: u32, (dx, dy): (u32, u32)) -> u32 {
-        let (x, y) = self.node_xy(chip);
+        let (x, y) = (node % self.p, node / self.p);
         let node = ((y + dy) % self.q) * self.p + (x + dx) % self.p;
         node * self.per_node + chip % self.per_node
     }
