@@ -148,7 +148,6 @@ impl PeerBuilder for RailOnlySpec {
             switch_switch_links: switch_switch,
             board_links: hb.board_links(chips),
             global: GlobalBandwidth::new(chips, ports, bisection, bottleneck),
-            ..Default::default()
         }))
     }
 
