@@ -281,9 +281,11 @@ def register(app: typer.Typer) -> None:
         plot: Annotated[Path | None, typer.Option("--plot", help="With --sweep: write time vs size as a PNG.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
-        """Time of a collective (all-reduce, reduce-scatter, all-gather, all-to-all) over every chip of
-        any system (RailX or a peer), with its algorithm and bus bandwidth and the size of its
-        explicit schedule."""
+        """Time of a collective on any system (RailX or a peer), at analytic, flow or flit level.
+
+        All-reduce, reduce-scatter, all-gather or all-to-all over every chip (or a peer job's
+        --cus), with its algorithm and bus bandwidth and the size of its explicit schedule.
+        """
         if sweep == (size is not None):
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:

@@ -71,10 +71,12 @@ def register(app: typer.Typer) -> None:
         ] = "relaxed",
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     ) -> None:
-        """Job completion time (the slowest job's all-reduce) of a job mix on each topology, all
-        normalised to 1,920 Gb/s per CU: DGX-H100 SuperPOD (one giant switch), SiP-OCS (16 OCSs,
-        circuits steered to the jobs), TPUv4 (OCS rewired per job), Flex-SiPAC (wavelengths
-        allocated to the jobs) and static SiPAC."""
+        """Job completion time (the slowest job's all-reduce) of a job mix on five topologies.
+
+        All normalised to 1,920 Gb/s per CU: DGX-H100 SuperPOD (one giant switch), SiP-OCS (16
+        OCSs, circuits steered to the jobs), TPUv4 (OCS rewired per job), Flex-SiPAC (wavelengths
+        allocated to the jobs) and static SiPAC.
+        """
         if workload is not None and size:
             raise ConfigError("--workload and --size: give one; a workload fixes its own message sizes")
         sizes = (

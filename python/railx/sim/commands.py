@@ -209,10 +209,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
-        """Cycle-based flit-level simulation (paper Table 5 defaults: 4-flit packets, 16-flit VC
-        buffers, links of 1 flit/cycle and 10 cycles between nodes, k flits/cycle and 1 cycle inside).
+        """Cycle-based flit-level simulation of traffic on any system.
 
-        Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
+        Paper Table 5 defaults: 4-flit packets, 16-flit VC buffers, links of 1 flit/cycle and 10
+        cycles between nodes, k flits/cycle and 1 cycle inside. Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
         link utilisation; with --sweep, one row per load and the saturation load.
         """
         if plot is not None and sweep_loads is None:
