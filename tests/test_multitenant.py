@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import run_railx
+from railx.collectives.sipco import flex_sipco_bound_s
 from railx.config import ConfigError
 from railx.multitenant import evaluate, jct, map_jobs, mix_for_sigma, random_mixes, skewness
 from railx.multitenant.baselines import (
@@ -26,7 +27,6 @@ from railx.multitenant.baselines import (
 )
 from railx.multitenant.evaluation import (
     flex_sipco_all_reduce,
-    flex_sipco_bound_s,
     mesh_all_reduce,
     mesh_closed_form_s,
 )
@@ -202,7 +202,7 @@ def test_flex_sipco_bound_is_the_papers_formula() -> None:
     # One 512-CU job spans all 3 levels: 4 (alpha + 7 x 2n / 24 / (w rate / 3)).
     n = 1 << 20
     expected = 4 * (HOP_LATENCY_S + 7 * 2 * n / 24 / (60 * 4e9 / 3))
-    assert flex_sipco_bound_s(3, n, 8, 60 * 4e9 / 3) == pytest.approx(expected)
+    assert flex_sipco_bound_s(8, 3, n, 60 * 4e9 / 3, HOP_LATENCY_S) == pytest.approx(expected)
     assert flex_sipco_all_reduce("flex-sipac", map_jobs([512], 512), n)[0] == pytest.approx(expected)
     # A 64-CU job spans 2 levels; Flex-SiPAC moves the third level's wavelengths onto them.
     both = flex_sipco_all_reduce("flex-sipac", map_jobs([64, 64], 512), n)

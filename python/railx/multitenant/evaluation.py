@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from railx.collectives.sipco import flex_sipco_bound_s, spanned_levels
 from railx.config import ConfigError
 from railx.flowsim import Messages, simulate
 from railx.multitenant.baselines import HOP_LATENCY_S, TOPOLOGIES, FlexSipacShape
@@ -33,7 +34,6 @@ __all__ = [
     "JctRow",
     "evaluate",
     "flex_sipco_all_reduce",
-    "flex_sipco_bound_s",
     "jct",
     "mesh_all_reduce",
     "mesh_closed_form_s",
@@ -110,20 +110,6 @@ def mesh_closed_form_s(k: int, size_bytes: int, port_Bps: float, latency_s: floa
     return 2 * (latency_s + (k - 1) * (size_bytes / k) / port_Bps)
 
 
-def _levels_spanned(cus: range, r: int, L: int) -> int:
-    """l-hat: the address digits that vary among the job's CUs (the WSS levels it needs)."""
-    digits = [{(c // r**level) % r for c in cus} for level in range(L)]
-    return sum(len(d) > 1 for d in digits)
-
-
-def flex_sipco_bound_s(
-    k_levels: int, size_bytes: int, r: int, port_Bps: float, latency_s: float = HOP_LATENCY_S
-) -> float:
-    """Paper 003's bound on Flex-SiPCO all-reduce: (l-hat + 1)(alpha + (r - 1) 2n / (r l-hat)
-    beta), beta = 1 / port_Bps, the bandwidth of one of the CU's l-hat ports."""
-    return (k_levels + 1) * (latency_s + (r - 1) * 2 * size_bytes / (r * k_levels) / port_Bps)
-
-
 def flex_sipco_all_reduce(topology: str, mix: JobMix, size_bytes: int) -> np.ndarray:
     """ANALYTIC BOUND, not a simulation: every job's Flex-SiPCO all-reduce time by the paper's
     bound. On Flex-SiPAC a job's CUs move all w wavelengths onto the l-hat levels it spans
@@ -134,11 +120,11 @@ def flex_sipco_all_reduce(topology: str, mix: JobMix, size_bytes: int) -> np.nda
     out = np.zeros(len(mix.ranges))
     for job in range(len(mix.ranges)):
         cus = mix.cus(job)
-        levels = _levels_spanned(cus, shape.r, shape.L)
+        levels = len(spanned_levels(shape.r, shape.L, cus))
         if levels == 0:
             continue
         ports = levels if topology == "flex-sipac" else shape.L
-        out[job] = flex_sipco_bound_s(levels, size_bytes, shape.r, shape.w * shape.rate_Bps / ports)
+        out[job] = flex_sipco_bound_s(shape.r, levels, size_bytes, shape.w * shape.rate_Bps / ports, HOP_LATENCY_S)
     return out
 
 
