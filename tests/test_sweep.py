@@ -467,6 +467,7 @@ def test_every_shipped_spec_is_valid() -> None:
         "railonly-table2": 6,
         "fig16": 2 * 6 * 11,
         "railonly-table2-railonly": 6,
+        "wavelengths": 4,
     }
 
 
@@ -536,3 +537,43 @@ def test_option_types_follow_their_defaults(tmp_path: Path) -> None:
     write_base(tmp_path)
     sizes = parse_spec(spec(axes=[{"grid": {"options.size": [1024, "1MiB"]}}]), tmp_path, "t")
     assert [p.inputs["options"]["size"] for p in sizes.points] == [1024, "1MiB"]  # bytes as a number or text
+
+
+# --- analyses beyond the first nine ------------------------------------------------------------
+
+WAVELENGTH_JOBS = [
+    {"name": "ring-8", "cus": [0, 8], "collective": "ring"},
+    {"name": "mesh-4", "cus": [8, 12], "collective": "mesh"},
+]
+
+
+def test_the_wavelengths_analysis_stores_railx_wavelengths_record(tmp_path: Path, client: Any) -> None:
+    from railx.wavelengths import SiPAC, allocate, allocation_json
+    from railx.wavelengths.traffic import Job
+
+    data = spec("wavelengths", base=None, jobs=WAVELENGTH_JOBS, axes=[{"grid": {"options.w": [4, 12]}}])
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    jobs = [Job(j["name"], tuple(range(*j["cus"])), j["collective"]) for j in WAVELENGTH_JOBS]
+    for _, row in frame.iterrows():
+        direct = allocation_json(allocate(SiPAC(4, 2), row["options.w"], jobs))
+        assert row["record"] == json.loads(json.dumps(direct))
+        objective = row["record"]["objective"]
+        # The relaxation bounds the integer optimum from below (to the solver's tolerance), and the
+        # exact optimum bounds the heuristic.
+        assert (
+            objective["relaxation"] <= objective["exact"] * (1 + 1e-6) and objective["exact"] <= objective["heuristic"]
+        )
+        assert row["record"]["colouring"]["valid"]
+
+
+def test_the_wavelengths_analysis_takes_no_base_and_checks_its_jobs(tmp_path: Path) -> None:
+    message = error_of(spec("wavelengths", base="tiny.toml"), tmp_path)
+    assert message.startswith("sweep.base: base = 'tiny.toml': wavelengths takes no base")
+    jobs = [{"name": "a", "cus": [0, 20], "collective": "ring"}]
+    sweep = parse_spec(spec("wavelengths", base=None, jobs=jobs), tmp_path, "t")
+    from railx.sweep.point import run_point
+
+    error = run_point(sweep.points[0].inputs)["error"]
+    assert error == "options: jobs[0].cus: CU 16 of job 'a' is outside the 16 CUs 0..15"

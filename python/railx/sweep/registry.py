@@ -3,7 +3,8 @@ built once per worker, and its options) to a JSON-serialisable record, calling r
 functions, the same ones behind the CLI subcommands.
 
 Each analysis names what its base is (`system`: a RailX configuration, a `[peer]` file or a
-preset; `workload-system`: a `railx workload --system` file; `optional-system`), its options with
+preset; `workload-system`: a `railx workload --system` file; `optional-system`; `none`: the
+options hold the whole input), its options with
 their defaults (an option's type is its default's; None takes any value), and which of its
 record's values fill the store's typed columns (:data:`FIGURES`).
 """
@@ -20,7 +21,7 @@ from railx.systems import System
 
 __all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
 
-BaseKind = Literal["system", "workload-system", "optional-system"]
+BaseKind = Literal["system", "workload-system", "optional-system", "none"]
 
 #: The store's typed columns (DuckDB types) for the figures most analyses report; the full record
 #: is kept as JSON beside them.
@@ -217,6 +218,14 @@ def _availability(system: System | None, o: dict[str, Any]) -> dict[str, Any]:
     return asdict(stats) | {"grid": list(grid)}
 
 
+def _wavelengths(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.wavelengths.allocation import allocate, allocation_json
+    from railx.wavelengths.config import wavelength_config
+
+    spec = wavelength_config({k: o[k] for k in ("r", "L", "w", "jobs")}, "options")
+    return allocation_json(allocate(spec.topology(), spec.w, spec.job_list(), exact=o["exact"]))
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -250,6 +259,8 @@ ANALYSES: dict[str, Analysis] = {
                  "optional-system",
                  {"grid": None, "rate": None, "count": None, "samples": 100, "seed": 0, "solver": "auto",
                   "time_limit_s": 30.0}, _availability, {"availability": "availability_mean"}),
+        Analysis("wavelengths", "Flex-SiPAC wavelength allocation, eq. 1 of paper 003 (railx wavelengths --json)",
+                 "none", {"r": 4, "L": 2, "w": 12, "jobs": [], "exact": None}, _wavelengths),
     ]
 }  # fmt: skip
 
