@@ -468,6 +468,7 @@ def test_every_shipped_spec_is_valid() -> None:
         "fig16": 2 * 6 * 11,
         "railonly-table2-railonly": 6,
         "wavelengths": 4,
+        "traffic": 4 * 2,
     }
 
 
@@ -577,3 +578,34 @@ def test_the_wavelengths_analysis_takes_no_base_and_checks_its_jobs(tmp_path: Pa
 
     error = run_point(sweep.points[0].inputs)["error"]
     assert error == "options: jobs[0].cus: CU 16 of job 'a' is outside the 16 CUs 0..15"
+
+
+def test_the_traffic_analysis_stores_railx_traffic_record(tmp_path: Path, client: Any) -> None:
+    from railx.workload.catalogue import load_model
+    from railx.workload.matrix import Placement, traffic_matrix
+    from railx.workload.traffic import Parallelism
+
+    axes = [{"list": [{"options.parallel": "T=2,P=2,D=2"}, {"options.parallel": {"T": 4, "D": 2}}]}]
+    data = spec("traffic", base=None, model="gpt-1t", hb_domain=2, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    assert list(frame["chips"]) == [8, 8]
+    for sizes, (_, row) in zip([{"T": 2, "P": 2, "D": 2}, {"T": 4, "D": 2}], frame.iterrows(), strict=True):
+        par = Parallelism(**sizes, micro_batch=1, micro_batches=1, sequence=2048)
+        direct = traffic_matrix(load_model("gpt-1t"), par, Placement(8, 2))
+        assert row["record"]["pair_shares"] == direct.pair_shares()
+        assert row["record"]["volume_shares"] == direct.volume_shares()
+        assert row["record"]["total_bytes"] == float(direct.total().sum())
+    # 8 GPUs, 56 ordered pairs: T=2,P=2,D=2 has 4 TP, 4 DP and 4 PP groups of 2 GPUs, 8 pairs each.
+    assert frame["record"][0]["pair_shares"] == pytest.approx({"TP": 1 / 7, "DP": 1 / 7, "PP": 1 / 7, "none": 4 / 7})
+    # T=4 across HB domains of 2: half of TP's bytes go through the NICs.
+    shares = frame["record"][1]["volume_shares"]
+    assert shares["TP (HB)"] == pytest.approx(shares["TP (NIC)"])
+
+
+def test_the_traffic_analysis_refuses_a_job_with_a_model(tmp_path: Path) -> None:
+    from railx.sweep.point import run_point
+
+    sweep = parse_spec(spec("traffic", base=None, job="megatron-gpt-146b", model="gpt-1t"), tmp_path, "t")
+    assert run_point(sweep.points[0].inputs)["error"].startswith("--job takes the model")

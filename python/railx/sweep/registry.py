@@ -226,6 +226,18 @@ def _wavelengths(_base: None, o: dict[str, Any]) -> dict[str, Any]:
     return allocation_json(allocate(spec.topology(), spec.w, spec.job_list(), exact=o["exact"]))
 
 
+_TRAFFIC_OPTIONS = ("model", "job", "parallel", "hb_domain", "gpus", "micro_batch", "global_batch", "sequence",
+                    "all_reduce", "ring")  # fmt: skip
+
+
+def _traffic(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.workload.traffic_commands import traffic_report
+
+    parallel = None if o["parallel"] is None else ",".join(f"{k}={v}" for k, v in _parallel(o["parallel"]).items())
+    report, _matrix = traffic_report(**{k: o[k] for k in _TRAFFIC_OPTIONS} | {"parallel": parallel})
+    return report
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -261,6 +273,8 @@ ANALYSES: dict[str, Analysis] = {
                   "time_limit_s": 30.0}, _availability, {"availability": "availability_mean"}),
         Analysis("wavelengths", "Flex-SiPAC wavelength allocation, eq. 1 of paper 003 (railx wavelengths --json)",
                  "none", {"r": 4, "L": 2, "w": 12, "jobs": [], "exact": None}, _wavelengths),
+        Analysis("traffic", "GPU-pair traffic of one training iteration by type, Rail-only §III (railx traffic --json)",
+                 "none", dict.fromkeys(_TRAFFIC_OPTIONS) | {"ring": "bidirectional"}, _traffic, {"chips": "gpus"}),
     ]
 }  # fmt: skip
 
