@@ -609,3 +609,24 @@ def test_the_traffic_analysis_refuses_a_job_with_a_model(tmp_path: Path) -> None
 
     sweep = parse_spec(spec("traffic", base=None, job="megatron-gpt-146b", model="gpt-1t"), tmp_path, "t")
     assert run_point(sweep.points[0].inputs)["error"].startswith("--job takes the model")
+
+
+def test_the_railonly_slowdown_analysis_stores_one_slowdown_row_per_platform(tmp_path: Path, client: Any) -> None:
+    from railx.collectives.railonly import slowdown_rows
+
+    axes = [{"grid": {"options.platform": ["dgx-a100", "dgx-h100"]}}]
+    data = spec("railonly-slowdown", base=None, domains=4, pair_bytes=65536, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    direct = slowdown_rows(("dgx-a100", "dgx-h100"), domains=4, pair_bytes=65536)
+    assert list(frame["record"]) == json.loads(json.dumps(direct))
+    assert list(frame["time_s"]) == [r["eq3_s"] for r in direct]
+    for row in frame["record"]:
+        # eq. 3 over eq. 2 is the slow-down, and 4 domains of 8 GPUs give y (x-1) / (x (y-1)) C_S / C_F.
+        assert row["eq3_s"] / row["eq2_s"] - 1 == pytest.approx(row["analytic"])
+        assert row["analytic"] == pytest.approx(4 * 7 / (8 * 3) * row["nic_Bps"] / row["hb_Bps"])
+    from railx.sweep.point import run_point
+
+    bad = parse_spec(spec("railonly-slowdown", base=None, platform="dgx-z"), tmp_path, "t")
+    assert run_point(bad.points[0].inputs)["error"].startswith("platform = 'dgx-z': unknown platform; use one of")

@@ -238,6 +238,12 @@ def _traffic(_base: None, o: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+def _railonly_slowdown(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.collectives.railonly import slowdown_rows
+
+    return slowdown_rows((o["platform"],), o["domains"], o["fidelity"], o["pair_bytes"])[0]
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -275,6 +281,9 @@ ANALYSES: dict[str, Analysis] = {
                  "none", {"r": 4, "L": 2, "w": 12, "jobs": [], "exact": None}, _wavelengths),
         Analysis("traffic", "GPU-pair traffic of one training iteration by type, Rail-only §III (railx traffic --json)",
                  "none", dict.fromkeys(_TRAFFIC_OPTIONS) | {"ring": "bidirectional"}, _traffic, {"chips": "gpus"}),
+        Analysis("railonly-slowdown", "Rail-only's forwarding slow-down, eq. 3 / eq. 2 - 1 of paper 002 (per platform)",
+                 "none", {"platform": "dgx-a100", "domains": 16, "fidelity": "analytic", "pair_bytes": 1 << 20},
+                 _railonly_slowdown, {"time_s": "eq3_s"}),
     ]
 }  # fmt: skip
 
