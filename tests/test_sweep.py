@@ -630,3 +630,25 @@ def test_the_railonly_slowdown_analysis_stores_one_slowdown_row_per_platform(tmp
 
     bad = parse_spec(spec("railonly-slowdown", base=None, platform="dgx-z"), tmp_path, "t")
     assert run_point(bad.points[0].inputs)["error"].startswith("platform = 'dgx-z': unknown platform; use one of")
+
+
+def test_the_multitenant_analysis_stores_one_jct_row_per_topology(tmp_path: Path, client: Any) -> None:
+    from dataclasses import asdict
+
+    from railx.multitenant import evaluate, map_jobs
+    from railx.multitenant.commands import topology_builder
+
+    axes = [{"grid": {"options.topology": ["superpod", "flex-sipac", "sipac"]}}]
+    data = spec("multitenant", base=None, cus=64, job=[32, 16], size=1 << 20, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    mix = map_jobs([32, 16], 64)
+    direct = evaluate(["superpod", "flex-sipac", "sipac"], ["M"], [mix], [1 << 20], build=topology_builder("relaxed"))
+    assert list(frame["record"]) == json.loads(json.dumps([asdict(r) for r in direct]))
+    assert list(frame["time_s"]) == [max(r.per_job_s) for r in direct]  # JCT: the slowest job's
+    assert {r["mix"] for r in frame["record"]} == {"32+16"} and frame["record"][0]["sigma"] == 0.5  # eq. 2
+    from railx.sweep.point import run_point
+
+    bad = parse_spec(spec("multitenant", base=None, topology="superpod", algo="F"), tmp_path, "t")
+    assert run_point(bad.points[0].inputs)["error"].startswith("options.algo = 'F': Flex-SiPCO runs on flex-sipac")

@@ -244,6 +244,21 @@ def _railonly_slowdown(_base: None, o: dict[str, Any]) -> dict[str, Any]:
     return slowdown_rows((o["platform"],), o["domains"], o["fidelity"], o["pair_bytes"])[0]
 
 
+def _multitenant(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.multitenant.commands import mixes, topology_builder
+    from railx.multitenant.evaluation import evaluate
+
+    build = topology_builder(o["allocation"])
+    sigmas = None if o["sigma"] is None else [o["sigma"]]
+    mix = mixes(o["cus"], o["job"], sigmas, o["jobs"], o["granule"])
+    rows = evaluate([o["topology"]], [o["algo"]], mix, [_bytes(o["size"], "options.size")], build=build)
+    if not rows:
+        raise ConfigError(
+            f'options.algo = {o["algo"]!r}: Flex-SiPCO runs on flex-sipac and sipac only, not {o["topology"]}; use algo = "M"'
+        )
+    return asdict(rows[0])
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -284,6 +299,10 @@ ANALYSES: dict[str, Analysis] = {
         Analysis("railonly-slowdown", "Rail-only's forwarding slow-down, eq. 3 / eq. 2 - 1 of paper 002 (per platform)",
                  "none", {"platform": "dgx-a100", "domains": 16, "fidelity": "analytic", "pair_bytes": 1 << 20},
                  _railonly_slowdown, {"time_s": "eq3_s"}),
+        Analysis("multitenant", "job completion time of a job mix's all-reduces on one topology, paper 003 §6 "
+                 "(railx multitenant --json)", "none",
+                 {"cus": 64, "topology": "flex-sipac", "algo": "M", "size": "1MB", "job": [], "sigma": None,
+                  "jobs": 2, "granule": 8, "allocation": "relaxed"}, _multitenant, {"time_s": "jct_s"}),
     ]
 }  # fmt: skip
 
