@@ -652,3 +652,28 @@ def test_the_multitenant_analysis_stores_one_jct_row_per_topology(tmp_path: Path
 
     bad = parse_spec(spec("multitenant", base=None, topology="superpod", algo="F"), tmp_path, "t")
     assert run_point(bad.points[0].inputs)["error"].startswith("options.algo = 'F': Flex-SiPCO runs on flex-sipac")
+
+
+def test_the_allocate_bw_analysis_stores_railx_allocate_bw_record(tmp_path: Path, client: Any) -> None:
+    from railx.workload.catalogue import load_model
+    from railx.workload.commands import bandwidth_split_report, parse_parallel
+    from railx.workload.iteration import IterationModel
+    from railx.workload.system import load_workload_system
+
+    listing1 = ROOT / "examples" / "workloads" / "listing1.toml"
+    parallel = "T=4,C=2,E=2,D=4,P=2"
+    axes = [{"grid": {"options.method": ["exhaustive", "milp"]}}]
+    data = spec("allocate-bw", base=str(listing1), model="llama3-70b-moe8", parallel=parallel, reconfig_ms=0.5)
+    data["axis"] = axes
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    system = load_workload_system(listing1)
+    model = load_model("llama3-70b-moe8")
+    it = IterationModel(model, system.parallelism(**parse_parallel(parallel)), system)
+    for method, (_, row) in zip(["exhaustive", "milp"], frame.iterrows(), strict=True):
+        direct, _, _ = bandwidth_split_report(it, method, 0.5)
+        assert row["record"] == json.loads(json.dumps(direct | {"chips": 64}))
+        assert row["iteration_s"] == direct["static"]["time_s"] <= direct["mapped_time_s"]
+    # Both methods find eq. 11's optimum.
+    assert frame["iteration_s"][0] == pytest.approx(frame["iteration_s"][1], rel=1e-12)

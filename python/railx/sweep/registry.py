@@ -171,7 +171,8 @@ def _parallel(value: Any) -> dict[str, int]:
     raise ConfigError(f'options.parallel = {value!r}: give "T=4,D=8" or a table {{ T = 4, D = 8 }}')
 
 
-def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+def _iteration(workload_system: Any, o: dict[str, Any]) -> Any:
+    """The IterationModel of options model, parallel and dp_all_reduce_order on the base."""
     from railx.workload.catalogue import load_model
     from railx.workload.iteration import IterationModel
 
@@ -181,7 +182,12 @@ def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
         workload_system = workload_system.model_copy(update={"training": training})
     par = workload_system.parallelism(**_parallel(o["parallel"]))
     par.check(model)
-    it = IterationModel(model, par, workload_system)
+    return IterationModel(model, par, workload_system)
+
+
+def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+    it = _iteration(workload_system, o)
+    model, par = it.model, it.par
     r = it.evaluate()
     return {
         "model": model.name,
@@ -259,6 +265,14 @@ def _multitenant(_base: None, o: dict[str, Any]) -> dict[str, Any]:
     return asdict(rows[0])
 
 
+def _allocate_bw(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.workload.commands import bandwidth_split_report
+
+    it = _iteration(workload_system, o)
+    report, _static, _dynamic = bandwidth_split_report(it, o["method"], o["reconfig_ms"])
+    return report | {"chips": it.par.ranks}
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -303,6 +317,10 @@ ANALYSES: dict[str, Analysis] = {
                  "(railx multitenant --json)", "none",
                  {"cus": 64, "topology": "flex-sipac", "algo": "M", "size": "1MB", "job": [], "sigma": None,
                   "jobs": 2, "granule": 8, "allocation": "relaxed"}, _multitenant, {"time_s": "jct_s"}),
+        Analysis("allocate-bw", "ports split among parallelisms, eq. 11 of paper 000 (railx allocate-bw --json)",
+                 "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
+                                     "method": "auto", "reconfig_ms": None}, _allocate_bw,
+                 {"chips": "chips", "iteration_s": "static.time_s"}),
     ]
 }  # fmt: skip
 
