@@ -467,6 +467,8 @@ def test_every_shipped_spec_is_valid() -> None:
         "railonly-table2": 6,
         "fig16": 2 * 6 * 11,
         "railonly-table2-railonly": 6,
+        "wavelengths": 4,
+        "traffic": 4 * 2,
     }
 
 
@@ -536,3 +538,142 @@ def test_option_types_follow_their_defaults(tmp_path: Path) -> None:
     write_base(tmp_path)
     sizes = parse_spec(spec(axes=[{"grid": {"options.size": [1024, "1MiB"]}}]), tmp_path, "t")
     assert [p.inputs["options"]["size"] for p in sizes.points] == [1024, "1MiB"]  # bytes as a number or text
+
+
+# --- analyses beyond the first nine ------------------------------------------------------------
+
+WAVELENGTH_JOBS = [
+    {"name": "ring-8", "cus": [0, 8], "collective": "ring"},
+    {"name": "mesh-4", "cus": [8, 12], "collective": "mesh"},
+]
+
+
+def test_the_wavelengths_analysis_stores_railx_wavelengths_record(tmp_path: Path, client: Any) -> None:
+    from railx.wavelengths import SiPAC, allocate, allocation_json
+    from railx.wavelengths.traffic import Job
+
+    data = spec("wavelengths", base=None, jobs=WAVELENGTH_JOBS, axes=[{"grid": {"options.w": [4, 12]}}])
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    jobs = [Job(j["name"], tuple(range(*j["cus"])), j["collective"]) for j in WAVELENGTH_JOBS]
+    for _, row in frame.iterrows():
+        direct = allocation_json(allocate(SiPAC(4, 2), row["options.w"], jobs))
+        assert row["record"] == json.loads(json.dumps(direct))
+        objective = row["record"]["objective"]
+        # The relaxation bounds the integer optimum from below (to the solver's tolerance), and the
+        # exact optimum bounds the heuristic.
+        assert (
+            objective["relaxation"] <= objective["exact"] * (1 + 1e-6) and objective["exact"] <= objective["heuristic"]
+        )
+        assert row["record"]["colouring"]["valid"]
+
+
+def test_the_wavelengths_analysis_takes_no_base_and_checks_its_jobs(tmp_path: Path) -> None:
+    message = error_of(spec("wavelengths", base="tiny.toml"), tmp_path)
+    assert message.startswith("sweep.base: base = 'tiny.toml': wavelengths takes no base")
+    jobs = [{"name": "a", "cus": [0, 20], "collective": "ring"}]
+    sweep = parse_spec(spec("wavelengths", base=None, jobs=jobs), tmp_path, "t")
+    from railx.sweep.point import run_point
+
+    error = run_point(sweep.points[0].inputs)["error"]
+    assert error == "options: jobs[0].cus: CU 16 of job 'a' is outside the 16 CUs 0..15"
+
+
+def test_the_traffic_analysis_stores_railx_traffic_record(tmp_path: Path, client: Any) -> None:
+    from railx.workload.catalogue import load_model
+    from railx.workload.matrix import Placement, traffic_matrix
+    from railx.workload.traffic import Parallelism
+
+    axes = [{"list": [{"options.parallel": "T=2,P=2,D=2"}, {"options.parallel": {"T": 4, "D": 2}}]}]
+    data = spec("traffic", base=None, model="gpt-1t", hb_domain=2, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    assert list(frame["chips"]) == [8, 8]
+    for sizes, (_, row) in zip([{"T": 2, "P": 2, "D": 2}, {"T": 4, "D": 2}], frame.iterrows(), strict=True):
+        par = Parallelism(**sizes, micro_batch=1, micro_batches=1, sequence=2048)
+        direct = traffic_matrix(load_model("gpt-1t"), par, Placement(8, 2))
+        assert row["record"]["pair_shares"] == direct.pair_shares()
+        assert row["record"]["volume_shares"] == direct.volume_shares()
+        assert row["record"]["total_bytes"] == float(direct.total().sum())
+    # 8 GPUs, 56 ordered pairs: T=2,P=2,D=2 has 4 TP, 4 DP and 4 PP groups of 2 GPUs, 8 pairs each.
+    assert frame["record"][0]["pair_shares"] == pytest.approx({"TP": 1 / 7, "DP": 1 / 7, "PP": 1 / 7, "none": 4 / 7})
+    # T=4 across HB domains of 2: half of TP's bytes go through the NICs.
+    shares = frame["record"][1]["volume_shares"]
+    assert shares["TP (HB)"] == pytest.approx(shares["TP (NIC)"])
+
+
+def test_the_traffic_analysis_refuses_a_job_with_a_model(tmp_path: Path) -> None:
+    from railx.sweep.point import run_point
+
+    sweep = parse_spec(spec("traffic", base=None, job="megatron-gpt-146b", model="gpt-1t"), tmp_path, "t")
+    assert run_point(sweep.points[0].inputs)["error"].startswith("--job takes the model")
+
+
+def test_the_railonly_slowdown_analysis_stores_one_slowdown_row_per_platform(tmp_path: Path, client: Any) -> None:
+    from railx.collectives.railonly import slowdown_rows
+
+    axes = [{"grid": {"options.platform": ["dgx-a100", "dgx-h100"]}}]
+    data = spec("railonly-slowdown", base=None, domains=4, pair_bytes=65536, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    direct = slowdown_rows(("dgx-a100", "dgx-h100"), domains=4, pair_bytes=65536)
+    assert list(frame["record"]) == json.loads(json.dumps(direct))
+    assert list(frame["time_s"]) == [r["eq3_s"] for r in direct]
+    for row in frame["record"]:
+        # eq. 3 over eq. 2 is the slow-down, and 4 domains of 8 GPUs give y (x-1) / (x (y-1)) C_S / C_F.
+        assert row["eq3_s"] / row["eq2_s"] - 1 == pytest.approx(row["analytic"])
+        assert row["analytic"] == pytest.approx(4 * 7 / (8 * 3) * row["nic_Bps"] / row["hb_Bps"])
+    from railx.sweep.point import run_point
+
+    bad = parse_spec(spec("railonly-slowdown", base=None, platform="dgx-z"), tmp_path, "t")
+    assert run_point(bad.points[0].inputs)["error"].startswith("platform = 'dgx-z': unknown platform; use one of")
+
+
+def test_the_multitenant_analysis_stores_one_jct_row_per_topology(tmp_path: Path, client: Any) -> None:
+    from dataclasses import asdict
+
+    from railx.multitenant import evaluate, map_jobs
+    from railx.multitenant.commands import topology_builder
+
+    axes = [{"grid": {"options.topology": ["superpod", "flex-sipac", "sipac"]}}]
+    data = spec("multitenant", base=None, cus=64, job=[32, 16], size=1 << 20, axes=axes)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    mix = map_jobs([32, 16], 64)
+    direct = evaluate(["superpod", "flex-sipac", "sipac"], ["M"], [mix], [1 << 20], build=topology_builder("relaxed"))
+    assert list(frame["record"]) == json.loads(json.dumps([asdict(r) for r in direct]))
+    assert list(frame["time_s"]) == [max(r.per_job_s) for r in direct]  # JCT: the slowest job's
+    assert {r["mix"] for r in frame["record"]} == {"32+16"} and frame["record"][0]["sigma"] == 0.5  # eq. 2
+    from railx.sweep.point import run_point
+
+    bad = parse_spec(spec("multitenant", base=None, topology="superpod", algo="F"), tmp_path, "t")
+    assert run_point(bad.points[0].inputs)["error"].startswith("options.algo = 'F': Flex-SiPCO runs on flex-sipac")
+
+
+def test_the_allocate_bw_analysis_stores_railx_allocate_bw_record(tmp_path: Path, client: Any) -> None:
+    from railx.workload.catalogue import load_model
+    from railx.workload.commands import bandwidth_split_report, parse_parallel
+    from railx.workload.iteration import IterationModel
+    from railx.workload.system import load_workload_system
+
+    listing1 = ROOT / "examples" / "workloads" / "listing1.toml"
+    parallel = "T=4,C=2,E=2,D=4,P=2"
+    axes = [{"grid": {"options.method": ["exhaustive", "milp"]}}]
+    data = spec("allocate-bw", base=str(listing1), model="llama3-70b-moe8", parallel=parallel, reconfig_ms=0.5)
+    data["axis"] = axes
+    with Store(tmp_path / "s.duckdb") as store:
+        assert run_sweep(parse_spec(data, tmp_path, "t"), store, client=client).failed == 0
+    frame = load(tmp_path / "s.duckdb", "t")
+    system = load_workload_system(listing1)
+    model = load_model("llama3-70b-moe8")
+    it = IterationModel(model, system.parallelism(**parse_parallel(parallel)), system)
+    for method, (_, row) in zip(["exhaustive", "milp"], frame.iterrows(), strict=True):
+        direct, _, _ = bandwidth_split_report(it, method, 0.5)
+        assert row["record"] == json.loads(json.dumps(direct | {"chips": 64}))
+        assert row["iteration_s"] == direct["static"]["time_s"] <= direct["mapped_time_s"]
+    # Both methods find eq. 11's optimum.
+    assert frame["iteration_s"][0] == pytest.approx(frame["iteration_s"][1], rel=1e-12)

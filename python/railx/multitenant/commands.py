@@ -4,6 +4,7 @@ algorithm (paper 003, §6; docs/multitenant.md)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated
 
@@ -18,7 +19,7 @@ from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
 from railx.systems import System
 
-__all__ = ["register", "workload_jct"]
+__all__ = ["mixes", "register", "topology_builder", "workload_jct"]
 
 
 def workload_jct(rows: list[JctRow], workload: str) -> dict[tuple[str, str, str], float]:
@@ -34,10 +35,26 @@ def workload_jct(rows: list[JctRow], workload: str) -> dict[tuple[str, str, str]
     return by_key
 
 
-def _mixes(cus: int, jobs: list[int] | None, sigmas: list[float] | None, count: int, granule: int) -> list[JobMix]:
+def mixes(cus: int, jobs: list[int] | None, sigmas: list[float] | None, count: int, granule: int) -> list[JobMix]:
+    """The job mixes of `railx multitenant`: the given job sizes mapped from CU 0, else one mix
+    per skewness (`count` jobs, sizes multiples of `granule`)."""
     if jobs:
         return [map_jobs(jobs, cus)]
     return [mix_for_sigma(cus, s, count if s > 0 else max(count, 2), granule) for s in (sigmas or [0.0])]
+
+
+def topology_builder(allocation: str) -> Callable[[str, JobMix], System]:
+    """Builds a topology's network for a mix's mesh jobs, Flex-SiPAC's wavelengths allocated by
+    `allocation` (relaxed or heuristic)."""
+    if allocation not in ALLOCATIONS:
+        raise ConfigError(f"--allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+
+    def build(name: str, mix: JobMix) -> System:
+        if name == "flex-sipac":
+            return flex_sipac(mix, "mesh", allocation=allocation)
+        return TOPOLOGIES[name].build(mix, "mesh")
+
+    return build
 
 
 def register(app: typer.Typer) -> None:
@@ -82,16 +99,9 @@ def register(app: typer.Typer) -> None:
         sizes = (
             sorted(iteration_messages(workload)) if workload else [parse_bytes(s, "size") for s in (size or ["1MB"])]
         )
-        mixes = _mixes(cus, job, sigma, jobs, granule)
-        if allocation not in ALLOCATIONS:
-            raise ConfigError(f"--allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
-
-        def build(name: str, mix: JobMix) -> System:
-            if name == "flex-sipac":
-                return flex_sipac(mix, "mesh", allocation=allocation)
-            return TOPOLOGIES[name].build(mix, "mesh")
-
-        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mixes, sizes, build=build)
+        build = topology_builder(allocation)
+        mix_list = mixes(cus, job, sigma, jobs, granule)
+        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mix_list, sizes, build=build)
         if workload:
             totals = workload_jct(rows, workload)
             if as_json:

@@ -3,7 +3,8 @@ built once per worker, and its options) to a JSON-serialisable record, calling r
 functions, the same ones behind the CLI subcommands.
 
 Each analysis names what its base is (`system`: a RailX configuration, a `[peer]` file or a
-preset; `workload-system`: a `railx workload --system` file; `optional-system`), its options with
+preset; `workload-system`: a `railx workload --system` file; `optional-system`; `none`: the
+options hold the whole input), its options with
 their defaults (an option's type is its default's; None takes any value), and which of its
 record's values fill the store's typed columns (:data:`FIGURES`).
 """
@@ -20,7 +21,7 @@ from railx.systems import System
 
 __all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
 
-BaseKind = Literal["system", "workload-system", "optional-system"]
+BaseKind = Literal["system", "workload-system", "optional-system", "none"]
 
 #: The store's typed columns (DuckDB types) for the figures most analyses report; the full record
 #: is kept as JSON beside them.
@@ -170,7 +171,8 @@ def _parallel(value: Any) -> dict[str, int]:
     raise ConfigError(f'options.parallel = {value!r}: give "T=4,D=8" or a table {{ T = 4, D = 8 }}')
 
 
-def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+def _iteration(workload_system: Any, o: dict[str, Any]) -> Any:
+    """The IterationModel of options model, parallel and dp_all_reduce_order on the base."""
     from railx.workload.catalogue import load_model
     from railx.workload.iteration import IterationModel
 
@@ -180,7 +182,12 @@ def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
         workload_system = workload_system.model_copy(update={"training": training})
     par = workload_system.parallelism(**_parallel(o["parallel"]))
     par.check(model)
-    it = IterationModel(model, par, workload_system)
+    return IterationModel(model, par, workload_system)
+
+
+def _workload(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+    it = _iteration(workload_system, o)
+    model, par = it.model, it.par
     r = it.evaluate()
     return {
         "model": model.name,
@@ -217,6 +224,55 @@ def _availability(system: System | None, o: dict[str, Any]) -> dict[str, Any]:
     return asdict(stats) | {"grid": list(grid)}
 
 
+def _wavelengths(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.wavelengths.allocation import allocate, allocation_json
+    from railx.wavelengths.config import wavelength_config
+
+    spec = wavelength_config({k: o[k] for k in ("r", "L", "w", "jobs")}, "options")
+    return allocation_json(allocate(spec.topology(), spec.w, spec.job_list(), exact=o["exact"]))
+
+
+_TRAFFIC_OPTIONS = ("model", "job", "parallel", "hb_domain", "gpus", "micro_batch", "global_batch", "sequence",
+                    "all_reduce", "ring")  # fmt: skip
+
+
+def _traffic(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.workload.traffic_commands import traffic_report
+
+    parallel = None if o["parallel"] is None else ",".join(f"{k}={v}" for k, v in _parallel(o["parallel"]).items())
+    report, _matrix = traffic_report(**{k: o[k] for k in _TRAFFIC_OPTIONS} | {"parallel": parallel})
+    return report
+
+
+def _railonly_slowdown(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.collectives.railonly import slowdown_rows
+
+    return slowdown_rows((o["platform"],), o["domains"], o["fidelity"], o["pair_bytes"])[0]
+
+
+def _multitenant(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.multitenant.commands import mixes, topology_builder
+    from railx.multitenant.evaluation import evaluate
+
+    build = topology_builder(o["allocation"])
+    sigmas = None if o["sigma"] is None else [o["sigma"]]
+    mix = mixes(o["cus"], o["job"], sigmas, o["jobs"], o["granule"])
+    rows = evaluate([o["topology"]], [o["algo"]], mix, [_bytes(o["size"], "options.size")], build=build)
+    if not rows:
+        raise ConfigError(
+            f'options.algo = {o["algo"]!r}: Flex-SiPCO runs on flex-sipac and sipac only, not {o["topology"]}; use algo = "M"'
+        )
+    return asdict(rows[0])
+
+
+def _allocate_bw(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.workload.commands import bandwidth_split_report
+
+    it = _iteration(workload_system, o)
+    report, _static, _dynamic = bandwidth_split_report(it, o["method"], o["reconfig_ms"])
+    return report | {"chips": it.par.ranks}
+
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -250,6 +306,21 @@ ANALYSES: dict[str, Analysis] = {
                  "optional-system",
                  {"grid": None, "rate": None, "count": None, "samples": 100, "seed": 0, "solver": "auto",
                   "time_limit_s": 30.0}, _availability, {"availability": "availability_mean"}),
+        Analysis("wavelengths", "Flex-SiPAC wavelength allocation, eq. 1 of paper 003 (railx wavelengths --json)",
+                 "none", {"r": 4, "L": 2, "w": 12, "jobs": [], "exact": None}, _wavelengths),
+        Analysis("traffic", "GPU-pair traffic of one training iteration by type, Rail-only §III (railx traffic --json)",
+                 "none", dict.fromkeys(_TRAFFIC_OPTIONS) | {"ring": "bidirectional"}, _traffic, {"chips": "gpus"}),
+        Analysis("railonly-slowdown", "Rail-only's forwarding slow-down, eq. 3 / eq. 2 - 1 of paper 002 (per platform)",
+                 "none", {"platform": "dgx-a100", "domains": 16, "fidelity": "analytic", "pair_bytes": 1 << 20},
+                 _railonly_slowdown, {"time_s": "eq3_s"}),
+        Analysis("multitenant", "job completion time of a job mix's all-reduces on one topology, paper 003 §6 "
+                 "(railx multitenant --json)", "none",
+                 {"cus": 64, "topology": "flex-sipac", "algo": "M", "size": "1MB", "job": [], "sigma": None,
+                  "jobs": 2, "granule": 8, "allocation": "relaxed"}, _multitenant, {"time_s": "jct_s"}),
+        Analysis("allocate-bw", "ports split among parallelisms, eq. 11 of paper 000 (railx allocate-bw --json)",
+                 "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
+                                     "method": "auto", "reconfig_ms": None}, _allocate_bw,
+                 {"chips": "chips", "iteration_s": "static.time_s"}),
     ]
 }  # fmt: skip
 

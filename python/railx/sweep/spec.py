@@ -64,6 +64,10 @@ def _locate(text: str, spec_dir: Path) -> str:
 
 def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[str, str, dict[str, Any] | None]:
     """The base's name, label (a preset's, else its name) and configuration document."""
+    if analysis.base == "none":
+        if text is not None:
+            raise ConfigError(f"{where}: base = {text!r}: {analysis.name} takes no base; its inputs are options.*")
+        return "none", "none", None
     if text is None:
         if analysis.base == "optional-system":
             return "none", "none", None
@@ -136,7 +140,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
     axes: list[Axis] = [parse_axis(i + 1, t) for i, t in enumerate(tables)]
     axis_of = {path: axis.label for axis in axes for path in axis.paths}
     for path, label in axis_of.items():
-        if analysis.base == "optional-system" and path != BASE and not path.startswith(f"{OPTIONS}."):
+        if analysis.base in ("optional-system", "none") and path != BASE and not path.startswith(f"{OPTIONS}."):
             raise ConfigError(f"{label}: {path}: {analysis.name} reads only options.* and base; e.g. options.rate")
     bases: dict[str, tuple[str, str, dict[str, Any] | None]] = {}
     checked: set[str] = set()

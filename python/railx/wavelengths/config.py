@@ -13,6 +13,7 @@ collective = "ring"   # ring, mesh or sipco
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
@@ -20,7 +21,7 @@ from railx.config import ConfigError, JobName, Strict, one_line_error, read_toml
 from railx.wavelengths.addressing import SiPAC
 from railx.wavelengths.traffic import Job, validate_jobs
 
-__all__ = ["WavelengthConfig", "WavelengthJob", "load_wavelength_config"]
+__all__ = ["WavelengthConfig", "WavelengthJob", "load_wavelength_config", "wavelength_config"]
 
 
 class WavelengthJob(Strict):
@@ -56,14 +57,20 @@ class WavelengthConfig(Strict):
         return [j.job() for j in self.jobs]
 
 
-def load_wavelength_config(path: str | Path) -> WavelengthConfig:
-    """Reads and validates a wavelength TOML file: schema, topology and jobs (one-line `ConfigError`)."""
+def wavelength_config(data: Any, where: str) -> WavelengthConfig:
+    """Validates a wavelength document (a parsed TOML table): schema, topology and jobs; a one-line
+    `ConfigError` prefixed with `where` (the file, or the sweep's options)."""
     try:
-        config = WavelengthConfig.model_validate(read_toml(path))
+        config = WavelengthConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {one_line_error(exc, WavelengthConfig)}") from None
+        raise ConfigError(f"{where}: {one_line_error(exc, WavelengthConfig)}") from None
     try:
         validate_jobs(config.topology(), config.job_list())
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def load_wavelength_config(path: str | Path) -> WavelengthConfig:
+    """Reads and validates a wavelength TOML file: schema, topology and jobs (one-line `ConfigError`)."""
+    return wavelength_config(read_toml(path), str(path))

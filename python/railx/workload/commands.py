@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import numpy as np
 import typer
@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from railx.allocation.dynamic import dynamic_split
-from railx.allocation.static import SPLIT_METHODS, static_split
+from railx.allocation.dynamic import DynamicSplit, dynamic_split
+from railx.allocation.static import SPLIT_METHODS, StaticSplit, static_split
 from railx.config import ConfigError, is_one_of
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
@@ -22,7 +22,7 @@ from railx.workload.search import best_parallelism
 from railx.workload.system import DP_ALL_REDUCE_ORDERS, load_workload_system
 from railx.workload.traffic import DIMS, Dim, Pattern
 
-__all__ = ["parse_parallel", "register"]
+__all__ = ["bandwidth_split_report", "parse_parallel", "register"]
 
 ModelArg = Annotated[
     str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
@@ -249,31 +249,19 @@ def workload(
         )
 
 
-def allocate_bw(
-    model: ModelArg,
-    parallel: ParallelOpt,
-    system: SystemOpt,
-    method: Annotated[str, typer.Option("--method", help="auto, exhaustive or milp.")] = "auto",
-    reconfig_ms: Annotated[
-        float | None,
-        typer.Option(
-            "--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms)."
-        ),
-    ] = None,
-    dp_order: DpOrderOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Split each axis's ports among its parallelisms to minimise the iteration time.
-
-    RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
-    """
+def bandwidth_split_report(
+    it: IterationModel, method: str = "auto", reconfig_ms: float | None = None
+) -> tuple[dict[str, Any], StaticSplit, DynamicSplit | None]:
+    """`railx allocate-bw`'s record for a model on a RailX plant with a port mapping: the iteration
+    time as mapped, the static optimum of eq. 11 and, with `reconfig_ms`, dynamic C/E switching;
+    with the splits themselves."""
     if not is_one_of(method, SPLIT_METHODS):
         raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
-    it = _iteration_model(model, parallel, system, dp_order, ports=True)
+    it.system.plant()
     mapped = _f(it.evaluate().total_s)
     best = static_split(it, method)
     mapped_ports: dict[Dim, int] = {d: w.ports for d, w in it.system.mapping.items() if w != "mesh"}
-    report: dict[str, object] = {
+    report: dict[str, Any] = {
         "dp_all_reduce_order": it.system.training.dp_all_reduce_order,
         "mapped_ports": mapped_ports,
         "mapped_time_s": mapped,
@@ -292,6 +280,31 @@ def allocate_bw(
             "pays": dyn.pays,
             "break_even_delay_s": dyn.break_even_delay_s,
         }
+    return report, best, dyn
+
+
+def allocate_bw(
+    model: ModelArg,
+    parallel: ParallelOpt,
+    system: SystemOpt,
+    method: Annotated[str, typer.Option("--method", help="auto, exhaustive or milp.")] = "auto",
+    reconfig_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms)."
+        ),
+    ] = None,
+    dp_order: DpOrderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Split each axis's ports among its parallelisms to minimise the iteration time.
+
+    RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
+    """
+    it = _iteration_model(model, parallel, system, dp_order, ports=True)
+    report, best, dyn = bandwidth_split_report(it, method, reconfig_ms)
+    mapped_ports: dict[Dim, int] = report["mapped_ports"]
+    mapped: float = report["mapped_time_s"]
     if as_json:
         print(json.dumps(report, indent=2))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,12 +20,13 @@ from railx.workload.matrix import (
     AllReduceAlgo,
     Placement,
     RingDirection,
+    TrafficMatrix,
     plot_heatmap,
     traffic_matrix,
 )
 from railx.workload.traffic import Parallelism
 
-__all__ = ["register", "traffic"]
+__all__ = ["register", "traffic", "traffic_report"]
 
 _JOB_ONLY = (
     "--job takes the model, parallelism, batch and HB domain from the job file; "
@@ -57,6 +58,57 @@ def _from_options(
         )
     par = Parallelism(**sizes, micro_batch=micro_batch, micro_batches=batch // (micro_batch * d), sequence=sequence)
     return model, par, Placement(gpus if gpus is not None else par.ranks, hb_domain)
+
+
+def traffic_report(
+    model: str | None = None,
+    job: str | None = None,
+    parallel: str | None = None,
+    hb_domain: int | None = None,
+    gpus: int | None = None,
+    micro_batch: int | None = None,
+    global_batch: int | None = None,
+    sequence: int | None = None,
+    all_reduce: str | None = None,
+    ring: str = "bidirectional",
+) -> tuple[dict[str, Any], TrafficMatrix]:
+    """The pair traffic of one iteration, from a published job or a model with its parallelism
+    (the options of `railx traffic`): its JSON record (shares by type, largest pairs, bytes per
+    collective) and the matrix itself."""
+    if job is not None:
+        if any(x is not None for x in (model, parallel, hb_domain, gpus, micro_batch, global_batch, sequence)):
+            raise ConfigError(_JOB_ONLY)
+        spec = load_job(job)
+        model_key, par, placement = spec.model.value, spec.parallelism(), spec.placement()
+        algo = all_reduce or spec.all_reduce.value
+        title = spec.name
+    else:
+        model_key, par, placement = _from_options(
+            model, parallel, hb_domain, gpus, micro_batch or 1, global_batch, sequence or 2048
+        )
+        algo = all_reduce or "ring"
+        title = model_key
+    if not is_one_of(algo, ALL_REDUCE_ALGOS):
+        raise ConfigError(f"--all-reduce = {algo!r}: must be ring or hierarchical; e.g. --all-reduce ring")
+    if not is_one_of(ring, RING_DIRECTIONS):
+        raise ConfigError(f"--ring = {ring!r}: must be bidirectional or unidirectional; e.g. --ring bidirectional")
+    all_reduce_algo: AllReduceAlgo = algo
+    ring_direction: RingDirection = ring
+    tm = traffic_matrix(load_model(model_key), par, placement, all_reduce_algo, ring_direction)
+    report = {
+        "job": title,
+        "gpus": placement.gpus,
+        "hb_domain": placement.hb_domain,
+        "parallel": {"T": par.T, "C": par.C, "E": par.E, "D": par.D, "P": par.P, "micro_batches": par.micro_batches},
+        "all_reduce": all_reduce_algo,
+        "ring": ring_direction,
+        "total_bytes": float(tm.total().sum()),
+        "volume_shares": tm.volume_shares(),
+        "pair_shares": tm.pair_shares(),
+        "max_pair_bytes": tm.max_pair_bytes(),
+        "collective_bytes": tm.collective_bytes,
+    }
+    return report, tm
 
 
 def traffic(
@@ -101,42 +153,13 @@ def traffic(
     pairs that carry each type (and none), and the largest pair volumes. Ranks run on GPUs in
     [T, C, E, De, P] order; HB domains are K consecutive GPUs.
     """
-    if job is not None:
-        if any(x is not None for x in (model, parallel, hb_domain, gpus, micro_batch, global_batch, sequence)):
-            raise ConfigError(_JOB_ONLY)
-        spec = load_job(job)
-        model_key, par, placement = spec.model.value, spec.parallelism(), spec.placement()
-        algo = all_reduce or spec.all_reduce.value
-        title = spec.name
-    else:
-        model_key, par, placement = _from_options(
-            model, parallel, hb_domain, gpus, micro_batch or 1, global_batch, sequence or 2048
-        )
-        algo = all_reduce or "ring"
-        title = model_key
-    if not is_one_of(algo, ALL_REDUCE_ALGOS):
-        raise ConfigError(f"--all-reduce = {algo!r}: must be ring or hierarchical; e.g. --all-reduce ring")
-    if not is_one_of(ring, RING_DIRECTIONS):
-        raise ConfigError(f"--ring = {ring!r}: must be bidirectional or unidirectional; e.g. --ring bidirectional")
-    all_reduce_algo: AllReduceAlgo = algo
-    ring_direction: RingDirection = ring
-    tm = traffic_matrix(load_model(model_key), par, placement, all_reduce_algo, ring_direction)
+    report, tm = traffic_report(
+        model, job, parallel, hb_domain, gpus, micro_batch, global_batch, sequence, all_reduce, ring
+    )
+    title, placement, all_reduce_algo = report["job"], tm.placement, report["all_reduce"]
     if heatmap is not None:
         plot_heatmap(tm, heatmap_gpus or min(placement.gpus, 1024), heatmap, title)
-    report = {
-        "job": title,
-        "gpus": placement.gpus,
-        "hb_domain": placement.hb_domain,
-        "parallel": {"T": par.T, "C": par.C, "E": par.E, "D": par.D, "P": par.P, "micro_batches": par.micro_batches},
-        "all_reduce": all_reduce_algo,
-        "ring": ring_direction,
-        "total_bytes": float(tm.total().sum()),
-        "volume_shares": tm.volume_shares(),
-        "pair_shares": tm.pair_shares(),
-        "max_pair_bytes": tm.max_pair_bytes(),
-        "collective_bytes": tm.collective_bytes,
-        "heatmap": str(heatmap) if heatmap is not None else None,
-    }
+    report["heatmap"] = str(heatmap) if heatmap is not None else None
     if as_json:
         print(json.dumps(report, indent=2))
         return
