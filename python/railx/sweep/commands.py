@@ -70,11 +70,11 @@ def sweep(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run an analysis over a design space: every point of the spec's axes is a Dask task; each
-    finished point is written to the store at once, keyed by a hash of its inputs, so an
-    interrupted sweep resumes where it stopped and a re-run computes only missing points.
+    """Run an analysis over a design space, resumably (Dask tasks, a DuckDB store).
 
-    Analyses: plan, route-stats, deadlock, cost, collective, flow-sim, flit-sim, workload, availability.
+    Every point of the spec's axes is a Dask task; each finished point is written to the store at once, keyed by a hash of its inputs, so an interrupted sweep resumes where it stopped and a re-run computes only missing points.
+
+    Analyses: plan, route-stats, deadlock, cost, collective, flow-sim, flit-sim, workload, availability, wavelengths, traffic, railonly-slowdown, multitenant, allocate-bw.
     """
     checked = load_spec(spec)
     if dry_run:
