@@ -15,32 +15,11 @@ use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::peer::for_peer;
 use railx_core::routing::{Hop, RouteState, Routing, Selection, NO_VIA};
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
 
 fn peer(json: &str) -> (PeerSpec, Network) {
     let spec: PeerSpec = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
     let net = spec.network().unwrap();
     (spec, net)
-}
-
-/// Fewest links from every vertex to `dst` (links are full duplex, so a BFS from `dst`).
-fn bfs_to(net: &Network, dst: u32) -> Vec<u32> {
-    let mut out = vec![Vec::new(); net.vertices() as usize];
-    for l in 0..net.links() {
-        out[net.src[l] as usize].push(net.dst[l]);
-    }
-    let mut dist = vec![u32::MAX; out.len()];
-    dist[dst as usize] = 0;
-    let mut queue = VecDeque::from([dst]);
-    while let Some(v) = queue.pop_front() {
-        for &w in &out[v as usize] {
-            if dist[w as usize] == u32::MAX {
-                dist[w as usize] = dist[v as usize] + 1;
-                queue.push_back(w);
-            }
-        }
-    }
-    dist
 }
 
 /// Fewest and most links over every choice from (vertex, state) to `dst`; panics on a hop that
@@ -91,7 +70,7 @@ fn lengths(
 fn check_all_routes(routing: &dyn Routing, net: &Network, minimal: bool) -> u32 {
     let mut longest = 0;
     for &dst in routing.chips() {
-        let dist = bfs_to(net, dst);
+        let dist = common::bfs(net, dst);
         let mut memo = FxHashMap::default();
         for &src in routing.chips() {
             let (lo, hi) = lengths(routing, src, dst, RouteState::start(), 0, &mut memo);

@@ -4,15 +4,15 @@
 //! WSS hops as address digits differ, at most L, as short as a breadth-first search, acyclic
 //! channel dependencies); the link bandwidths of the wavelength split; one-line errors.
 
+mod common;
+
 use proptest::prelude::*;
 use railx_core::collectives::DimKind;
-use railx_core::network::Network;
 use railx_core::peers::PeerSpec;
 use railx_core::routing::analysis::route;
 use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::peer::for_peer;
 use serde_json::json;
-use std::collections::VecDeque;
 
 fn spec(radix: u32, levels: u32, wavelengths: u32) -> PeerSpec {
     serde_json::from_value(json!({
@@ -27,26 +27,6 @@ fn differing_digits(r: u32, levels: u32, a: u32, b: u32) -> u32 {
     (0..levels)
         .filter(|&l| a / r.pow(l) % r != b / r.pow(l) % r)
         .count() as u32
-}
-
-/// Fewest links from `src` to every vertex.
-fn bfs(net: &Network, src: u32) -> Vec<u32> {
-    let mut out = vec![Vec::new(); net.vertices() as usize];
-    for l in 0..net.links() {
-        out[net.src[l] as usize].push(net.dst[l]);
-    }
-    let mut dist = vec![u32::MAX; out.len()];
-    dist[src as usize] = 0;
-    let mut queue = VecDeque::from([src]);
-    while let Some(v) = queue.pop_front() {
-        for &w in &out[v as usize] {
-            if dist[w as usize] == u32::MAX {
-                dist[w as usize] = dist[v as usize] + 1;
-                queue.push_back(w);
-            }
-        }
-    }
-    dist
 }
 
 proptest! {
@@ -88,7 +68,7 @@ proptest! {
             prop_assert!(cus.iter().all(|&c| differing_digits(r, levels, c, cus[0]) <= 1));
         }
         // Diameter (paper 003 §3.A): L WSS hops between CUs, two links each.
-        let far = (0..n).map(|src| bfs(&net, src)[..n as usize].iter().copied().max().unwrap()).max().unwrap();
+        let far = (0..n).map(|src| common::bfs(&net, src)[..n as usize].iter().copied().max().unwrap()).max().unwrap();
         prop_assert_eq!(far, 2 * levels);
     }
 }
@@ -102,7 +82,7 @@ fn digit_order_routes_every_pair_in_its_differing_digits_and_is_deadlock_free() 
         assert_eq!(routing.name(), "digit-order");
         let n = net.chip_count;
         for src in 0..n {
-            let shortest = bfs(&net, src);
+            let shortest = common::bfs(&net, src);
             for dst in (0..n).filter(|&d| d != src) {
                 let path = route(routing.as_ref(), src, dst).unwrap();
                 let digits = differing_digits(r, levels, src, dst);

@@ -47,6 +47,11 @@ impl<'de> Deserialize<'de> for HbModel {
     }
 }
 
+/// A spec's default HB domain size: one chip, i.e. no HB domain.
+pub(crate) fn one_chip() -> u32 {
+    1
+}
+
 /// The HB domains of a peer: `k` chips each (1 = none), `ports_per_chip` HB bandwidth per chip
 /// in network ports (per direction), joined as `model` says.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -30,7 +30,7 @@ pub struct RailDim {
 pub struct RailOnlySpec {
     pub radix: u32,
     /// Chips per HB domain (K); 1 = none.
-    #[serde(default = "one")]
+    #[serde(default = "super::hb_domain::one_chip")]
     pub hb_domain: u32,
     /// HB bandwidth per chip and direction, in units of one network port (e.g. 9 for 3.6 Tb/s
     /// vs 400 Gb/s).
@@ -42,10 +42,6 @@ pub struct RailOnlySpec {
     pub dims: Vec<RailDim>,
     #[serde(default)]
     pub link: LinkSpec,
-}
-
-fn one() -> u32 {
-    1
 }
 
 impl RailOnlySpec {

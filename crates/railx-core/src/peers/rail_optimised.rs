@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub struct RailOptimisedSpec {
     pub radix: u32,
     /// Chips per HB domain (K); 1 = none.
-    #[serde(default = "one")]
+    #[serde(default = "super::hb_domain::one_chip")]
     pub hb_domain: u32,
     /// HB bandwidth per chip and direction, in network ports.
     #[serde(default)]
@@ -35,10 +35,6 @@ pub struct RailOptimisedSpec {
     pub tiers: Option<u32>,
     #[serde(default)]
     pub link: LinkSpec,
-}
-
-fn one() -> u32 {
-    1
 }
 
 impl RailOptimisedSpec {

@@ -1,8 +1,10 @@
 //! Builders shared by the integration tests.
 #![allow(dead_code)]
 
+use railx_core::network::Network;
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing};
 use railx_core::spec::{ConfigSpec, DimKind, DimSpec, Preset, SystemSpec, TopologySpec};
+use std::collections::VecDeque;
 
 pub fn system(m: u32, n: u32, radix: u32, grid: [u32; 2]) -> SystemSpec {
     SystemSpec {
@@ -69,4 +71,25 @@ impl Routing for SingleVc<'_> {
     fn links(&self) -> &LinkEnds {
         self.0.links()
     }
+}
+
+/// Fewest links from `src` to every vertex. Links are full duplex, so this is also the fewest
+/// links from every vertex to `src`.
+pub fn bfs(net: &Network, src: u32) -> Vec<u32> {
+    let mut out = vec![Vec::new(); net.vertices() as usize];
+    for l in 0..net.links() {
+        out[net.src[l] as usize].push(net.dst[l]);
+    }
+    let mut dist = vec![u32::MAX; out.len()];
+    dist[src as usize] = 0;
+    let mut queue = VecDeque::from([src]);
+    while let Some(v) = queue.pop_front() {
+        for &w in &out[v as usize] {
+            if dist[w as usize] == u32::MAX {
+                dist[w as usize] = dist[v as usize] + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    dist
 }
