@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from railx.config import ConfigError, parse_bytes
+from railx.sweep.files import FileOption, file_text
 from railx.systems import System
 
 __all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
@@ -43,7 +44,8 @@ FIGURES: dict[str, str] = {
 @dataclass(frozen=True)
 class Analysis:
     """A registered analysis: `run(base, options) -> record`; `figures` maps a typed column of
-    :data:`FIGURES` to the record's (dotted) key holding it."""
+    :data:`FIGURES` to the record's (dotted) key holding it; `files` declares the options that
+    name a file, which the spec's loader reads (railx.sweep.files) so that `run` gets their text."""
 
     name: str
     summary: str
@@ -51,6 +53,7 @@ class Analysis:
     options: dict[str, Any]
     run: Callable[[Any, dict[str, Any]], dict[str, Any]]
     figures: dict[str, str] = field(default_factory=dict)
+    files: dict[str, FileOption] = field(default_factory=dict)
 
 
 def _railx_only(system: System, what: str) -> None:
@@ -273,6 +276,58 @@ def _allocate_bw(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
     return report | {"chips": it.par.ranks}
 
 
+def _libra(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.libra.commands import libra_from_texts, result_json
+
+    network = o["network"] if isinstance(o["network"], str) else file_text(o["network"])
+    constraints = None if o["constraints"] is None else file_text(o["constraints"])
+    result = libra_from_texts(
+        network, [file_text(w) for w in o["workload"]], [file_text(c) for c in o["communicator"]],
+        file_text(o["cost"]), objective=o["objective"], total_bw=o["total_bw"], constraints=constraints,
+        weights=o["weight"], loop=o["loop"], cost_dims=o["cost_dims"],
+    )  # fmt: skip
+    return result_json(result)
+
+
+_LIBRA_FILES = {
+    "network": FileOption("LIBRA network YAML", 'network = "4d_network.yml"', required=True,
+                          inline=lambda v: isinstance(v, str) and "(" in v,
+                          inline_help="a notation like RI(4)_FC(8)_RI(4)_SW(32)"),
+    "workload": FileOption("ASTRA-sim 1.0 workload text", 'workload = ["GPT_3.txt"]', required=True),
+    "communicator": FileOption("LIBRA communicator YAML", 'communicator = ["GPT_3_4d.yml"] (one per workload)',
+                               required=True),
+    "cost": FileOption("LIBRA cost-model YAML", 'cost = "4d_cost_model.yml"', required=True),
+    "constraints": FileOption("constraints TOML", 'constraints = "constraints.toml"'),
+}  # fmt: skip
+
+
+def _allocate(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.availability.commands import allocate_jobs
+    from railx.availability.failures import blocked_matrix, parse_failed
+    from railx.availability.packing import parse_job_requests
+    from railx.config import Config
+
+    _railx_only(system, "allocate")
+    config = Config.from_dict(system.railx)
+    p, q = config.system.plant()["grid"]
+    grid, failed = (p, q), o["failed"]
+    blocked = (
+        blocked_matrix(failed, grid, "options.failed")
+        if isinstance(failed, list)
+        else parse_failed(failed["text"], failed["file"], grid)
+    )
+    jobs = o["jobs"] if isinstance(o["jobs"], str) else parse_job_requests(o["jobs"]["text"], o["jobs"]["file"])
+    packing, ocs = allocate_jobs(config, blocked, jobs, o["topology"], o["min_nodes"])
+    return packing.to_dict() | {"ocs_files": [name for name, _text in ocs]}
+
+
+_ALLOCATE_FILES = {
+    "failed": FileOption("failed-nodes JSON", 'failed = "failed.json"', required=True,
+                         inline=lambda v: isinstance(v, list), inline_help="a list of [x, y] nodes"),
+    "jobs": FileOption("jobs TOML", 'jobs = "jobs.toml"', inline=lambda v: v in ("all", "single"),
+                       inline_help='"all" or "single"'),
+}  # fmt: skip
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -321,6 +376,13 @@ ANALYSES: dict[str, Analysis] = {
                  "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
                                      "method": "auto", "reconfig_ms": None}, _allocate_bw,
                  {"chips": "chips", "iteration_s": "static.time_s"}),
+        Analysis("libra", "LIBRA's per-dimension bandwidth optimum beside EqualBW, paper 004 (railx libra --json)",
+                 "none", {"network": None, "workload": [], "communicator": [], "cost": None, "objective": "perf",
+                          "total_bw": None, "constraints": None, "weight": None, "loop": "no-overlap",
+                          "cost_dims": None}, _libra, {"time_s": "time_s", "cost_usd": "cost_usd"}, _LIBRA_FILES),
+        Analysis("allocate", "jobs packed onto the healthy nodes of a RailX, their OCS verified (railx allocate --json)",
+                 "system", {"failed": None, "jobs": "all", "topology": "torus", "min_nodes": 1}, _allocate,
+                 files=_ALLOCATE_FILES),
     ]
 }  # fmt: skip
 

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 import railx
 from railx.config import Config, ConfigError, one_line_error, read_toml
 from railx.sweep.axes import Axis, parse_axis, product
+from railx.sweep.files import resolve_files
 from railx.sweep.paths import BASE, OPTIONS, apply_overrides
 from railx.sweep.registry import ANALYSES, Analysis, resolve_options
 from railx.systems import PRESETS, System, resolve_system
@@ -144,6 +145,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
             raise ConfigError(f"{label}: {path}: {analysis.name} reads only options.* and base; e.g. options.rate")
     bases: dict[str, tuple[str, str, dict[str, Any] | None]] = {}
     checked: set[str] = set()
+    texts: dict[Path, str] = {}  # the files options name, read once per spec
     points = []
     for seq, assignment in enumerate(product(axes)):
         base_text = assignment.get(BASE, head.get("base"))
@@ -170,7 +172,9 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
             "base": base_name,
             "label": label,
             "document": document,
-            "options": resolve_options(analysis, opts, axis_of),
+            "options": resolve_files(
+                analysis.files, resolve_options(analysis, opts, axis_of), spec_dir, axis_of, texts
+            ),
         }
         points.append(Point(seq, point_key(inputs), assignment, inputs))
     return Sweep(name, analysis.name, retries, points)
