@@ -23,8 +23,10 @@ __all__ = [
     "INJECTION_QUEUES",
     "SWITCH_ALLOCATION",
     "FLOW_CONTROL",
+    "SATURATED_BELOW",
     "simulate",
     "sweep",
+    "sweep_summary",
     "injection_bandwidth",
     "parse_injection_queues",
     "parse_switch_allocation",
@@ -206,3 +208,21 @@ def sweep(
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out)
+
+
+#: Accepted fraction of the offered load below which a load point counts as saturated (the
+#: core's load sweep applies the same rule: crates/railx-core/src/sim/flit/mod.rs).
+SATURATED_BELOW = 0.95
+
+
+def sweep_summary(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """What :func:`sweep` reports beside its points, from load points run one by one (e.g. as a
+    `railx sweep` of the flit-sim analysis): `saturation_load`, the first offered load (ascending)
+    of which less than 95% was accepted, or None; `peak_accepted`, the highest accepted."""
+    ordered = sorted(points, key=lambda p: p["offered"])
+    saturated = [p["offered"] for p in ordered if p["accepted"] < SATURATED_BELOW * p["offered"]]
+    return {
+        "points": ordered,
+        "saturation_load": saturated[0] if saturated else None,
+        "peak_accepted": max((p["accepted"] for p in ordered), default=0.0),
+    }
