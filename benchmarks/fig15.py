@@ -5,12 +5,13 @@ per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop
 2^30; KB, MB, GB are powers of 1,000 in railx). The flow-level simulator runs the same explicit
 schedules (railx.flowsim.collective, aggregated over the node translations) for 1 KiB, 1 MiB and 1 GiB: the
 2D torus and hierarchical algorithms at every scale (aggregated over every translation), the 1D
-ring up to FLOW_RING_MAX_CHIPS (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
-(FLIT_MAX_CHIPS, FLIT_SIZES; `railx collective --fidelity flit`, dateline routing where the
+ring up to 4,096 chips (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
+(up to 256 chips, 1 KiB and 1 MiB; `railx collective --fidelity flit`, dateline routing where the
 system has rings).
 
-Every level is a sweep of the collective analysis run by railx's sweep engine (the analytic one is
-examples/sweeps/fig15.toml itself; `--workers`, `--scheduler`, `--store` as `railx sweep`). Writes
+Every level is a shipped sweep of the collective analysis (examples/sweeps/fig15.toml,
+fig15-flow.toml, fig15-flit.toml) run by railx's sweep engine (`--workers`, `--scheduler`,
+`--store` as `railx sweep`). Writes
 docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
 docs/reproductions.md, plus the checks of the paper's claims (the hierarchical algorithm is the
 fastest everywhere; its advantage is largest at small sizes and large scale) and how far the 1D
@@ -27,8 +28,7 @@ import csv
 import json
 from pathlib import Path
 
-from railx.config import read_toml
-from railx.sweep import Sweep, parse_spec
+from railx.sweep import Sweep, load_spec
 from railx.sweep.batch import Runner, runner
 
 ALGOS = {"1D-ring": "bidir-ring", "2D-torus": "2d-ring", "hierarchical": "hierarchical"}
@@ -38,14 +38,13 @@ FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p
 # of them), so it runs 4N(N-1)/p flows: 0.5M at 1,024 chips (1-6 s per size), 4.2M at 4,096
 # (17 s at 1 KiB and 1 MiB, 100 s at 1 GiB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
-# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size).
-FLOW_RING_MAX_CHIPS = 4096
-# Flit level: up to 256 chips and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
-FLIT_MAX_CHIPS = 256
-FLIT_SIZES = [1 << 10, 1 << 20]
+# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size):
+# fig15-flow.toml runs the ring up to 4,096 chips. Flit level (fig15-flit.toml): up to 256 chips
+# and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
 
 
-SPEC = Path(__file__).resolve().parent.parent / "examples" / "sweeps" / "fig15.toml"
+SPECS = Path(__file__).resolve().parent.parent / "examples" / "sweeps"
+LEVELS = {"analytic": "fig15", "flow": "fig15-flow", "flit": "fig15-flit"}
 
 
 def chips(p: int) -> int:
@@ -54,36 +53,10 @@ def chips(p: int) -> int:
 
 
 def fig15_sweeps() -> dict[str, Sweep]:
-    """The three levels as sweeps of the collective analysis on examples/sweeps/fig15.toml's base
-    (R = 2p gives p x p nodes): analytic everywhere (the shipped spec itself); flow and flit level
-    where they run (module docs), with dateline routing at flit level where the torus has rings."""
-    data = read_toml(SPEC)
-    flow_points = [
-        {"system.R": 2 * p, "options.algo": algo}
-        for p in GRIDS
-        for algo in ALGOS.values()
-        if algo != "bidir-ring" or chips(p) <= FLOW_RING_MAX_CHIPS
-    ]
-    flit_points = [
-        {"system.R": 2 * p, "options.routing": "dateline" if p > 1 else "minimal"}
-        for p in GRIDS
-        if chips(p) <= FLIT_MAX_CHIPS
-    ]
-    levels = {
-        "analytic": data["axis"],
-        "flow": [{"list": flow_points}, {"grid": {"options.size": FLOW_SIZES}}],
-        "flit": [{"list": flit_points}, {"grid": {"options.algo": list(ALGOS.values()), "options.size": FLIT_SIZES}}],
-    }
-    return {
-        fidelity: parse_spec(
-            data
-            | {"sweep": data["sweep"] | {"name": f"fig15-{fidelity}"}, "axis": axes}
-            | {"options": data["options"] | {"fidelity": fidelity}},
-            SPEC.parent,
-            f"fig15-{fidelity}",
-        )
-        for fidelity, axes in levels.items()
-    }
+    """The three levels as the shipped sweeps of the collective analysis (R = 2p gives p x p
+    nodes): examples/sweeps/fig15.toml (analytic, every point), fig15-flow.toml and
+    fig15-flit.toml (where each level runs: the scale limits above)."""
+    return {fidelity: load_spec(SPECS / f"{name}.toml") for fidelity, name in LEVELS.items()}
 
 
 def rows(run_on: Runner) -> list[dict[str, float | int | str]]:

@@ -216,13 +216,13 @@ SATURATED_BELOW = 0.95
 
 
 def sweep_summary(points: list[dict[str, Any]]) -> dict[str, Any]:
-    """What :func:`sweep` reports beside its points, from load points run one by one (e.g. as a
-    `railx sweep` of the flit-sim analysis): `saturation_load`, the first offered load (ascending)
-    of which less than 95% was accepted, or None; `peak_accepted`, the highest accepted."""
-    ordered = sorted(points, key=lambda p: p["offered"])
-    saturated = [p["offered"] for p in ordered if p["accepted"] < SATURATED_BELOW * p["offered"]]
+    """What :func:`sweep` reports, from the reports of load points run one by one (e.g. a
+    `railx sweep` of the flit-sim analysis), given in ascending order of load: the points,
+    `saturation_load`, the offered load of the first point of which less than 95% was accepted,
+    or None; `peak_accepted`, the highest accepted."""
+    saturated = [p["offered"] for p in points if p["accepted"] < SATURATED_BELOW * p["offered"]]
     return {
-        "points": ordered,
+        "points": list(points),
         "saturation_load": saturated[0] if saturated else None,
-        "peak_accepted": max((p["accepted"] for p in ordered), default=0.0),
+        "peak_accepted": max((p["accepted"] for p in points), default=0.0),
     }
