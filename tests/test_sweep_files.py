@@ -173,3 +173,28 @@ def test_allocate_refuses_a_missing_jobs_file_and_a_peer_base(allocate_dir: Path
     peer = parse_spec(allocate_spec(failed=[]) | {"sweep": {"name": "t", "analysis": "allocate", "base": "ft2"}},
                       allocate_dir, "t")  # fmt: skip
     assert "allocate reads a RailX configuration" in run_point(peer.points[0].inputs)["error"]
+
+
+# --- shipped names or files: cost's catalog, workload's and allocate-bw's model -----------------
+
+
+def test_a_catalog_or_model_file_travels_as_text_and_a_shipped_name_stays_inline(tmp_path: Path) -> None:
+    from railx.cost.catalog import CATALOG_DIR
+    from railx.workload.catalogue import MODELS_DIR
+
+    shutil.copy(CATALOG_DIR / "railx-table6.toml", tmp_path / "prices.toml")
+    shutil.copy(MODELS_DIR / "llama3-70b.toml", tmp_path / "model.toml")
+    shutil.copy(ROOT / "examples" / "workloads" / "listing1.toml", tmp_path / "listing1.toml")
+    cost = {"sweep": {"name": "t", "analysis": "cost", "base": "ft2"},
+            "axis": [{"grid": {"options.catalog": ["railx-table6", "prices.toml"]}}]}  # fmt: skip
+    named, from_file = parse_spec(cost, tmp_path, "t").points
+    assert named.inputs["options"]["catalog"] == "railx-table6"
+    assert from_file.inputs["options"]["catalog"]["file"] == "prices.toml"
+    assert run_point(named.inputs)["record"] == run_point(from_file.inputs)["record"]
+    work = {"sweep": {"name": "t", "analysis": "workload", "base": "listing1.toml"}, "options": {"parallel": "T=4,D=16"},
+            "axis": [{"grid": {"options.model": ["llama3-70b", "model.toml"]}}]}  # fmt: skip
+    named, from_file = parse_spec(work, tmp_path, "t").points
+    (tmp_path / "model.toml").unlink()  # the worker reads the shipped text, not the file
+    assert run_point(named.inputs)["record"] == run_point(from_file.inputs)["record"]
+    with pytest.raises(ConfigError, match=r"^axis 1 \(grid: options.catalog\): options.catalog = 'nope': no such file"):
+        parse_spec(cost | {"axis": [{"grid": {"options.catalog": ["nope"]}}]}, tmp_path, "t")

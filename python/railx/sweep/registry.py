@@ -56,12 +56,14 @@ class Analysis:
     files: dict[str, FileOption] = field(default_factory=dict)
 
 
-def _railx_only(system: System, what: str) -> None:
+def _railx_only(system: System, what: str) -> dict[str, Any]:
+    """The base's RailX configuration; a one-line error for any other family."""
     if system.railx is None:
         raise ConfigError(
             f"base = {system.name}: {what} reads a RailX configuration, not a {system.family} system; "
             "use a RailX TOML or preset (e.g. railx7mesh)"
         )
+    return system.railx
 
 
 def _plan(system: System, options: dict[str, Any]) -> dict[str, Any]:
@@ -83,8 +85,14 @@ def _deadlock(system: System, o: dict[str, Any]) -> dict[str, Any]:
 
 def _cost(system: System, o: dict[str, Any]) -> dict[str, Any]:
     from railx.cost import figures, load_catalog, relative_to, resolve_system
+    from railx.cost.catalog import parse_catalog
 
-    catalog = load_catalog(o["catalog"], o["port_basis"])
+    given = o["catalog"]
+    catalog = (
+        load_catalog(given, o["port_basis"])
+        if isinstance(given, str)
+        else parse_catalog(given["text"], given["file"], o["port_basis"])
+    )
     return relative_to([figures(system, catalog)], figures(resolve_system(o["baseline"]), catalog))[0]
 
 
@@ -176,10 +184,11 @@ def _parallel(value: Any) -> dict[str, int]:
 
 def _iteration(workload_system: Any, o: dict[str, Any]) -> Any:
     """The IterationModel of options model, parallel and dp_all_reduce_order on the base."""
-    from railx.workload.catalogue import load_model
+    from railx.workload.catalogue import load_model, parse_model
     from railx.workload.iteration import IterationModel
 
-    model = load_model(o["model"])
+    given = o["model"]
+    model = load_model(given) if isinstance(given, str) else parse_model(given["text"], given["file"])
     if o["dp_all_reduce_order"] is not None:
         training = workload_system.training.model_copy(update={"dp_all_reduce_order": o["dp_all_reduce_order"]})
         workload_system = workload_system.model_copy(update={"training": training})
@@ -307,8 +316,7 @@ def _allocate(system: System, o: dict[str, Any]) -> dict[str, Any]:
     from railx.availability.packing import parse_job_requests
     from railx.config import Config
 
-    _railx_only(system, "allocate")
-    config = Config.from_dict(system.railx)
+    config = Config.from_dict(_railx_only(system, "allocate"))
     p, q = config.system.plant()["grid"]
     grid, failed = (p, q), o["failed"]
     blocked = (
@@ -328,6 +336,24 @@ _ALLOCATE_FILES = {
                        inline_help='"all" or "single"'),
 }  # fmt: skip
 
+
+def _builtin_catalog(value: Any) -> bool:
+    from railx.cost.catalog import BUILTIN_CATALOGS
+
+    return value in BUILTIN_CATALOGS
+
+
+_CATALOG_FILE = {
+    "catalog": FileOption("price catalog TOML", 'catalog = "my-prices.toml"', inline=_builtin_catalog,
+                          inline_help="a shipped catalog (railx-table6, railonly, ...)"),
+}  # fmt: skip
+#: A model is a shipped key (keys may hold dots: moe-1.3b) or, ending in .toml, a model file.
+_MODEL_FILE = {
+    "model": FileOption("model TOML", 'model = "my-model.toml"',
+                        inline=lambda v: isinstance(v, str) and not v.endswith(".toml"),
+                        inline_help="a shipped model key (e.g. llama3-70b)"),
+}  # fmt: skip
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -343,7 +369,7 @@ ANALYSES: dict[str, Analysis] = {
                  _ROUTING | {"samples": 100_000, "seed": 0, "vcs": None}, _deadlock, {"acyclic": "acyclic"}),
         Analysis("cost", "bill of materials, cost and power (railx cost)", "system",
                  {"catalog": "railx-table6", "port_basis": None, "baseline": "ft2"}, _cost,
-                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}),
+                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}, _CATALOG_FILE),
         Analysis("collective", "a collective's time at analytic, flow or flit fidelity (railx collective)", "system",
                  {"op": "all-reduce", "algo": "hierarchical", "size": "1MiB", "fidelity": "analytic", "chunks": 1,
                   "reduce_s_per_byte": 0.0, "flit_bytes": 256, "link_model": None} | _ROUTING, _collective,
@@ -356,7 +382,7 @@ ANALYSES: dict[str, Analysis] = {
                  {"chips": "chips", "accepted": "accepted", "latency_cycles": "latency.mean"}),
         Analysis("workload", "training iteration time, eq. 10 (railx workload)", "workload-system",
                  {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None}, _workload,
-                 {"chips": "chips", "iteration_s": "iteration_s"}),
+                 {"chips": "chips", "iteration_s": "iteration_s"}, _MODEL_FILE),
         Analysis("availability", "Monte Carlo availability of the largest job, Fig. 17 (railx availability --rate)",
                  "optional-system",
                  {"grid": None, "rate": None, "count": None, "samples": 100, "seed": 0, "solver": "auto",
@@ -375,7 +401,7 @@ ANALYSES: dict[str, Analysis] = {
         Analysis("allocate-bw", "ports split among parallelisms, eq. 11 of paper 000 (railx allocate-bw --json)",
                  "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
                                      "method": "auto", "reconfig_ms": None}, _allocate_bw,
-                 {"chips": "chips", "iteration_s": "static.time_s"}),
+                 {"chips": "chips", "iteration_s": "static.time_s"}, _MODEL_FILE),
         Analysis("libra", "LIBRA's per-dimension bandwidth optimum beside EqualBW, paper 004 (railx libra --json)",
                  "none", {"network": None, "workload": [], "communicator": [], "cost": None, "objective": "perf",
                           "total_bw": None, "constraints": None, "weight": None, "loop": "no-overlap",
