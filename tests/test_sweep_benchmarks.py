@@ -116,3 +116,28 @@ def test_an_inline_base_is_validated_naming_the_axis() -> None:
     with pytest.raises(Exception, match=r"^axis 1 \(list: base\): ") as info:
         parse_spec(data, SPECS, "t")
     assert "\n" not in str(info.value)
+
+
+def _benchmark(name: str) -> Any:
+    import importlib.util
+
+    path = SPECS.parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmarks_sweeps_validate() -> None:
+    """The sweeps the benchmarks build in Python load (every point checked by railx's schema)."""
+    fig14 = _benchmark("fig14")
+    systems = list(fig14.SYSTEMS.values())
+    sweep_ = fig14.load_sweep(systems, [0.5, 0.1], FlitSettings(), "minimal")
+    assert len(sweep_.points) == 2 * len(systems)
+    assert [p.inputs["options"]["load"] for p in sweep_.points[:2]] == [0.1, 0.5]  # ascending, as the core's
+    comparison = _benchmark("system_comparison")
+    assert len(comparison.comparison_sweep(comparison.SYSTEMS, comparison.QUESTIONS).points) == 5 * 3 * 2
+    allocation = _benchmark("allocation")
+    assert len(allocation.solvers_sweep().points) == 9
+    assert len(_benchmark("fig15").fig15_sweeps()) == 3
