@@ -28,7 +28,7 @@ def _never(_value: Any) -> bool:
 @dataclass(frozen=True)
 class FileOption:
     """An option naming a file (a list of files when the option's default is a list): `what` the
-    file holds and an example for messages, `required` whether the option must be given, and
+    file is, with its article ("a LIBRA cost-model YAML file"), and an example for messages, `required` whether the option must be given, and
     `inline` which values are data rather than a file name (described by `inline_help`)."""
 
     what: str
@@ -49,13 +49,13 @@ def _read(value: Any, name: str, option: FileOption, spec_dir: Path, where: str,
     alternative = f" or {option.inline_help}" if option.inline_help else ""
     if not isinstance(value, str) or not value:
         raise ConfigError(
-            f"{where}: options.{name} = {value!r}: give a {option.what} file{alternative}; e.g. {option.example}"
+            f"{where}: options.{name} = {value!r}: give {option.what}{alternative}; e.g. {option.example}"
         )
     path = next((p for p in (spec_dir / value, Path(value)) if p.is_file()), None)
     if path is None:
         raise ConfigError(
             f"{where}: options.{name} = {value!r}: no such file beside the spec or in the working directory; "
-            f"give a {option.what} file{alternative}; e.g. {option.example}"
+            f"give {option.what}{alternative}; e.g. {option.example}"
         )
     key = path.resolve()
     if key not in cache:
@@ -82,7 +82,7 @@ def resolve_files(
             if option.required:
                 alternative = f" or {option.inline_help}" if option.inline_help else ""
                 raise ConfigError(
-                    f"{where}: options.{name} is required: give a {option.what} file{alternative}; e.g. {option.example}"
+                    f"{where}: options.{name} is required: give {option.what}{alternative}; e.g. {option.example}"
                 )
             continue
         if isinstance(value, list) and not option.inline(value):

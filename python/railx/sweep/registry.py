@@ -299,14 +299,14 @@ def _libra(_base: None, o: dict[str, Any]) -> dict[str, Any]:
 
 
 _LIBRA_FILES = {
-    "network": FileOption("LIBRA network YAML", 'network = "4d_network.yml"', required=True,
+    "network": FileOption("a LIBRA network YAML file", 'network = "4d_network.yml"', required=True,
                           inline=lambda v: isinstance(v, str) and "(" in v,
                           inline_help="a notation like RI(4)_FC(8)_RI(4)_SW(32)"),
-    "workload": FileOption("ASTRA-sim 1.0 workload text", 'workload = ["GPT_3.txt"]', required=True),
-    "communicator": FileOption("LIBRA communicator YAML", 'communicator = ["GPT_3_4d.yml"] (one per workload)',
+    "workload": FileOption("an ASTRA-sim 1.0 workload text file", 'workload = ["GPT_3.txt"]', required=True),
+    "communicator": FileOption("a LIBRA communicator YAML file", 'communicator = ["GPT_3_4d.yml"] (one per workload)',
                                required=True),
-    "cost": FileOption("LIBRA cost-model YAML", 'cost = "4d_cost_model.yml"', required=True),
-    "constraints": FileOption("constraints TOML", 'constraints = "constraints.toml"'),
+    "cost": FileOption("a LIBRA cost-model YAML file", 'cost = "4d_cost_model.yml"', required=True),
+    "constraints": FileOption("a constraints TOML file", 'constraints = "constraints.toml"'),
 }  # fmt: skip
 
 
@@ -330,9 +330,9 @@ def _allocate(system: System, o: dict[str, Any]) -> dict[str, Any]:
 
 
 _ALLOCATE_FILES = {
-    "failed": FileOption("failed-nodes JSON", 'failed = "failed.json"', required=True,
+    "failed": FileOption("a failed-nodes JSON file", 'failed = "failed.json"', required=True,
                          inline=lambda v: isinstance(v, list), inline_help="a list of [x, y] nodes"),
-    "jobs": FileOption("jobs TOML", 'jobs = "jobs.toml"', inline=lambda v: v in ("all", "single"),
+    "jobs": FileOption("a jobs TOML file", 'jobs = "jobs.toml"', inline=lambda v: v in ("all", "single"),
                        inline_help='"all" or "single"'),
 }  # fmt: skip
 
@@ -344,12 +344,12 @@ def _builtin_catalog(value: Any) -> bool:
 
 
 _CATALOG_FILE = {
-    "catalog": FileOption("price catalog TOML", 'catalog = "my-prices.toml"', inline=_builtin_catalog,
+    "catalog": FileOption("a price catalog TOML file", 'catalog = "my-prices.toml"', inline=_builtin_catalog,
                           inline_help="a shipped catalog (railx-table6, railonly, ...)"),
 }  # fmt: skip
 #: A model is a shipped key (keys may hold dots: moe-1.3b) or, ending in .toml, a model file.
 _MODEL_FILE = {
-    "model": FileOption("model TOML", 'model = "my-model.toml"',
+    "model": FileOption("a model TOML file", 'model = "my-model.toml"',
                         inline=lambda v: isinstance(v, str) and not v.endswith(".toml"),
                         inline_help="a shipped model key (e.g. llama3-70b)"),
 }  # fmt: skip
