@@ -196,5 +196,14 @@ def test_a_catalog_or_model_file_travels_as_text_and_a_shipped_name_stays_inline
     named, from_file = parse_spec(work, tmp_path, "t").points
     (tmp_path / "model.toml").unlink()  # the worker reads the shipped text, not the file
     assert run_point(named.inputs)["record"] == run_point(from_file.inputs)["record"]
+    baseline = ROOT / "examples" / "sweeps" / "systems" / "fat-tree-1296.toml"
+    shutil.copy(baseline, tmp_path / "fat-tree-1296.toml")
+    by_file = parse_spec(cost | {"options": {"baseline": "fat-tree-1296.toml"}, "axis": []}, tmp_path, "t").points[0]
+    (tmp_path / "fat-tree-1296.toml").unlink()
+    from railx.cost import figures, load_catalog, relative_to, resolve_system
+
+    catalog = load_catalog("railx-table6")
+    expected = relative_to([figures(resolve_system("ft2"), catalog)], figures(resolve_system(str(baseline)), catalog))
+    assert run_point(by_file.inputs)["record"] == json.loads(json.dumps(expected[0]))
     with pytest.raises(ConfigError, match=r"^axis 1 \(grid: options.catalog\): options.catalog = 'nope': no such file"):
         parse_spec(cost | {"axis": [{"grid": {"options.catalog": ["nope"]}}]}, tmp_path, "t")

@@ -14,11 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Literal
+
+import tomllib
 
 from railx.config import ConfigError, parse_bytes
 from railx.sweep.files import FileOption, file_text
-from railx.systems import System
+from railx.systems import System, system_from_document
 
 __all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
 
@@ -93,7 +96,19 @@ def _cost(system: System, o: dict[str, Any]) -> dict[str, Any]:
         if isinstance(given, str)
         else parse_catalog(given["text"], given["file"], o["port_basis"])
     )
-    return relative_to([figures(system, catalog)], figures(resolve_system(o["baseline"]), catalog))[0]
+    given = o["baseline"]
+    baseline = resolve_system(given) if isinstance(given, str) else _system_file(given)
+    return relative_to([figures(system, catalog)], figures(baseline, catalog))[0]
+
+
+def _system_file(value: dict[str, str]) -> System:
+    """A system from a file option's text (a RailX configuration or a [peer] table), named by
+    the file's stem as `railx.systems.resolve_system` names a file's system."""
+    try:
+        document = tomllib.loads(value["text"])
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{value['file']}: not valid TOML: {exc}") from None
+    return system_from_document(document, Path(value["file"]).stem, value["file"])
 
 
 def _bytes(value: Any, name: str) -> int:
@@ -343,9 +358,17 @@ def _builtin_catalog(value: Any) -> bool:
     return value in BUILTIN_CATALOGS
 
 
-_CATALOG_FILE = {
+def _preset(value: Any) -> bool:
+    from railx.systems import PRESETS
+
+    return value in PRESETS
+
+
+_COST_FILES = {
     "catalog": FileOption("a price catalog TOML file", 'catalog = "my-prices.toml"', inline=_builtin_catalog,
                           inline_help="a shipped catalog (railx-table6, railonly, ...)"),
+    "baseline": FileOption("a system TOML file", 'baseline = "fat-tree-1296.toml"', inline=_preset,
+                           inline_help="a preset (ft2, railx7mesh, ...)"),
 }  # fmt: skip
 #: A model is a shipped key (keys may hold dots: moe-1.3b) or, ending in .toml, a model file.
 _MODEL_FILE = {
@@ -369,7 +392,7 @@ ANALYSES: dict[str, Analysis] = {
                  _ROUTING | {"samples": 100_000, "seed": 0, "vcs": None}, _deadlock, {"acyclic": "acyclic"}),
         Analysis("cost", "bill of materials, cost and power (railx cost)", "system",
                  {"catalog": "railx-table6", "port_basis": None, "baseline": "ft2"}, _cost,
-                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}, _CATALOG_FILE),
+                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}, _COST_FILES),
         Analysis("collective", "a collective's time at analytic, flow or flit fidelity (railx collective)", "system",
                  {"op": "all-reduce", "algo": "hierarchical", "size": "1MiB", "fidelity": "analytic", "chunks": 1,
                   "reduce_s_per_byte": 0.0, "flit_bytes": 256, "link_model": None} | _ROUTING, _collective,
