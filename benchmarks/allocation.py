@@ -2,11 +2,18 @@
 between context and data parallelism, with and without DP overlap), and the static optimum of the
 Listing 1 job by exhaustive search and by MILP on growing port counts.
 
-    python3 benchmarks/allocation.py [--plot [PNG]]
+    python3 benchmarks/allocation.py [--plot [PNG]] [--workers N] [--scheduler ADDRESS] [--store FILE]
 
 Prints the table of optima under the paper's DP all-reduce order (De first) and the best C port
 counts under the rank order (C first), and the wall time of the sweep (target <= 5 s). --plot draws
 the C + DP communication time per split (docs/figures/fig16.png by default), as the paper's Fig. 16.
+
+The solver comparison runs on railx's sweep engine (the allocate-bw analysis, one point per port
+count and method). The Fig. 16 table stays one call of `railx.allocation.fig16_table`: it
+evaluates each sequence's 11 splits in one vectorised pass (the 5 s target measures that), and it
+prints the C + DP communication time of each split (`split_comm_curve`), which the workload
+analysis's record does not hold; its iteration times are also the shipped sweep
+examples/sweeps/fig16.toml (equal to fig16_table's, tests/test_sweep.py).
 """
 
 from __future__ import annotations
@@ -15,11 +22,9 @@ import argparse
 import time
 from pathlib import Path
 
-from railx.allocation.static import static_split
 from railx.allocation.sweep import Fig16Row, fig16_table
-from railx.workload.catalogue import load_model
-from railx.workload.iteration import IterationModel
-from railx.workload.system import load_workload_system
+from railx.sweep import Sweep, parse_spec
+from railx.sweep.batch import Runner, runner
 
 ROOT = Path(__file__).resolve().parents[1]
 LISTING1 = ROOT / "examples" / "workloads" / "listing1.toml"
@@ -81,21 +86,35 @@ def plot(rows: list[Fig16Row], path: Path) -> None:
     print(f"wrote {path}")
 
 
-def solvers() -> None:
-    """Exhaustive against MILP on the Listing 1 job as the ports per edge grow."""
-    base = load_workload_system(LISTING1).with_ports({"C": 1, "E": 1, "De": 1, "P": 1})
-    for n in (4, 16, 64, 256, 1024):
-        system = base.model_copy(update={"system": base.system.model_copy(update={"n": n})})
-        it = IterationModel(load_model("llama3-70b-moe8"), system.parallelism(T=4, C=2, E=2, D=4, P=2), system)
-        for method in ("exhaustive", "milp"):
-            if method == "exhaustive" and n > 256:
-                continue
-            start = time.perf_counter()
-            split = static_split(it, method)  # type: ignore[arg-type]
-            print(
-                f"n = {n:>4} {method:>10}: ports {split.ports}, {split.time_s:.6f} s iteration, "
-                f"{split.candidates:,} allocations, {time.perf_counter() - start:.3f} s"
-            )
+def solvers_sweep() -> Sweep:
+    """The Listing 1 job with one port per dimension on each axis and n ports per chip edge, each
+    n solved exhaustively (while n <= 256) and by MILP: one sweep of the allocate-bw analysis."""
+    points = [
+        {"system.n": n, "options.method": method}
+        for n in (4, 16, 64, 256, 1024)
+        for method in ("exhaustive", "milp")
+        if method == "milp" or n <= 256
+    ]
+    data = {
+        "sweep": {"name": "allocation-solvers", "analysis": "allocate-bw", "base": str(LISTING1), "retries": 0},
+        "options": {"model": "llama3-70b-moe8", "parallel": "T=4,C=2,E=2,D=4,P=2"},
+        "axis": [{"list": [{f"mapping.{d}.ports": 1 for d in ("C", "E", "De", "P")}]}, {"list": points}],
+    }
+    return parse_spec(data, ROOT, "allocation-solvers")
+
+
+def solvers(run_on: Runner) -> None:
+    """Exhaustive against MILP on the Listing 1 job as the ports per edge grow (the time is the
+    point's on its worker: the model, the mapped evaluation and the search)."""
+    frame = run_on.frame(solvers_sweep())
+    for point in frame.to_dict("records"):
+        if isinstance(point["error"], str):
+            raise SystemExit(f"allocation-solvers: {point['error']}")
+        split = point["record"]["static"]
+        print(
+            f"n = {point['system.n']:>4} {point['options.method']:>10}: ports {split['ports']}, "
+            f"{split['time_s']:.6f} s iteration, {split['candidates']:,} allocations, {point['wall_s']:.3f} s"
+        )
 
 
 def main() -> None:
@@ -103,11 +122,15 @@ def main() -> None:
     parser.add_argument(
         "--plot", type=Path, nargs="?", const=FIG16_PNG, help=f"write the Fig. 16 plot (default {FIG16_PNG})"
     )
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
+    parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
+    parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
     args = parser.parse_args()
     rows = fig16()
     if args.plot:
         plot(rows, args.plot)
-    solvers()
+    with runner(args.scheduler, args.workers, args.store) as run_on:
+        solvers(run_on)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,11 @@
 """Benchmark: building the bill of materials of every Table 6 row (no graph), and materialising
 the largest peer graphs under the 50M-link guard. Prints wall time per row; the target for a
 bill of materials is < 1 s. Not a test: run `python benchmarks/cost_bom.py`.
+
+Not run on the sweep engine: it times two functions (`System.bom`, `System.network`) on one
+process, and a sweep point's time is its whole analysis (the cost analysis prices the system and
+its baseline as well; no analysis returns a graph, which would travel back to the client). The
+cost over the same rows is the sweep examples/sweeps/table6.toml.
 """
 
 from __future__ import annotations

@@ -29,13 +29,16 @@ import argparse
 import csv
 import json
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 from railx.config import ConfigError
 from railx.cost.catalog import PORT_BASES, load_catalog
 from railx.cost.model import figures
 from railx.cost.throughput import throughput_per_cost
-from railx.sim import FlitSettings, sweep
+from railx.sim import FlitSettings, sweep_summary
+from railx.sweep import Sweep, parse_spec
+from railx.sweep.batch import base_table, runner
 from railx.systems import System
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +111,9 @@ def main() -> None:
     parser.add_argument("--systems", help=f"run only these, comma-separated: {', '.join(SYSTEMS)}")
     parser.add_argument("--loads", help="offered loads, comma-separated (default: 0.1 to 1.0 by 0.1, and 1.2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reproductions" / "fig14")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
+    parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
+    parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
     parser.add_argument("--replot", type=Path, nargs="+", metavar="DIR", help="redraw DIR/fig14.png from its JSON")
     parser.add_argument(
         "--per-musd", type=Path, nargs="+", metavar="DIR", help="throughput per M$ of DIR/fig14.json, both bases"
@@ -129,6 +135,25 @@ def main() -> None:
     run(args, systems)
 
 
+def load_sweep(systems: list[System], loads: list[float], settings: FlitSettings, railx_routing: str) -> Sweep:
+    """Fig. 14 as one sweep of the flit-sim analysis (examples/sweeps/fig14.toml and
+    fig14-peers.toml are its shipped form): every system at every offered load, all-to-all."""
+    data = {
+        "sweep": {"name": "fig14-benchmark", "analysis": "flit-sim", "retries": 0},
+        "options": {"traffic": "all-to-all"} | asdict(settings),
+        "axis": [
+            {
+                "list": [
+                    {"base": base_table(s), "options.routing": railx_routing if s.railx is not None else None}
+                    for s in systems
+                ]
+            },
+            {"grid": {"options.load": sorted(loads)}},
+        ],
+    }
+    return parse_spec(data, ROOT, "fig14-benchmark")
+
+
 def run(args: argparse.Namespace, systems: list[System]) -> None:
     """Simulates every system over the offered loads and writes fig14.json, .csv and .png."""
     warmup, measure = (1000, 2000) if args.quick else (5000, 10000)
@@ -146,15 +171,21 @@ def run(args: argparse.Namespace, systems: list[System]) -> None:
         threads=args.threads,
     )
     catalog = load_catalog("railx-table6")
+    sweep = load_sweep(systems, loads, settings, args.railx_routing)
+    with runner(args.scheduler, args.workers, args.store) as run_on:
+        frame = run_on.frame(sweep)
     results = []
     for system in systems:
+        rows = frame[frame["base"] == system.name]
+        errors = [e for e in rows["error"] if isinstance(e, str)]  # NULL reads back as None or NaN
         try:
+            if errors:
+                raise ConfigError(errors[0])
             cost = figures(system, catalog)["cost_usd"]
-            routing = args.railx_routing if system.railx is not None else None
-            sim = sweep(system, loads, "all-to-all", settings=settings, routing=routing)
         except ConfigError as exc:
             print(f"skipped {system.name}: {exc}")
             continue
+        sim = sweep_summary(list(rows["record"]))
         peak = sim["peak_accepted"]
         chips = sim["points"][0]["chips"]
         row = {

@@ -5,11 +5,14 @@ per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop
 2^30; KB, MB, GB are powers of 1,000 in railx). The flow-level simulator runs the same explicit
 schedules (railx.flowsim.collective, aggregated over the node translations) for 1 KiB, 1 MiB and 1 GiB: the
 2D torus and hierarchical algorithms at every scale (aggregated over every translation), the 1D
-ring up to FLOW_RING_MAX_CHIPS (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
-(FLIT_MAX_CHIPS, FLIT_SIZES; `railx collective --fidelity flit`, dateline routing where the
+ring up to 4,096 chips (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
+(up to 256 chips, 1 KiB and 1 MiB; `railx collective --fidelity flit`, dateline routing where the
 system has rings).
 
-Writes docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
+Every level is a shipped sweep of the collective analysis (examples/sweeps/fig15.toml,
+fig15-flow.toml, fig15-flit.toml) run by railx's sweep engine (`--workers`, `--scheduler`,
+`--store` as `railx sweep`). Writes
+docs/figures/fig15.csv, fig15.json and fig15.png and prints the Markdown table recorded in
 docs/reproductions.md, plus the checks of the paper's claims (the hierarchical algorithm is the
 fastest everywhere; its advantage is largest at small sizes and large scale) and how far the 1D
 ring is from the fastest at the largest size. `--from-json` prints and plots the recorded
@@ -23,15 +26,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import tempfile
 from pathlib import Path
 
-from railx.collectives import RailxParams, estimate
-from railx.collectives.commands import collective_report
-from railx.collectives.params import fig15_torus_toml
-from railx.config import Config
-from railx.flowsim import collective
-from railx.network import Network
+from railx.sweep import Sweep, load_spec
+from railx.sweep.batch import Runner, runner
 
 ALGOS = {"1D-ring": "bidir-ring", "2D-torus": "2d-ring", "hierarchical": "hierarchical"}
 GRIDS = [1, 2, 4, 8, 16, 32, 64]  # p x p nodes of 16 chips: 16 .. 65,536 chips
@@ -40,48 +38,52 @@ FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p
 # of them), so it runs 4N(N-1)/p flows: 0.5M at 1,024 chips (1-6 s per size), 4.2M at 4,096
 # (17 s at 1 KiB and 1 MiB, 100 s at 1 GiB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
-# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size).
-FLOW_RING_MAX_CHIPS = 4096
-# Flit level: up to 256 chips and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
-FLIT_MAX_CHIPS = 256
-FLIT_SIZES = [1 << 10, 1 << 20]
+# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size):
+# fig15-flow.toml runs the ring up to 4,096 chips. Flit level (fig15-flit.toml): up to 256 chips
+# and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
 
 
-def params(p: int) -> RailxParams:
-    return RailxParams(m=4, n=1, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=400e9, alpha_out_s=300e-9, alpha_in_s=10e-9)
+SPECS = Path(__file__).resolve().parent.parent / "examples" / "sweeps"
+LEVELS = {"analytic": "fig15", "flow": "fig15-flow", "flit": "fig15-flit"}
 
 
-def network(p: int) -> Network:
-    """The same system as `params(p)` realized (minimal routing at flow level)."""
-    return Network(Config.from_toml(fig15_torus_toml(4, p)))
+def chips(p: int) -> int:
+    """Chips of a p x p torus of 4 x 4 meshes."""
+    return 16 * p * p
 
 
-def flit_time_s(p: int, algo: str, size: int, workdir: Path) -> float:
-    """The flit-level time of the schedule (dateline routing on rings; one node has none)."""
-    path = workdir / f"fig15-p{p}.toml"
-    path.write_text(fig15_torus_toml(4, p))
-    routing = "dateline" if p > 1 else "minimal"
-    return collective_report(str(path), "all-reduce", algo, size, fidelity="flit", routing=routing)["time_s"]
+def fig15_sweeps() -> dict[str, Sweep]:
+    """The three levels as the shipped sweeps of the collective analysis (R = 2p gives p x p
+    nodes): examples/sweeps/fig15.toml (analytic, every point), fig15-flow.toml and
+    fig15-flit.toml (where each level runs: the scale limits above)."""
+    return {fidelity: load_spec(SPECS / f"{name}.toml") for fidelity, name in LEVELS.items()}
 
 
-def rows() -> list[dict[str, float | int | str]]:
-    """Every point analytic; the flow- and flit-level points where they run (module docs)."""
+def rows(run_on: Runner) -> list[dict[str, float | int | str]]:
+    """Every point analytic; the flow- and flit-level points where they run (module docs), with
+    the bus bandwidth of a simulated point scaled from the analytic one by the time."""
+    times: dict[str, dict[tuple[int, str, int], dict]] = {}
+    for fidelity, sweep in fig15_sweeps().items():
+        frame = run_on.frame(sweep)
+        failed = frame[frame["status"] != "ok"]
+        if not failed.empty:
+            raise SystemExit(f"{sweep.name}: {len(failed)} points failed, e.g. {failed['error'].iloc[0]}")
+        times[fidelity] = {
+            (inputs["document"]["system"]["R"] // 2, inputs["options"]["algo"], inputs["options"]["size"]): record
+            for inputs, record in zip(frame["inputs"], frame["record"])
+        }
     out = []
-    workdir = Path(tempfile.mkdtemp(prefix="fig15-"))
     for p in GRIDS:
-        sys = params(p)
-        net = network(p)
         for size in SIZES:
             for label, algo in ALGOS.items():
-                e = estimate("all-reduce", algo, size, sys)
-                point = {"chips": sys.chips, "size_bytes": size, "algorithm": label, "algo": algo}
-                out.append({**point, "fidelity": "analytic", "time_s": e.time_s, "busbw_Bps": e.busbw_Bps})
-                if size in FLOW_SIZES and (algo != "bidir-ring" or sys.chips <= FLOW_RING_MAX_CHIPS):
-                    t_s = collective(net, "all-reduce", algo, size).completion_s
-                    out.append({**point, "fidelity": "flow", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
-                if size in FLIT_SIZES and sys.chips <= FLIT_MAX_CHIPS:
-                    t_s = flit_time_s(p, algo, size, workdir)
-                    out.append({**point, "fidelity": "flit", "time_s": t_s, "busbw_Bps": e.busbw_Bps * e.time_s / t_s})
+                e = times["analytic"][(p, algo, size)]
+                point = {"chips": chips(p), "size_bytes": size, "algorithm": label, "algo": algo}
+                out.append({**point, "fidelity": "analytic", "time_s": e["time_s"], "busbw_Bps": e["busbw_Bps"]})
+                for fidelity in ("flow", "flit"):
+                    if (p, algo, size) in times[fidelity]:
+                        t_s = times[fidelity][(p, algo, size)]["time_s"]
+                        busbw = e["busbw_Bps"] * e["time_s"] / t_s
+                        out.append({**point, "fidelity": fidelity, "time_s": t_s, "busbw_Bps": busbw})
     return out
 
 
@@ -111,16 +113,14 @@ def table(data: list[dict]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for p in GRIDS:
-        chips = params(p).chips
         for size in FLOW_SIZES:
+            n = chips(p)
             cells = [
-                " / ".join(f"{t[(chips, size, a)] * 1e6:,.2f}" if (chips, size, a) in t else "—" for t in by.values())
+                " / ".join(f"{t[(n, size, a)] * 1e6:,.2f}" if (n, size, a) in t else "—" for t in by.values())
                 for a in ALGOS
             ]
-            speedups = " / ".join(
-                _speedup(t, chips, size) if (chips, size, "hierarchical") in t else "—" for t in by.values()
-            )
-            lines.append(f"| {chips:,} | {_fmt_size(size)} | {' | '.join(cells)} | {speedups} |")
+            speedups = " / ".join(_speedup(t, n, size) if (n, size, "hierarchical") in t else "—" for t in by.values())
+            lines.append(f"| {n:,} | {_fmt_size(size)} | {' | '.join(cells)} | {speedups} |")
     return "\n".join(lines)
 
 
@@ -208,12 +208,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/figures"), help="directory for fig15.csv/json/png")
     parser.add_argument("--from-json", action="store_true", help="print and plot OUT/fig15.json without computing")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
+    parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
+    parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.from_json:
         data = json.loads((args.out / "fig15.json").read_text())
     else:
-        data = rows()
+        with runner(args.scheduler, args.workers, args.store) as run_on:
+            data = rows(run_on)
         with open(args.out / "fig15.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(data[0]))
             writer.writeheader()

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+from pathlib import Path
 from typing import Any
 
-from railx.collectives.commands import collective_report
-from railx.config import ConfigError
+from railx.sweep import Sweep, parse_spec
+from railx.sweep.batch import base_table, runner
 from railx.systems import System
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -61,15 +61,32 @@ SYSTEMS = [
 QUESTIONS = [("all-reduce", "bidir-ring", GiB), ("all-reduce", "hierarchical", GiB), ("all-to-all", "direct", MiB)]
 
 
-def cell(system: System, op: str, algo: str, size: int, fidelity: str) -> dict[str, Any]:
-    start = time.perf_counter()
-    try:
-        r = collective_report(system, op, algo, size, fidelity, link_model="routed" if fidelity == "analytic" else None)
-        out = {"time_s": r["time_s"], "busbw_Bps": r["busbw_Bps"], "took_s": time.perf_counter() - start}
-        out.update({k: r[k] for k in ("flows", "orbit") if k in r})
-        return out
-    except ConfigError as exc:
-        return {"error": str(exc), "took_s": time.perf_counter() - start}
+# Analytic with the routed link model; flow level with the schedule's own (aggregated) messages.
+FIDELITY_AXIS = {"zip": {"options.fidelity": ["analytic", "flow"], "options.link_model": ["routed", None]}}
+
+
+def comparison_sweep(systems: list[System], questions: list[tuple[str, str, int]]) -> Sweep:
+    """Every system, question and fidelity as one sweep of the collective analysis (each point
+    `railx collective`'s record); a question that does not apply to a family is an error row."""
+    data = {
+        "sweep": {"name": "system-comparison", "analysis": "collective", "retries": 0},
+        "axis": [
+            {"list": [{"base": base_table(s)} for s in systems]},
+            {"list": [{"options.op": op, "options.algo": algo, "options.size": size} for op, algo, size in questions]},
+            FIDELITY_AXIS,
+        ],
+    }
+    return parse_spec(data, Path.cwd(), "system-comparison")
+
+
+def cell(point: Any) -> dict[str, Any]:
+    """One stored point as the table's cell: time and bus bandwidth, or the one-line error."""
+    if isinstance(point["error"], str):  # NULL reads back as NaN
+        return {"error": point["error"], "took_s": point["wall_s"]}
+    r = point["record"]
+    out = {"time_s": r["time_s"], "busbw_Bps": r["busbw_Bps"], "took_s": point["wall_s"]}
+    out.update({k: r[k] for k in ("flows", "orbit") if k in r})
+    return out
 
 
 def main() -> None:
@@ -77,20 +94,24 @@ def main() -> None:
     parser.add_argument("--json", help="write the rows as JSON here")
     parser.add_argument("--only", nargs="*", help="run only these systems (by name)")
     parser.add_argument("--algos", nargs="*", help="ask only these questions (by algorithm)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
+    parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
+    parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
     args = parser.parse_args()
+    systems = [s for s in SYSTEMS if not args.only or s.name in args.only]
+    questions = [q for q in QUESTIONS if not args.algos or q[1] in args.algos]
+    with runner(args.scheduler, args.workers, args.store) as run_on:
+        frame = run_on.frame(comparison_sweep(systems, questions))
+    points = iter(frame.to_dict("records"))
     rows = []
     print("| system | chips | question | analytic (routed) ms | flow ms | took (s) |")
     print("| --- | --- | --- | --- | --- | --- |")
-    for system in SYSTEMS:
-        if args.only and system.name not in args.only:
-            continue
-        for op, algo, size in QUESTIONS:
-            if args.algos and algo not in args.algos:
-                continue
+    for system in systems:
+        for op, algo, size in questions:
             row = {"system": system.name, "label": system.label, "chips": system.chips, "op": op, "algo": algo}
             row["size_bytes"] = size
-            row["analytic"] = cell(system, op, algo, size, "analytic")
-            row["flow"] = cell(system, op, algo, size, "flow")
+            row["analytic"] = cell(next(points))
+            row["flow"] = cell(next(points))
             rows.append(row)
 
             def show(c: dict[str, Any]) -> str:

@@ -469,6 +469,9 @@ def test_every_shipped_spec_is_valid() -> None:
         "railonly-table2-railonly": 6,
         "wavelengths": 4,
         "traffic": 4 * 2,
+        "libra-budget": 2 * 10,
+        "fig15-flow": (7 * 2 + 5) * 3,
+        "fig15-flit": 3 * 3 * 2,
     }
 
 

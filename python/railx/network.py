@@ -13,7 +13,7 @@ from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
 from railx.config import Config, load_config, read_text
 
-__all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file"]
+__all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file", "verify_ocs_text"]
 
 NetworkFormat = Literal["json", "graphml"]
 NETWORK_FORMATS: tuple[NetworkFormat, ...] = ("json", "graphml")
@@ -79,7 +79,11 @@ def realize(config: Config | str | Path) -> Network:
 def verify_ocs_file(path: str | Path, topology: Config | str | Path | None = None) -> dict[str, Any]:
     """Verifies a `railx.ocs/v1` file: port validity, and with a configuration that the circuits
     rebuild its intended topology. Returns the report; raises RailxError when the file is invalid."""
-    text = read_text(path, f"OCS file {path}")
+    return verify_ocs_text(read_text(path, f"OCS file {path}"), topology)
+
+
+def verify_ocs_text(text: str, topology: Config | str | Path | None = None) -> dict[str, Any]:
+    """Verifies a `railx.ocs/v1` document's text, as :func:`verify_ocs_file` does a file."""
     if topology is not None and not isinstance(topology, Config):
         topology = load_config(topology)
     config_json = topology.to_core_json() if topology is not None else None

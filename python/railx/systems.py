@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from railx._core import LinkArrays
     from railx.network import Network
 
-__all__ = ["PRESETS", "System", "SystemLike", "TABLE6_ORDER", "core_of", "resolve_system"]
+__all__ = ["PRESETS", "System", "SystemLike", "TABLE6_ORDER", "core_of", "resolve_system", "system_from_document"]
 
 DEFAULT_PORT_BW_BPS = 50e9  # 400 Gb/s, the port of every Table 6 system
 GBPS = 1e9
@@ -226,12 +226,18 @@ def resolve_system(name_or_path: str) -> System:
         raise ConfigError(
             f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file"
         )
-    data = read_toml(path, f"system = {name_or_path!r}")
-    name = path.stem
+    return system_from_document(read_toml(path, f"system = {name_or_path!r}"), path.stem, str(path))
+
+
+def system_from_document(data: dict[str, Any], name: str, source: str) -> System:
+    """The system a TOML file's document describes (a RailX configuration, or a [peer] table),
+    named `name`; errors name `source`."""
     if "peer" in data:
         extra = sorted(set(data) - {"peer"})
         if extra:
-            raise ConfigError(f"{path}: {extra[0]}: unknown key next to [peer]; a peer file holds only a [peer] table")
+            raise ConfigError(
+                f"{source}: {extra[0]}: unknown key next to [peer]; a peer file holds only a [peer] table"
+            )
         return System(name, name, peer=expand_platform(data["peer"]))
     Config.from_dict(data)  # validate now, for a one-line error naming the file's field
     return System(name, name, railx=data)

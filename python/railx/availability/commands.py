@@ -7,17 +7,18 @@ import json
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from railx.availability.failures import load_failed
 from railx.availability.montecarlo import availability, sweep
-from railx.availability.packing import allocation_config, load_job_requests, pack_jobs
+from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
-from railx.network import realize, verify_ocs_file
+from railx.network import realize, verify_ocs_text
 from railx.sweep.progress import sample_progress
 
 console = Console()
@@ -51,6 +52,39 @@ def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, 
         plot_size_vs_failures(by_count, out_dir / "fig17a_size_vs_failures.png"),
         plot_availability_vs_rate(by_rate, out_dir / "fig17b_availability_vs_rate.png"),
     ]
+
+
+#: `railx allocate --jobs` values that are not a jobs file: fill every healthy node, or the largest job.
+JOB_MODES = ("all", "single")
+
+
+def allocate_jobs(
+    config: Config,
+    blocked: np.ndarray,
+    jobs: str | list[JobRequest],
+    topology: str = "torus",
+    min_nodes: int = 1,
+) -> tuple[Packing, list[tuple[str, str]]]:
+    """Packs jobs onto the healthy nodes (`jobs`: "all", "single" or the requests of a jobs file)
+    and returns the packing with the verified `railx.ocs/v1` documents of the allocated system
+    (file name, text): what `railx allocate` writes."""
+    if not is_one_of(topology, TOPOLOGY_PRESETS):
+        raise ConfigError(f"--topology = {topology}: unknown preset; use torus, hyperx or dragonfly")
+    preset = TopologyConfig(preset=topology)
+    if jobs == "all":
+        packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes)
+    elif jobs == "single":
+        packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes, max_jobs=1)
+    elif isinstance(jobs, str):
+        raise ConfigError(f"--jobs = {jobs!r}: use all, single or a TOML jobs file")
+    else:
+        packing = pack_jobs(blocked, jobs)
+    allocated = allocation_config(config, packing)
+    core = realize(allocated).core
+    ocs = [(f"{name}.ocs.json", text) for name, text in [("system", core.ocs_json()), *core.job_ocs_json()]]
+    for _name, text in ocs:
+        verify_ocs_text(text, allocated)
+    return packing, ocs
 
 
 def register(app: typer.Typer) -> None:
@@ -149,24 +183,15 @@ def register(app: typer.Typer) -> None:
         job's railx.ocs/v1 file is verified against its topology; allocation.json lists the jobs.
         """
         cfg = load_config(config)
-        grid = _grid(cfg)
-        blocked = load_failed(failed, grid)
-        if not is_one_of(topology, TOPOLOGY_PRESETS):
-            raise ConfigError(f"--topology = {topology}: unknown preset; use torus, hyperx or dragonfly")
-        preset = TopologyConfig(preset=topology)
-        if jobs == "all":
-            packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes)
-        elif jobs == "single":
-            packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes, max_jobs=1)
-        else:
-            packing = pack_jobs(blocked, load_job_requests(jobs))
-        allocated = allocation_config(cfg, packing)
-        paths = realize(allocated).write_ocs(out)
-        for path in paths:
-            verify_ocs_file(path, allocated)
-        report = packing.to_dict()
-        report["ocs_files"] = [str(p) for p in paths]
+        requests = jobs if jobs in JOB_MODES else load_job_requests(jobs)
+        packing, ocs = allocate_jobs(cfg, load_failed(failed, _grid(cfg)), requests, topology, min_nodes)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / name for name, _text in ocs]
+        for path, (_name, text) in zip(paths, ocs):
+            path.write_text(text + "\n", encoding="utf-8")
+        report = packing.to_dict() | {"ocs_files": [str(p) for p in paths]}
         (out / "allocation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        grid = packing.grid
         if as_json:
             print(json.dumps(report, indent=2))
             return

@@ -14,7 +14,7 @@ import numpy as np
 
 from railx.config import ConfigError, read_text
 
-__all__ = ["blocked_matrix", "load_failed", "sample_failed"]
+__all__ = ["blocked_matrix", "load_failed", "parse_failed", "sample_failed"]
 
 
 def blocked_matrix(failed: list, grid: tuple[int, int], source: str = "failed") -> np.ndarray:
@@ -39,15 +39,20 @@ def blocked_matrix(failed: list, grid: tuple[int, int], source: str = "failed") 
 def load_failed(path: str | Path, grid: tuple[int, int]) -> np.ndarray:
     """Reads a failed-nodes file (JSON: a list of `[x, y]`) into a blocked matrix for `grid`."""
     path = Path(path)
+    return parse_failed(read_text(path, f"failed-nodes file {path}"), str(path), grid)
+
+
+def parse_failed(text: str, source: str, grid: tuple[int, int]) -> np.ndarray:
+    """A failed-nodes file's JSON text (see :func:`load_failed`); errors name `source`."""
     try:
-        data = json.loads(read_text(path, f"failed-nodes file {path}"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]"
+            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]"
         ) from None
     if not isinstance(data, list):
-        raise ConfigError(f"{path}: a failed-nodes file is a JSON list of [x, y] pairs; e.g. [[3, 5], [0, 7]]")
-    return blocked_matrix(data, grid, source=str(path))
+        raise ConfigError(f"{source}: a failed-nodes file is a JSON list of [x, y] pairs; e.g. [[3, 5], [0, 7]]")
+    return blocked_matrix(data, grid, source=source)
 
 
 def sample_failed(

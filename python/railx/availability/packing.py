@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomllib
 from pydantic import Field, ValidationError, field_validator
 
 from railx.availability.single_job import Solver, largest_allocation, rows_with_most_columns
@@ -26,10 +27,18 @@ from railx.config import (
     Strict,
     TopologyConfig,
     one_line_error,
-    read_toml,
+    read_text,
 )
 
-__all__ = ["JobRequest", "PlacedJob", "Packing", "pack_jobs", "load_job_requests", "allocation_config"]
+__all__ = [
+    "JobRequest",
+    "Packing",
+    "PlacedJob",
+    "allocation_config",
+    "load_job_requests",
+    "pack_jobs",
+    "parse_job_requests",
+]
 
 
 @dataclass(frozen=True)
@@ -161,11 +170,19 @@ def load_job_requests(path: str | Path) -> list[JobRequest]:
     """Reads a jobs file (TOML): `[[jobs]]` tables with `name`, `shape = [columns, rows]` and an
     optional `topology` (default a torus)."""
     path = Path(path)
-    data = read_toml(path, f"jobs file {path}")
+    return parse_job_requests(read_text(path, f"jobs file {path}"), str(path))
+
+
+def parse_job_requests(text: str, source: str) -> list[JobRequest]:
+    """A jobs file's TOML text (see :func:`load_job_requests`); errors name `source`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"jobs file {source}: not valid TOML: {exc}") from None
     try:
         parsed = _RequestFile.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {one_line_error(exc, _RequestFile)}") from None
+        raise ConfigError(f"{source}: {one_line_error(exc, _RequestFile)}") from None
     return [JobRequest(j.name, (j.shape[0], j.shape[1]), j.topology) for j in parsed.jobs]
 
 

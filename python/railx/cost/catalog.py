@@ -31,7 +31,16 @@ from pydantic import Field, ValidationError, model_validator
 
 from railx.config import ConfigError, Strict, one_line_error
 
-__all__ = ["BUILTIN_CATALOGS", "PORT_BASES", "Catalog", "Component", "PortBasis", "Priced", "load_catalog"]
+__all__ = [
+    "BUILTIN_CATALOGS",
+    "PORT_BASES",
+    "Catalog",
+    "Component",
+    "PortBasis",
+    "Priced",
+    "load_catalog",
+    "parse_catalog",
+]
 
 CATALOG_DIR = Path(__file__).with_name("catalogs")
 BUILTIN_CATALOGS: tuple[str, ...] = tuple(sorted(p.stem for p in CATALOG_DIR.glob("*.toml")))
@@ -216,10 +225,6 @@ class Priced:
 def load_catalog(name_or_path: str | Path, port_basis: str | None = None) -> Catalog:
     """A built-in catalog by name (see BUILTIN_CATALOGS) or a TOML file; validated. `port_basis`
     ("used" or "installed"), when given, replaces the catalog's own."""
-    if port_basis is not None and port_basis not in PORT_BASES:
-        raise ConfigError(
-            f"port_basis = {port_basis!r}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
-        )
     path = Path(name_or_path)
     if not path.suffix and str(name_or_path) in BUILTIN_CATALOGS:
         path = CATALOG_DIR / f"{name_or_path}.toml"
@@ -229,12 +234,21 @@ def load_catalog(name_or_path: str | Path, port_basis: str | None = None) -> Cat
         raise ConfigError(
             f"catalog = {str(name_or_path)!r}: cannot read it ({exc.strerror}); use a TOML file or one of {', '.join(BUILTIN_CATALOGS)}"
         ) from None
+    return parse_catalog(text, str(path), port_basis)
+
+
+def parse_catalog(text: str, source: str, port_basis: str | None = None) -> Catalog:
+    """A catalog file's TOML text, validated (see :func:`load_catalog`); errors name `source`."""
+    if port_basis is not None and port_basis not in PORT_BASES:
+        raise ConfigError(
+            f"port_basis = {port_basis!r}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
+        )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     try:
         catalog = Catalog.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {one_line_error(exc, Catalog)}") from None
+        raise ConfigError(f"{source}: {one_line_error(exc, Catalog)}") from None
     return catalog if port_basis is None else catalog.model_copy(update={"port_basis": port_basis})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -10,15 +11,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError, is_one_of
-from railx.libra.constraints import load_constraints
-from railx.libra.cost import load_cost_model
+from railx.config import ConfigError, is_one_of, read_text
+from railx.libra.constraints import ConstraintSet, parse_constraints
+from railx.libra.cost import parse_cost_model
 from railx.libra.loops import LOOP_NAMES, TimeExpr, build_time
-from railx.libra.network import load_network
+from railx.libra.network import parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
-from railx.libra.workload import load_communicator, load_workload
+from railx.libra.workload import parse_communicator, parse_workload
 
-__all__ = ["register", "result_json"]
+__all__ = ["Text", "libra_from_texts", "register", "result_json"]
 
 
 def _design_json(d: Design) -> dict[str, object]:
@@ -56,6 +57,61 @@ def _table(r: LibraResult) -> Table:
     return table
 
 
+#: A LIBRA input file: where it came from (its path, or its name in a sweep) and its text.
+Text = tuple[str, str]
+
+
+def libra_from_texts(
+    network: str | Text,
+    workloads: Sequence[Text],
+    communicators: Sequence[Text],
+    cost: Text,
+    *,
+    objective: str = "perf",
+    total_bw: float | None = None,
+    constraints: Text | None = None,
+    weights: Sequence[float] | None = None,
+    loop: str = "no-overlap",
+    cost_dims: str | None = None,
+) -> LibraResult:
+    """LIBRA's optimisation on its input files' texts (what `railx libra` and the sweep's libra
+    analysis run): `network` a notation like `RI(4)_FC(8)_SW(32)` or a network YAML file, one
+    communicator per workload (same order), a workload named by its file's stem."""
+    if not is_one_of(objective, OBJECTIVES):
+        raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
+    if not is_one_of(loop, LOOP_NAMES):
+        raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
+    if len(communicators) != len(workloads):
+        raise ConfigError(
+            f"--communicator: {len(communicators)} given for {len(workloads)} --workload; give one per workload, same order"
+        )
+    weights_in = list(weights or [1.0] * len(workloads))
+    if len(weights_in) != len(workloads) or any(w <= 0 for w in weights_in):
+        raise ConfigError(f"--weight: give one positive weight per --workload ({len(workloads)}), e.g. --weight 1")
+    if isinstance(network, str):
+        if "(" not in network:
+            raise ConfigError(f"--network {network}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
+        net = parse_notation(network)
+    else:
+        net = parse_network(network[1], network[0])
+    if cost_dims is not None:
+        net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
+    cost_model = parse_cost_model(cost[1], cost[0])
+    times: dict[str, TimeExpr] = {}
+    weight_of: dict[str, float] = {}
+    for (w_source, w_text), (c_source, c_text), w in zip(workloads, communicators, weights_in):
+        wl = parse_workload(w_text, Path(w_source).stem, w_source)
+        name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
+        times[name] = build_time(wl, parse_communicator(c_text, c_source, net), loop)
+        weight_of[name] = w
+    cons = (
+        ConstraintSet(len(net.dims))
+        if constraints is None
+        else parse_constraints(constraints[1], constraints[0], len(net.dims))
+    )
+    return optimize(net, cost_model, times, weight_of, cons.with_total(total_bw), objective)
+
+
 def libra(
     network: Annotated[
         str, typer.Option("--network", help="LIBRA network YAML, or a notation like RI(4)_FC(8)_RI(4)_SW(32).")
@@ -90,30 +146,20 @@ def libra(
 
     Reads LIBRA's own input files, solves with an open convex solver and compares with EqualBW.
     """
-    if not is_one_of(objective, OBJECTIVES):
-        raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
-    if not is_one_of(loop, LOOP_NAMES):
-        raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
-    if len(communicator) != len(workload):
-        raise ConfigError(
-            f"--communicator: {len(communicator)} given for {len(workload)} --workload; give one per workload, same order"
-        )
-    weights_in = weight or [1.0] * len(workload)
-    if len(weights_in) != len(workload) or any(w <= 0 for w in weights_in):
-        raise ConfigError(f"--weight: give one positive weight per --workload ({len(workload)}), e.g. --weight 1")
-    net = load_network(network)
-    if cost_dims is not None:
-        net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
-    cost_model = load_cost_model(cost)
-    times: dict[str, TimeExpr] = {}
-    weights: dict[str, float] = {}
-    for w_path, c_path, w in zip(workload, communicator, weights_in):
-        wl = load_workload(w_path)
-        name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
-        times[name] = build_time(wl, load_communicator(c_path, net), loop)
-        weights[name] = w
-    cons = load_constraints(constraints, len(net.dims)).with_total(total_bw)
-    result = optimize(net, cost_model, times, weights, cons, objective)
+    result = libra_from_texts(
+        network if not Path(network).is_file() else (network, read_text(network, f"--network {network}")),
+        [(str(p), read_text(p, f"--workload {p}")) for p in workload],
+        [(str(p), read_text(p, f"--communicator {p}")) for p in communicator],
+        (str(cost), read_text(cost, f"--cost {cost}")),
+        objective=objective,
+        total_bw=total_bw,
+        constraints=None
+        if constraints is None
+        else (str(constraints), read_text(constraints, f"--constraints {constraints}")),
+        weights=weight,
+        loop=loop,
+        cost_dims=cost_dims,
+    )
     if as_json:
         print(json.dumps(result_json(result), indent=2))
         return

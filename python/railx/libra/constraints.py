@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import tomllib
 from scipy.optimize import linprog
 
-from railx.config import ConfigError, read_toml
+from railx.config import ConfigError, read_text
 
-__all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint"]
+__all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint", "parse_constraints"]
 
 Op = Literal["<=", ">=", "=="]
 _TERM = re.compile(r"\s*([+-]?)\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\*?\s*)?(bw(\d+))?\s*")
@@ -231,19 +232,27 @@ def load_constraints(path: str | Path | None, dims: int) -> ConstraintSet:
     if path is None:
         return ConstraintSet(dims)
     path = Path(path)
-    data = read_toml(path, f"--constraints {path}")
+    return parse_constraints(read_text(path, f"--constraints {path}"), str(path), dims)
+
+
+def parse_constraints(text: str, source: str, dims: int) -> ConstraintSet:
+    """A constraints TOML text (total_bw_GBps, max_cost_usd, constraints); errors name `source`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"--constraints {source}: not valid TOML: {exc}") from None
     unknown = set(data) - {"total_bw_GBps", "max_cost_usd", "constraints"}
     if unknown:
         raise ConfigError(
-            f"{path}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints"
+            f"{source}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints"
         )
     for key in ("total_bw_GBps", "max_cost_usd"):
         value = data.get(key)
         if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0):
-            raise ConfigError(f"{path}: {key} = {value!r}: must be a positive number; e.g. {key} = 500")
+            raise ConfigError(f"{source}: {key} = {value!r}: must be a positive number; e.g. {key} = 500")
     texts = data.get("constraints", [])
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-        raise ConfigError(f'{path}: constraints must be a list of strings, e.g. constraints = ["bw0 >= bw1"]')
+        raise ConfigError(f'{source}: constraints must be a list of strings, e.g. constraints = ["bw0 >= bw1"]')
     linear = tuple(c for t in texts for c in parse_constraint(t, dims))
     total, cost = data.get("total_bw_GBps"), data.get("max_cost_usd")
     return ConstraintSet(

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from railx.config import ConfigError
+from railx.config import ConfigError, read_text
 from railx.libra.network import LibraNetwork
-from railx.libra.yamlfile import read_yaml
+from railx.libra.yamlfile import parse_yaml
 
-__all__ = ["CostModel", "load_cost_model"]
+__all__ = ["CostModel", "load_cost_model", "parse_cost_model"]
 
 _ELEMENTS = ("Link", "Switch", "Nic")
 
@@ -77,19 +77,24 @@ class CostModel:
 
 def load_cost_model(path: str | Path) -> CostModel:
     """Reads a LIBRA cost-model YAML file (`Dim:` then indented `Link: 4.0` ...)."""
-    data = read_yaml(path)
+    return parse_cost_model(read_text(path), str(path))
+
+
+def parse_cost_model(text: str, source: str) -> CostModel:
+    """A LIBRA cost-model YAML text; errors name `source`."""
+    data = parse_yaml(text, source)
     prices: dict[str, dict[str, float]] = {}
     for cost_dim, entries in data.items():
         if not isinstance(entries, dict):
-            raise ConfigError(f"{path}: {cost_dim} must hold indented prices, e.g. Link: 4.0")
+            raise ConfigError(f"{source}: {cost_dim} must hold indented prices, e.g. Link: 4.0")
         for element, value in entries.items():
             if element not in _ELEMENTS:
-                raise ConfigError(f"{path}: {cost_dim}.{element}: unknown element; use Link, Switch or Nic")
+                raise ConfigError(f"{source}: {cost_dim}.{element}: unknown element; use Link, Switch or Nic")
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError(
-                    f"{path}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)"
+                    f"{source}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)"
                 )
         prices[cost_dim] = {k: float(v) for k, v in entries.items()}
     if not prices:
-        raise ConfigError(f"{path}: no cost dimensions")
+        raise ConfigError(f"{source}: no cost dimensions")
     return CostModel(prices)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from railx.config import ConfigError
-from railx.libra.yamlfile import read_yaml
+from railx.config import ConfigError, read_text
+from railx.libra.yamlfile import parse_yaml
 
-__all__ = ["Dimension", "LibraNetwork", "load_network", "parse_notation"]
+__all__ = ["Dimension", "LibraNetwork", "load_network", "parse_network", "parse_notation"]
 
 Kind = Literal["RI", "FC", "SW"]
 _LONG: dict[str, Kind] = {"Ring": "RI", "FullyConnected": "FC", "Switch": "SW"}
@@ -78,26 +78,31 @@ def load_network(spec: str | Path) -> LibraNetwork:
         if isinstance(spec, str) and "(" in spec:
             return parse_notation(spec)
         raise ConfigError(f"--network {spec}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
-    data = read_yaml(path)
-    topology = _yaml_list(data, "Topology", "[ Ring, FullyConnected, Switch ]", path)
-    sizes = _yaml_list(data, "NpusCount", "[ 16, 8, 32 ]", path)
+    return parse_network(read_text(path), str(path))
+
+
+def parse_network(text: str, source: str) -> LibraNetwork:
+    """A LIBRA network YAML text (Topology, NpusCount, CostDimension); errors name `source`."""
+    data = parse_yaml(text, source)
+    topology = _yaml_list(data, "Topology", "[ Ring, FullyConnected, Switch ]", source)
+    sizes = _yaml_list(data, "NpusCount", "[ 16, 8, 32 ]", source)
     if len(topology) != len(sizes):
         raise ConfigError(
-            f"{path}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension"
+            f"{source}: Topology has {len(topology)} dimensions but NpusCount {len(sizes)}; give one size per dimension"
         )
     kinds = []
     for t in topology:
         if not isinstance(t, str) or t not in _LONG:
-            raise ConfigError(f"{path}: Topology entry {t!r} is not Ring, FullyConnected or Switch")
+            raise ConfigError(f"{source}: Topology entry {t!r} is not Ring, FullyConnected or Switch")
         kinds.append(_LONG[t])
     network = parse_notation("_".join(f"{k}({s})" for k, s in zip(kinds, sizes)))
     names = data.get("CostDimension")
     return network.with_cost_dimensions([str(n) for n in names]) if isinstance(names, list) else network
 
 
-def _yaml_list(data: dict[str, object], key: str, example: str, path: Path) -> list[object]:
+def _yaml_list(data: dict[str, object], key: str, example: str, source: str) -> list[object]:
     """`data[key]`, which must be a list; else a one-line error with an example."""
     value = data.get(key)
     if not isinstance(value, list):
-        raise ConfigError(f"{path}: {key} must be a list, e.g. {key}: {example}")
+        raise ConfigError(f"{source}: {key} must be a list, e.g. {key}: {example}")
     return value

@@ -17,9 +17,19 @@ from typing import Literal
 
 from railx.config import ConfigError, is_one_of, read_text
 from railx.libra.network import LibraNetwork
-from railx.libra.yamlfile import read_yaml
+from railx.libra.yamlfile import parse_yaml
 
-__all__ = ["Communicator", "Layer", "LibraWorkload", "PHASES", "Phase", "load_communicator", "load_workload"]
+__all__ = [
+    "PHASES",
+    "Communicator",
+    "Layer",
+    "LibraWorkload",
+    "Phase",
+    "load_communicator",
+    "load_workload",
+    "parse_communicator",
+    "parse_workload",
+]
 
 CollectiveKind = Literal["NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"]
 PHASES: tuple[str, ...] = ("forward", "input_grad", "weight_grad")
@@ -69,13 +79,19 @@ def _phase(fields: list[str], where: str) -> Phase:
 def load_workload(path: str | Path) -> LibraWorkload:
     """Reads an ASTRA-sim 1.0 workload text file (12 fields per layer line)."""
     path = Path(path)
-    lines = read_text(path, f"--workload {path}").splitlines()
+    return parse_workload(read_text(path, f"--workload {path}"), path.stem, str(path))
+
+
+def parse_workload(text: str, name: str, source: str) -> LibraWorkload:
+    """An ASTRA-sim 1.0 workload text named `name` (LIBRA names a workload by its file's stem);
+    errors name `source`."""
+    lines = text.splitlines()
     body = [(i, line.split()) for i, line in enumerate(lines, start=1) if line.strip()]
     if len(body) >= 2 and len(body[0][1]) == 1 and len(body[1][1]) == 1 and body[1][1][0].isdigit():
         body = body[2:]  # ASTRA-sim header: parallelism keyword and layer count
     layers = []
     for number, fields in body:
-        where = f"{path}:{number}"
+        where = f"{source}:{number}"
         if len(fields) != 12:
             raise ConfigError(
                 f"{where}: a layer line has 12 fields (name, -1, then compute/collective/bytes for 3 phases, update), found {len(fields)}"
@@ -84,8 +100,8 @@ def load_workload(path: str | Path) -> LibraWorkload:
             Layer(fields[0], _phase(fields[2:5], where), _phase(fields[5:8], where), _phase(fields[8:11], where))
         )
     if not layers:
-        raise ConfigError(f"--workload {path}: no layer lines")
-    return LibraWorkload(path.stem, tuple(layers))
+        raise ConfigError(f"--workload {source}: no layer lines")
+    return LibraWorkload(name, tuple(layers))
 
 
 @dataclass(frozen=True)
@@ -104,14 +120,19 @@ class Communicator:
 def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
     """Reads a communicator file and checks it against the network (each size 1..dimension size
     and dividing it, or -1)."""
-    data = read_yaml(path)
+    return parse_communicator(read_text(path), str(path), network)
+
+
+def parse_communicator(text: str, source: str, network: LibraNetwork) -> Communicator:
+    """A communicator YAML text, checked against the network; errors name `source`."""
+    data = parse_yaml(text, source)
     keys = {"forward": "Forward", "input_grad": "InputGrad", "weight_grad": "WeightGrad"}
     out = {}
     for phase, key in keys.items():
         sizes = data.get(key)
         if not isinstance(sizes, list) or len(sizes) != len(network.dims):
             raise ConfigError(
-                f"{path}: {key} must list one group size per dimension of {network.notation} ({len(network.dims)}), -1 for unused"
+                f"{source}: {key} must list one group size per dimension of {network.notation} ({len(network.dims)}), -1 for unused"
             )
         groups: list[int | None] = []
         for i, (size, dim) in enumerate(zip(sizes, network.dims)):
@@ -121,7 +142,7 @@ def load_communicator(path: str | Path, network: LibraNetwork) -> Communicator:
                 groups.append(size)
             else:
                 raise ConfigError(
-                    f"{path}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs"
+                    f"{source}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs"
                 )
         out[phase] = tuple(groups)
     return Communicator(**out)

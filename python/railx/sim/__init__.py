@@ -23,8 +23,10 @@ __all__ = [
     "INJECTION_QUEUES",
     "SWITCH_ALLOCATION",
     "FLOW_CONTROL",
+    "SATURATED_BELOW",
     "simulate",
     "sweep",
+    "sweep_summary",
     "injection_bandwidth",
     "parse_injection_queues",
     "parse_switch_allocation",
@@ -206,3 +208,21 @@ def sweep(
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out)
+
+
+#: Accepted fraction of the offered load below which a load point counts as saturated (the
+#: core's load sweep applies the same rule: crates/railx-core/src/sim/flit/mod.rs).
+SATURATED_BELOW = 0.95
+
+
+def sweep_summary(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """What :func:`sweep` reports, from the reports of load points run one by one (e.g. a
+    `railx sweep` of the flit-sim analysis), given in ascending order of load: the points,
+    `saturation_load`, the offered load of the first point of which less than 95% was accepted,
+    or None; `peak_accepted`, the highest accepted."""
+    saturated = [p["offered"] for p in points if p["accepted"] < SATURATED_BELOW * p["offered"]]
+    return {
+        "points": list(points),
+        "saturation_load": saturated[0] if saturated else None,
+        "peak_accepted": max((p["accepted"] for p in points), default=0.0),
+    }

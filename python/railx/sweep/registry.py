@@ -14,10 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Literal
 
+import tomllib
+
 from railx.config import ConfigError, parse_bytes
-from railx.systems import System
+from railx.sweep.files import FileOption, file_text
+from railx.systems import System, system_from_document
 
 __all__ = ["ANALYSES", "FIGURES", "Analysis", "BaseKind", "figures_of", "resolve_options"]
 
@@ -43,7 +47,8 @@ FIGURES: dict[str, str] = {
 @dataclass(frozen=True)
 class Analysis:
     """A registered analysis: `run(base, options) -> record`; `figures` maps a typed column of
-    :data:`FIGURES` to the record's (dotted) key holding it."""
+    :data:`FIGURES` to the record's (dotted) key holding it; `files` declares the options that
+    name a file, which the spec's loader reads (railx.sweep.files) so that `run` gets their text."""
 
     name: str
     summary: str
@@ -51,14 +56,17 @@ class Analysis:
     options: dict[str, Any]
     run: Callable[[Any, dict[str, Any]], dict[str, Any]]
     figures: dict[str, str] = field(default_factory=dict)
+    files: dict[str, FileOption] = field(default_factory=dict)
 
 
-def _railx_only(system: System, what: str) -> None:
+def _railx_only(system: System, what: str) -> dict[str, Any]:
+    """The base's RailX configuration; a one-line error for any other family."""
     if system.railx is None:
         raise ConfigError(
             f"base = {system.name}: {what} reads a RailX configuration, not a {system.family} system; "
             "use a RailX TOML or preset (e.g. railx7mesh)"
         )
+    return system.railx
 
 
 def _plan(system: System, options: dict[str, Any]) -> dict[str, Any]:
@@ -80,9 +88,27 @@ def _deadlock(system: System, o: dict[str, Any]) -> dict[str, Any]:
 
 def _cost(system: System, o: dict[str, Any]) -> dict[str, Any]:
     from railx.cost import figures, load_catalog, relative_to, resolve_system
+    from railx.cost.catalog import parse_catalog
 
-    catalog = load_catalog(o["catalog"], o["port_basis"])
-    return relative_to([figures(system, catalog)], figures(resolve_system(o["baseline"]), catalog))[0]
+    given = o["catalog"]
+    catalog = (
+        load_catalog(given, o["port_basis"])
+        if isinstance(given, str)
+        else parse_catalog(given["text"], given["file"], o["port_basis"])
+    )
+    given = o["baseline"]
+    baseline = resolve_system(given) if isinstance(given, str) else _system_file(given)
+    return relative_to([figures(system, catalog)], figures(baseline, catalog))[0]
+
+
+def _system_file(value: dict[str, str]) -> System:
+    """A system from a file option's text (a RailX configuration or a [peer] table), named by
+    the file's stem as `railx.systems.resolve_system` names a file's system."""
+    try:
+        document = tomllib.loads(value["text"])
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{value['file']}: not valid TOML: {exc}") from None
+    return system_from_document(document, Path(value["file"]).stem, value["file"])
 
 
 def _bytes(value: Any, name: str) -> int:
@@ -173,10 +199,11 @@ def _parallel(value: Any) -> dict[str, int]:
 
 def _iteration(workload_system: Any, o: dict[str, Any]) -> Any:
     """The IterationModel of options model, parallel and dp_all_reduce_order on the base."""
-    from railx.workload.catalogue import load_model
+    from railx.workload.catalogue import load_model, parse_model
     from railx.workload.iteration import IterationModel
 
-    model = load_model(o["model"])
+    given = o["model"]
+    model = load_model(given) if isinstance(given, str) else parse_model(given["text"], given["file"])
     if o["dp_all_reduce_order"] is not None:
         training = workload_system.training.model_copy(update={"dp_all_reduce_order": o["dp_all_reduce_order"]})
         workload_system = workload_system.model_copy(update={"training": training})
@@ -273,6 +300,83 @@ def _allocate_bw(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
     return report | {"chips": it.par.ranks}
 
 
+def _libra(_base: None, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.libra.commands import libra_from_texts, result_json
+
+    network = o["network"] if isinstance(o["network"], str) else file_text(o["network"])
+    constraints = None if o["constraints"] is None else file_text(o["constraints"])
+    result = libra_from_texts(
+        network, [file_text(w) for w in o["workload"]], [file_text(c) for c in o["communicator"]],
+        file_text(o["cost"]), objective=o["objective"], total_bw=o["total_bw"], constraints=constraints,
+        weights=o["weight"], loop=o["loop"], cost_dims=o["cost_dims"],
+    )  # fmt: skip
+    return result_json(result)
+
+
+_LIBRA_FILES = {
+    "network": FileOption("a LIBRA network YAML file", 'network = "4d_network.yml"', required=True,
+                          inline=lambda v: isinstance(v, str) and "(" in v,
+                          inline_help="a notation like RI(4)_FC(8)_RI(4)_SW(32)"),
+    "workload": FileOption("an ASTRA-sim 1.0 workload text file", 'workload = ["GPT_3.txt"]', required=True),
+    "communicator": FileOption("a LIBRA communicator YAML file", 'communicator = ["GPT_3_4d.yml"] (one per workload)',
+                               required=True),
+    "cost": FileOption("a LIBRA cost-model YAML file", 'cost = "4d_cost_model.yml"', required=True),
+    "constraints": FileOption("a constraints TOML file", 'constraints = "constraints.toml"'),
+}  # fmt: skip
+
+
+def _allocate(system: System, o: dict[str, Any]) -> dict[str, Any]:
+    from railx.availability.commands import allocate_jobs
+    from railx.availability.failures import blocked_matrix, parse_failed
+    from railx.availability.packing import parse_job_requests
+    from railx.config import Config
+
+    config = Config.from_dict(_railx_only(system, "allocate"))
+    p, q = config.system.plant()["grid"]
+    grid, failed = (p, q), o["failed"]
+    blocked = (
+        blocked_matrix(failed, grid, "options.failed")
+        if isinstance(failed, list)
+        else parse_failed(failed["text"], failed["file"], grid)
+    )
+    jobs = o["jobs"] if isinstance(o["jobs"], str) else parse_job_requests(o["jobs"]["text"], o["jobs"]["file"])
+    packing, ocs = allocate_jobs(config, blocked, jobs, o["topology"], o["min_nodes"])
+    return packing.to_dict() | {"ocs_files": [name for name, _text in ocs]}
+
+
+_ALLOCATE_FILES = {
+    "failed": FileOption("a failed-nodes JSON file", 'failed = "failed.json"', required=True,
+                         inline=lambda v: isinstance(v, list), inline_help="a list of [x, y] nodes"),
+    "jobs": FileOption("a jobs TOML file", 'jobs = "jobs.toml"', inline=lambda v: v in ("all", "single"),
+                       inline_help='"all" or "single"'),
+}  # fmt: skip
+
+
+def _builtin_catalog(value: Any) -> bool:
+    from railx.cost.catalog import BUILTIN_CATALOGS
+
+    return value in BUILTIN_CATALOGS
+
+
+def _preset(value: Any) -> bool:
+    from railx.systems import PRESETS
+
+    return value in PRESETS
+
+
+_COST_FILES = {
+    "catalog": FileOption("a price catalog TOML file", 'catalog = "my-prices.toml"', inline=_builtin_catalog,
+                          inline_help="a shipped catalog (railx-table6, railonly, ...)"),
+    "baseline": FileOption("a system TOML file", 'baseline = "fat-tree-1296.toml"', inline=_preset,
+                           inline_help="a preset (ft2, railx7mesh, ...)"),
+}  # fmt: skip
+#: A model is a shipped key (keys may hold dots: moe-1.3b) or, ending in .toml, a model file.
+_MODEL_FILE = {
+    "model": FileOption("a model TOML file", 'model = "my-model.toml"',
+                        inline=lambda v: isinstance(v, str) and not v.endswith(".toml"),
+                        inline_help="a shipped model key (e.g. llama3-70b)"),
+}  # fmt: skip
+
 _ROUTING = {"routing": None, "misroutes": None, "job": None}
 #: Options holding a byte count: a number, or text with a unit ("1MiB").
 BYTE_OPTIONS = frozenset({"size"})
@@ -288,7 +392,7 @@ ANALYSES: dict[str, Analysis] = {
                  _ROUTING | {"samples": 100_000, "seed": 0, "vcs": None}, _deadlock, {"acyclic": "acyclic"}),
         Analysis("cost", "bill of materials, cost and power (railx cost)", "system",
                  {"catalog": "railx-table6", "port_basis": None, "baseline": "ft2"}, _cost,
-                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}),
+                 {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}, _COST_FILES),
         Analysis("collective", "a collective's time at analytic, flow or flit fidelity (railx collective)", "system",
                  {"op": "all-reduce", "algo": "hierarchical", "size": "1MiB", "fidelity": "analytic", "chunks": 1,
                   "reduce_s_per_byte": 0.0, "flit_bytes": 256, "link_model": None} | _ROUTING, _collective,
@@ -301,7 +405,7 @@ ANALYSES: dict[str, Analysis] = {
                  {"chips": "chips", "accepted": "accepted", "latency_cycles": "latency.mean"}),
         Analysis("workload", "training iteration time, eq. 10 (railx workload)", "workload-system",
                  {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None}, _workload,
-                 {"chips": "chips", "iteration_s": "iteration_s"}),
+                 {"chips": "chips", "iteration_s": "iteration_s"}, _MODEL_FILE),
         Analysis("availability", "Monte Carlo availability of the largest job, Fig. 17 (railx availability --rate)",
                  "optional-system",
                  {"grid": None, "rate": None, "count": None, "samples": 100, "seed": 0, "solver": "auto",
@@ -320,7 +424,14 @@ ANALYSES: dict[str, Analysis] = {
         Analysis("allocate-bw", "ports split among parallelisms, eq. 11 of paper 000 (railx allocate-bw --json)",
                  "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
                                      "method": "auto", "reconfig_ms": None}, _allocate_bw,
-                 {"chips": "chips", "iteration_s": "static.time_s"}),
+                 {"chips": "chips", "iteration_s": "static.time_s"}, _MODEL_FILE),
+        Analysis("libra", "LIBRA's per-dimension bandwidth optimum beside EqualBW, paper 004 (railx libra --json)",
+                 "none", {"network": None, "workload": [], "communicator": [], "cost": None, "objective": "perf",
+                          "total_bw": None, "constraints": None, "weight": None, "loop": "no-overlap",
+                          "cost_dims": None}, _libra, {"time_s": "time_s", "cost_usd": "cost_usd"}, _LIBRA_FILES),
+        Analysis("allocate", "jobs packed onto the healthy nodes of a RailX, their OCS verified (railx allocate --json)",
+                 "system", {"failed": None, "jobs": "all", "topology": "torus", "min_nodes": 1}, _allocate,
+                 files=_ALLOCATE_FILES),
     ]
 }  # fmt: skip
 

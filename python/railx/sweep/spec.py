@@ -16,7 +16,9 @@ from pydantic import ValidationError
 
 import railx
 from railx.config import Config, ConfigError, one_line_error, read_toml
+from railx.platforms import expand_platform
 from railx.sweep.axes import Axis, parse_axis, product
+from railx.sweep.files import resolve_files
 from railx.sweep.paths import BASE, OPTIONS, apply_overrides
 from railx.sweep.registry import ANALYSES, Analysis, resolve_options
 from railx.systems import PRESETS, System, resolve_system
@@ -75,8 +77,10 @@ def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[st
             "examples/workloads/listing1.toml" if analysis.base == "workload-system" else "examples/hyperx-9x9.toml"
         )
         raise ConfigError(f'{where}: {analysis.name} needs a base; e.g. base = "{example}"')
+    if isinstance(text, dict):
+        return _inline_base(analysis, text, where)
     if not isinstance(text, str):
-        raise ConfigError(f"{where}: base = {text!r}: give a preset name or a TOML file path")
+        raise ConfigError(f"{where}: base = {text!r}: give a preset name, a TOML file path or a table")
     located = _locate(text, spec_dir)
     try:
         if analysis.base == "workload-system":
@@ -85,6 +89,21 @@ def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[st
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return system.name, system.label, (system.railx if system.railx is not None else {"peer": system.peer})
+
+
+def _inline_base(analysis: Analysis, table: dict[str, Any], where: str) -> tuple[str, str, dict[str, Any]]:
+    """A base given as a table: a configuration document as its file would hold it, with an
+    optional `name` (default "inline")."""
+    document = dict(table)
+    name = document.pop("name", "inline")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f'{where}: base.name = {name!r}: give a non-empty string; e.g. name = "torus-36x36"')
+    if analysis.base != "workload-system" and isinstance(document.get("peer"), dict):
+        try:
+            document["peer"] = expand_platform(document["peer"])
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return name, name, document
 
 
 def _validate(analysis: Analysis, name: str, document: dict[str, Any] | None) -> None:
@@ -144,6 +163,7 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
             raise ConfigError(f"{label}: {path}: {analysis.name} reads only options.* and base; e.g. options.rate")
     bases: dict[str, tuple[str, str, dict[str, Any] | None]] = {}
     checked: set[str] = set()
+    texts: dict[Path, str] = {}  # the files options name, read once per spec
     points = []
     for seq, assignment in enumerate(product(axes)):
         base_text = assignment.get(BASE, head.get("base"))
@@ -170,7 +190,9 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
             "base": base_name,
             "label": label,
             "document": document,
-            "options": resolve_options(analysis, opts, axis_of),
+            "options": resolve_files(
+                analysis.files, resolve_options(analysis, opts, axis_of), spec_dir, axis_of, texts
+            ),
         }
         points.append(Point(seq, point_key(inputs), assignment, inputs))
     return Sweep(name, analysis.name, retries, points)

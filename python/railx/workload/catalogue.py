@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from railx.config import ConfigError, read_toml
+from railx.config import ConfigError, read_text
 
-__all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model"]
+__all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model", "parse_model"]
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -103,14 +104,22 @@ def load_model(key_or_path: str | Path) -> ModelSpec:
             raise ConfigError(
                 f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)"
             )
-    data = read_toml(path, f"model = {str(path)!r}")
+    return parse_model(read_text(path, f"model = {str(path)!r}"), str(path))
+
+
+def parse_model(text: str, source: str) -> ModelSpec:
+    """A model file's TOML text, validated (see :func:`load_model`); errors name `source`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"model = {source!r}: not valid TOML: {exc}") from None
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(part) for part in err["loc"])
         raise ConfigError(
-            f'{path}: {field}: {err["msg"]}; each field is {{ value = <positive int>, source = "..." }}'
+            f'{source}: {field}: {err["msg"]}; each field is {{ value = <positive int>, source = "..." }}'
         ) from None
     spec.check()
     return spec
