@@ -1,0 +1,186 @@
+"""Plots of the report, drawn with matplotlib and inlined as SVG: vector output scales with the
+page, its text stays text (searchable, selectable; `svg.fonttype = none`) and the page needs no
+JavaScript. The same figure is also written as a PNG for slides and papers.
+
+Readability rules applied everywhere: units in the axis labels, a logarithmic axis when the
+values span two decades or more, legends outside the data area, and a value axis from zero when
+it shows a ratio (so that a 3% difference looks like 3%)."""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import LogNorm, Normalize
+from matplotlib.figure import Figure
+
+__all__ = ["Chart", "Series", "bar_chart", "heatmap_chart", "line_chart", "spans_decades"]
+
+DECADES_FOR_LOG = 2.0  # log scale once max / min reaches 10**2
+_SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "railx-report"}
+_PROLOG = re.compile(r"^.*?(?=<svg)", re.S)
+
+
+def spans_decades(values: Sequence[float]) -> bool:
+    """Whether positive `values` span at least :data:`DECADES_FOR_LOG` decades (then a log axis
+    shows them better); any value <= 0 rules a log axis out."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite or min(finite) <= 0:
+        return False
+    return math.log10(max(finite) / min(finite)) >= DECADES_FOR_LOG
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line or bar group: a label and its points."""
+
+    label: str
+    x: Sequence[float]
+    y: Sequence[float]
+
+
+@dataclass
+class Chart:
+    """A figure of the report: an id (the PNG's name and the HTML anchor), a title, a caption and
+    the matplotlib figure."""
+
+    id: str
+    title: str
+    figure: Figure
+    caption: str = ""
+    _svg: str | None = field(default=None, repr=False)
+
+    def write(self, directory: Path) -> tuple[str, Path]:
+        """Saves `directory/<id>.png` and returns the inline SVG text and the PNG's path."""
+        directory.mkdir(parents=True, exist_ok=True)
+        png = directory / f"{self.id}.png"
+        with matplotlib.rc_context(_SVG_RC):
+            self.figure.savefig(png, dpi=150, metadata={"Software": None})
+            buffer = io.StringIO()
+            self.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        self._svg = _PROLOG.sub("", buffer.getvalue(), count=1)
+        return self._svg, png
+
+    def to_html(self, png_href: str) -> str:
+        """The figure element: the inline SVG, its caption and a link to the PNG (after `write`)."""
+        if self._svg is None:
+            raise RuntimeError(f"chart {self.id}: write() it before rendering the page")
+        caption = f" {html.escape(self.caption)}" if self.caption else ""
+        return (
+            f"<figure class='chart' id='{html.escape(self.id)}'>{self._svg}"
+            f"<figcaption><b>{html.escape(self.title)}.</b>{caption} "
+            f"<a class='png' href='{html.escape(png_href)}'>PNG</a></figcaption></figure>"
+        )
+
+
+def _figure(panels: int, width_in: float = 6.4) -> tuple[Figure, list[Axes]]:
+    figure = Figure(figsize=(width_in * panels if panels > 1 else width_in + 2.2, 3.8), layout="constrained")
+    axes = figure.subplots(1, panels, squeeze=False)[0]
+    return figure, list(axes)
+
+
+def line_chart(
+    id: str,
+    title: str,
+    panels: Sequence[tuple[str, Sequence[Series]]],
+    xlabel: str,
+    ylabel: str,
+    *,
+    ratio: bool = False,
+    caption: str = "",
+    markers: bool = True,
+) -> Chart:
+    """Lines of y over x, one per series, in one or more panels sharing a legend placed to the
+    right of the data. `ratio`: the y axis shows a ratio and starts at zero (never log)."""
+    figure, axes = _figure(len(panels))
+    for ax, (panel_title, series) in zip(axes, panels):
+        for s in series:
+            ax.plot(s.x, s.y, marker="o" if markers else None, markersize=3, label=s.label)
+        xs = [float(v) for s in series for v in s.x]
+        ys = [float(v) for s in series for v in s.y if v is not None and math.isfinite(v)]
+        if spans_decades(xs):
+            ax.set_xscale("log")
+        if ratio:
+            ax.set_ylim(bottom=0, top=max(ys, default=1) * 1.05 or 1)
+        elif spans_decades(ys):
+            ax.set_yscale("log")
+        elif ys and min(ys) >= 0:
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if panel_title:
+            ax.set_title(panel_title, fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if labels:
+        figure.legend(handles, labels, loc="outside right upper", fontsize="small")
+    return Chart(id, title, figure, caption)
+
+
+def bar_chart(
+    id: str,
+    title: str,
+    categories: Sequence[str],
+    groups: Sequence[tuple[str, Sequence[float]]],
+    ylabel: str,
+    *,
+    ratio: bool = False,
+    caption: str = "",
+) -> Chart:
+    """Grouped bars: one group per category, one bar per (label, values) pair; log scale when
+    the values span decades (unless `ratio`: then from zero)."""
+    figure, (ax,) = _figure(1, width_in=max(6.4, 0.45 * len(categories) * len(groups)))
+    width = 0.8 / max(1, len(groups))
+    positions = np.arange(len(categories))
+    for i, (label, values) in enumerate(groups):
+        ax.bar(positions + (i - (len(groups) - 1) / 2) * width, values, width, label=label)
+    values = [float(v) for _, vs in groups for v in vs]
+    if not ratio and spans_decades(values):
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_xticks(positions, categories, rotation=35, ha="right", fontsize="small")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", alpha=0.3)
+    figure.legend(loc="outside right upper", fontsize="small")
+    return Chart(id, title, figure, caption)
+
+
+def heatmap_chart(
+    id: str,
+    title: str,
+    xs: Sequence[object],
+    ys: Sequence[object],
+    values: np.ndarray,
+    xlabel: str,
+    ylabel: str,
+    zlabel: str,
+    *,
+    caption: str = "",
+) -> Chart:
+    """A heatmap of `values[i, j]` at (xs[j], ys[i]), the axes' values as tick labels, a colour
+    bar with the value's unit (logarithmic when it spans decades), each cell's value written in
+    it when the grid is small."""
+    figure, (ax,) = _figure(1)
+    finite = values[np.isfinite(values)]
+    log = spans_decades(list(finite))
+    norm: Normalize = LogNorm() if log else Normalize(vmin=min(0.0, float(finite.min(initial=0))))
+    image = ax.imshow(np.ma.masked_invalid(values), origin="lower", aspect="auto", norm=norm, cmap="viridis")
+    ax.set_xticks(range(len(xs)), [str(x) for x in xs], rotation=35, ha="right", fontsize="small")
+    ax.set_yticks(range(len(ys)), [str(y) for y in ys], fontsize="small")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    figure.colorbar(image, ax=ax, label=zlabel)
+    if values.size <= 144:
+        for (i, j), v in np.ndenumerate(values):
+            if math.isfinite(v):
+                ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize="x-small", color="white")
+    return Chart(id, title, figure, caption)
