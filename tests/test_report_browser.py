@@ -92,10 +92,13 @@ def test_the_report_in_chromium(report: tuple[Path, Any]) -> None:
         for repro in catalogue():
             assert (f"repro-{repro.id}" in ids) == repro.quick
         assert {"reproductions", "repro-missing", "sweeps", "sweep-user-allreduce", "network"} <= set(ids)
+        every_id = page.eval_on_selector_all("[id]", "els => els.map(e => e.id)")
+        assert len(every_id) == len(set(every_id))  # inline SVGs included: no id twice in the page
 
         # Every figure drawn, with a size; inline SVG text is text (searchable).
         boxes = page.eval_on_selector_all(
-            "figure.chart svg", "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })"
+            "figure.chart svg",
+            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })",
         )
         assert len(boxes) == summary.figures >= 8
         assert all(w > 100 and h > 100 for w, h in boxes)

@@ -8,6 +8,7 @@ import html
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from railx.report.network import circuits_table, small_system, wiring_chart
 from railx.report.page import Section, write_page
 from railx.report.prose import docs_section, markdown_html
 from railx.report.reproductions import BUILDERS
-from railx.report.sweeps import sweep_findings
+from railx.report.sweeps import sweep_anchor, sweep_findings
 from railx.sweep import Store, dask_client, load_spec, run_sweep
 
 __all__ = ["ReportSummary", "build_report", "quick_specs", "run_specs", "stored_sweeps"]
@@ -71,9 +72,7 @@ def stored_sweeps(store: Path) -> list[str]:
 
 
 def _claim_html(repro: Reproduction) -> str:
-    return (
-        f"<p class='claim'><b>The paper's claim ({html.escape(repro.paper)}).</b> {html.escape(repro.claim)}</p>"
-    )
+    return f"<p class='claim'><b>The paper's claim ({html.escape(repro.paper)}).</b> {html.escape(repro.claim)}</p>"
 
 
 def _explanation_html(repro: Reproduction) -> str:
@@ -125,7 +124,7 @@ def _network_section() -> Section:
 def build_report(
     out: str | Path,
     store: str | Path | None = None,
-    specs: list[str | Path] | tuple[str | Path, ...] = (),
+    specs: Sequence[str | Path] = (),
     *,
     workers: int | None = None,
     client: Any = None,
@@ -140,7 +139,9 @@ def build_report(
     spec_paths = [Path(s) for s in specs]
     for path in spec_paths:
         if not path.is_file():
-            raise ConfigError(f"--spec {path}: no such file; give a sweep spec (TOML), e.g. examples/sweeps/table6.toml")
+            raise ConfigError(
+                f"--spec {path}: no such file; give a sweep spec (TOML), e.g. examples/sweeps/table6.toml"
+            )
     with tempfile.TemporaryDirectory() as scratch:
         store_path = Path(store) if store is not None else Path(scratch) / "report.duckdb"
         if store is not None and not store_path.is_file():
@@ -151,7 +152,9 @@ def build_report(
         start = time.perf_counter()
         names = stored_sweeps(store_path)
         frames = {name: load(store_path, name) for name in names}
-    shown, missing, used = [], [], set()
+    shown: list[Reproduction] = []
+    missing: list[Reproduction] = []
+    used: set[str] = set()
     for repro in catalogue():
         if all(name in frames for name in repro.specs):
             shown.append(repro)
@@ -169,7 +172,7 @@ def build_report(
             table, charts = sweep_findings(name, frames[name])
             analysis = frames[name]["analysis"].iloc[0] if len(frames[name]) else "-"
             children.append(
-                Section(f"sweep-{table.id.removeprefix('sweep-').removesuffix('-points')}", f"Sweep {name} ({analysis})",
+                Section(sweep_anchor(name), f"Sweep {name} ({analysis})",
                         intro_html=f"<p>{len(frames[name])} points.</p>", charts=charts, tables=[table])
             )  # fmt: skip
         sections.append(Section("sweeps", "Sweeps", children=children))

@@ -4,10 +4,11 @@ the docs section that explains the differences."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+import tomllib
 
 from railx.config import ConfigError
 

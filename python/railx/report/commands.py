@@ -32,7 +32,9 @@ def report(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", min=1, help="Worker processes for the specs to run (default: the cores).", show_default=False),
+        typer.Option(
+            "--workers", min=1, help="Worker processes for the specs to run (default: the cores).", show_default=False
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report's summary as JSON.")] = False,
 ) -> None:

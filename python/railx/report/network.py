@@ -119,7 +119,9 @@ def _node_graph(ax: Axes, ocs: dict[str, Any]) -> None:
                     color=colour, lw=1.0, shrinkA=9, shrinkB=9,
                 )
             )  # fmt: skip
-    handles = [mpatches.Patch(color=_RAIL_COLOURS[r], label=f"rail {r}") for r in sorted({s["rail"] for s in ocs["switches"]})]
+    handles = [
+        mpatches.Patch(color=_RAIL_COLOURS[r], label=f"rail {r}") for r in sorted({s["rail"] for s in ocs["switches"]})
+    ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.set_title("all nodes (X, Y): each circuit a link", fontsize="small")
     ax.set_xlim(-0.8, (grid[0] - 1) * spacing + 0.8)

@@ -25,8 +25,14 @@ from matplotlib.figure import Figure
 __all__ = ["Chart", "Series", "bar_chart", "heatmap_chart", "line_chart", "spans_decades"]
 
 DECADES_FOR_LOG = 2.0  # log scale once max / min reaches 10**2
-_SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "railx-report"}
 _PROLOG = re.compile(r"^.*?(?=<svg)", re.S)
+_ID = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
+
+
+def _scoped_ids(svg: str, prefix: str) -> str:
+    """The SVG with every id, and every reference to one, prefixed: matplotlib numbers its groups
+    per figure (figure_1, axes_1, ...), so several figures inlined in one page would repeat them."""
+    return _ID.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
 
 
 def spans_decades(values: Sequence[float]) -> bool:
@@ -62,11 +68,12 @@ class Chart:
         """Saves `directory/<id>.png` and returns the inline SVG text and the PNG's path."""
         directory.mkdir(parents=True, exist_ok=True)
         png = directory / f"{self.id}.png"
-        with matplotlib.rc_context(_SVG_RC):
+        # Text as text; a fixed salt keeps the SVG's ids (hashes) the same from run to run.
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.id}):
             self.figure.savefig(png, dpi=150, metadata={"Software": None})
             buffer = io.StringIO()
             self.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-        self._svg = _PROLOG.sub("", buffer.getvalue(), count=1)
+        self._svg = _scoped_ids(_PROLOG.sub("", buffer.getvalue(), count=1), self.id)
         return self._svg, png
 
     def to_html(self, png_href: str) -> str:

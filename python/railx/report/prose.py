@@ -33,7 +33,9 @@ def docs_section(path: Path, heading: str) -> str:
         elif start is not None and level is not None and len(match.group(1)) <= level:
             return "\n".join(lines[start:i]).strip()
     if start is None:
-        raise ConfigError(f"section = {heading!r}: no such heading in {path}; the catalogue must name one of its headings")
+        raise ConfigError(
+            f"section = {heading!r}: no such heading in {path}; the catalogue must name one of its headings"
+        )
     return "\n".join(lines[start:]).strip()
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from railx.cost.railonly import PAPER_SAVINGS, savings_match
-from railx.cost.table6 import COLUMNS, PAPER, compare
+from railx.cost.table6 import COLUMNS, compare
 from railx.report.plots import Chart, Series, bar_chart, line_chart
 from railx.report.tables import Table, fixed
 
@@ -186,7 +186,7 @@ def fig16(frames: Frames) -> Findings:
     )
     best = _best_c(frame)
     plain = [best[(False, s)] for s in sequences]
-    overlapped = [best[(True, s)] for s in sequences]
+    with_overlap = [best[(True, s)] for s in sequences]
     claims = [
         ("short sequences: more ports to DP", f"best C = {plain[0]} of 10 at {sequences[0] // 1024}K", plain[0] < 5),
         (
@@ -196,8 +196,8 @@ def fig16(frames: Frames) -> Findings:
         ),
         (
             "DP overlapped with compute: more ports to CP",
-            "best C " + ", ".join(map(str, overlapped)) + " with overlap",
-            all(o >= p for o, p in zip(overlapped, plain)) and overlapped != plain,
+            "best C " + ", ".join(map(str, with_overlap)) + " with overlap",
+            all(o >= p for o, p in zip(with_overlap, plain)) and with_overlap != plain,
         ),
     ]
     verdicts = Table(
@@ -210,7 +210,7 @@ def fig16(frames: Frames) -> Findings:
         "fig16-best",
         "Fig. 16: best CP ports per sequence length",
         ["sequence (tokens)", "best C, DP not overlapped", "best C, DP overlapped"],
-        [[s, p, o] for s, p, o in zip(sequences, plain, overlapped)],
+        [[s, p, o] for s, p, o in zip(sequences, plain, with_overlap)],
     )
     return Findings([chart], [verdicts, data])
 
@@ -289,16 +289,22 @@ def fig17b(frames: Frames) -> Findings:
     chart = line_chart(
         "fig17b-availability",
         "Fig. 17(b): availability of the largest single job against the failure rate",
-        [("", [Series(f"{p} x {q} nodes", [100 * r for r in rates], [avail[((p, q), r)] for r in rates]) for p, q in grids])],
+        [
+            (
+                "",
+                [
+                    Series(f"{p} x {q} nodes", [100 * r for r in rates], [avail[((p, q), r)] for r in rates])
+                    for p, q in grids
+                ],
+            )
+        ],
         "per-node failure rate (%)",
         "mean availability (% of nodes)",
         ratio=True,
     )
     typical = 0.001
     at_typical = [avail[(g, typical)] for g in grids if (g, typical) in avail]
-    ordered = all(
-        all(avail[(a, r)] >= avail[(b, r)] for a, b in zip(grids, grids[1:])) for r in rates if r > 0
-    )
+    ordered = all(all(avail[(a, r)] >= avail[(b, r)] for a, b in zip(grids, grids[1:])) for r in rates if r > 0)
     verdicts = Table(
         "fig17b-verdict",
         "Fig. 17(b): the paper's statements, checked",

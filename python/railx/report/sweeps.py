@@ -18,7 +18,7 @@ from railx.sweep.registry import FIGURES
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["axis_label", "metric_label", "numeric_axes", "sweep_findings"]
+__all__ = ["axis_label", "metric_label", "numeric_axes", "sweep_anchor", "sweep_findings"]
 
 MAX_PLOTTED_METRICS = 3  # figures per sweep: the first few typed figures it reports
 MAX_HEATMAPS = 4  # heatmaps per metric (one per value of the other axes)
@@ -90,6 +90,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def sweep_anchor(name: str) -> str:
+    """The page anchor of a sweep's section (its figures' and table's ids start with it)."""
+    return f"sweep-{_slug(name)}"
+
+
 def sweep_findings(name: str, frame: pd.DataFrame) -> tuple[Table, list[Chart]]:
     """The sweep's table (every point) and its plots."""
     axes = _axes_of(frame)
@@ -99,7 +104,7 @@ def sweep_findings(name: str, frame: pd.DataFrame) -> tuple[Table, list[Chart]]:
          *(None if _missing(r[m]) else r[m] for m in metrics), r["error"] or "ok"]
         for _, r in frame.iterrows()
     ]  # fmt: skip
-    table = Table(f"sweep-{_slug(name)}-points", f"Sweep {name}: every point", ["seq", *axes, *metrics, "status"], rows)
+    table = Table(f"{sweep_anchor(name)}-points", f"Sweep {name}: every point", ["seq", *axes, *metrics, "status"], rows)
     ok = frame[frame["status"] == "ok"]
     plotted = [m for m in metrics if m not in _NOT_PLOTTED][:MAX_PLOTTED_METRICS]
     charts: list[Chart] = []
@@ -109,13 +114,15 @@ def sweep_findings(name: str, frame: pd.DataFrame) -> tuple[Table, list[Chart]]:
     varying = [a for a in axes if ok[a].map(_text).nunique() > 1]
     for metric in plotted:
         if len(numeric) >= 2:
-            charts += _heatmaps(name, ok, metric, numeric[-1], numeric[-2], [a for a in varying if a not in numeric[-2:]])
+            charts += _heatmaps(
+                name, ok, metric, numeric[-1], numeric[-2], [a for a in varying if a not in numeric[-2:]]
+            )
         elif len(numeric) == 1:
             charts.append(_lines(name, ok, metric, numeric[0], [a for a in varying if a != numeric[0]]))
         else:
             labels = [", ".join(f"{a} = {_text(r[a])}" for a in varying) or str(r["seq"]) for _, r in ok.iterrows()]
             charts.append(
-                bar_chart(f"sweep-{_slug(name)}-{_slug(metric)}", f"Sweep {name}: {metric} per point", labels,
+                bar_chart(f"{sweep_anchor(name)}-{_slug(metric)}", f"Sweep {name}: {metric} per point", labels,
                           [(metric, [float(v) for v in ok[metric]])], metric_label(metric),
                           ratio=_METRICS.get(metric, ("", False))[1])
             )  # fmt: skip
@@ -145,7 +152,7 @@ def _lines(name: str, frame: pd.DataFrame, metric: str, x: str, others: list[str
         part = part.groupby(x, sort=True)[metric].mean()
         series.append(Series(label or metric, [float(v) for v in part.index], [float(v) for v in part.values]))
     return line_chart(
-        f"sweep-{_slug(name)}-{_slug(metric)}",
+        f"{sweep_anchor(name)}-{_slug(metric)}",
         f"Sweep {name}: {metric} against {x}",
         [("", series)],
         axis_label(x),
@@ -160,7 +167,7 @@ def _heatmaps(name: str, frame: pd.DataFrame, metric: str, x: str, y: str, other
         grid = part.pivot_table(index=y, columns=x, values=metric, aggfunc="mean").sort_index().sort_index(axis=1)
         charts.append(
             heatmap_chart(
-                f"sweep-{_slug(name)}-{_slug(metric)}-{i}",
+                f"{sweep_anchor(name)}-{_slug(metric)}-{i}",
                 f"Sweep {name}: {metric} over {x} and {y}" + (f" ({label})" if label else ""),
                 list(grid.columns),
                 list(grid.index),
