@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -119,9 +120,10 @@ def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path) -> None:
     result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert summary["reproductions"] == ["table6"] and summary["sweeps"] == []
-    assert summary["missing"] == [r.id for r in catalogue() if r.id != "table6"]
-    assert summary["sections"] == ["reproductions", "repro-table6", "repro-missing", "network"]
+    # Table 6 from the store, Fig. 20 needs no sweep; the others are listed as missing.
+    assert summary["reproductions"] == ["table6", "fig20"] and summary["sweeps"] == []
+    assert summary["missing"] == [r.id for r in catalogue() if r.id not in ("table6", "fig20")]
+    assert summary["sections"] == ["reproductions", "repro-table6", "repro-fig20", "repro-missing", "network"]
     with (tmp_path / "out" / "assets" / "table6-verdict.csv").open() as f:
         rows = {r["system"]: r for r in csv.DictReader(f)}
     assert float(rows["railx7mesh"]["Cost [M$] railx"]) == pytest.approx(1314.432)
@@ -135,3 +137,20 @@ def test_railx_report_refuses_a_missing_store_or_spec(tmp_path: Path) -> None:
     result = run_railx("report", "--spec", tmp_path / "none.toml", "--out", tmp_path / "out")
     assert result.rc == 2 and result.stderr.startswith("error: --spec") and "no such file" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_fig20_allocations_avoid_failures_and_match_the_docs() -> None:
+    from railx.report.allocation import failed_grid
+    from railx.report.reproductions import fig20
+
+    case = failed_grid()
+    assert int(case.blocked.sum()) == 4 and case.healthy == 60
+    cells = [(x, y) for job in case.packing.jobs for x in job.xs for y in job.ys]
+    assert len(cells) == len(set(cells)) == 60  # jobs disjoint, every healthy node used
+    assert not any(case.blocked[y, x] for x, y in cells)
+    assert not case.blocked[np.ix_(case.single.rows, case.single.cols)].any()
+    verdict, jobs = fig20({}).tables
+    assert [row[2] for row in verdict.rows] == ["holds", "holds"]
+    # docs/availability.md, "Reproduction: paper Fig. 20", quotes these.
+    assert (len(case.single.cols), len(case.single.rows)) == (6, 7)
+    assert [row[3] for row in jobs.rows] == [42, 12, 4, 1, 1]

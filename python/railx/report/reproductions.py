@@ -15,6 +15,7 @@ import numpy as np
 
 from railx.cost.railonly import PAPER_SAVINGS, savings_match
 from railx.cost.table6 import COLUMNS, compare
+from railx.report.allocation import allocation_chart, failed_grid
 from railx.report.plots import Chart, Series, bar_chart, line_chart
 from railx.report.tables import Table, fixed
 
@@ -327,6 +328,38 @@ def fig17b(frames: Frames) -> Findings:
     return Findings([chart], [verdicts, data])
 
 
+# --- RailX Fig. 20 -------------------------------------------------------------------------------
+
+
+def fig20(frames: Frames) -> Findings:
+    """No sweep: the allocators run here, on one seeded failure set (a fraction of a second)."""
+    case = failed_grid()
+    single, jobs = case.single, case.packing.jobs
+    used = sum(j.nodes for j in jobs)
+    lost_rows = case.blocked.shape[0] - len(single.rows)
+    lost_cols = case.blocked.shape[1] - len(single.cols)
+    verdicts = Table(
+        "fig20-verdict",
+        "Fig. 20: the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        [
+            ["one job must give up whole rows or columns around the failed nodes",
+             f"largest single job {len(single.cols)} x {len(single.rows)} = {single.nodes} of {case.healthy} healthy "
+             f"nodes ({lost_cols} of {case.blocked.shape[1]} columns and {lost_rows} of {case.blocked.shape[0]} rows "
+             "given up)", holds(single.nodes < case.healthy)],
+            ["several smaller jobs use every healthy node",
+             f"{len(jobs)} jobs use {used} of {case.healthy} healthy nodes", holds(used == case.healthy)],
+        ],
+    )  # fmt: skip
+    placed = Table(
+        "fig20-jobs",
+        "Fig. 20: the jobs that fill the healthy nodes",
+        ["job", "columns X", "rows Y", "nodes"],
+        [[j.name, " ".join(map(str, j.xs)), " ".join(map(str, j.ys)), j.nodes] for j in jobs],
+    )
+    return Findings([allocation_chart(case)], [verdicts, placed])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -334,4 +367,5 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "fig16": fig16,
     "fig17a": fig17a,
     "fig17b": fig17b,
+    "fig20": fig20,
 }

@@ -104,7 +104,9 @@ def sweep_findings(name: str, frame: pd.DataFrame) -> tuple[Table, list[Chart]]:
          *(None if _missing(r[m]) else r[m] for m in metrics), r["error"] or "ok"]
         for _, r in frame.iterrows()
     ]  # fmt: skip
-    table = Table(f"{sweep_anchor(name)}-points", f"Sweep {name}: every point", ["seq", *axes, *metrics, "status"], rows)
+    table = Table(
+        f"{sweep_anchor(name)}-points", f"Sweep {name}: every point", ["seq", *axes, *metrics, "status"], rows
+    )
     ok = frame[frame["status"] == "ok"]
     plotted = [m for m in metrics if m not in _NOT_PLOTTED][:MAX_PLOTTED_METRICS]
     charts: list[Chart] = []
