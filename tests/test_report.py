@@ -123,7 +123,14 @@ def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path) -> None:
     # Table 6 from the store, Fig. 20 needs no sweep; the others are listed as missing.
     assert summary["reproductions"] == ["table6", "fig20"] and summary["sweeps"] == []
     assert summary["missing"] == [r.id for r in catalogue() if r.id not in ("table6", "fig20")]
-    assert summary["sections"] == ["reproductions", "repro-table6", "repro-fig20", "repro-missing", "network"]
+    assert summary["sections"] == [
+        "reproductions",
+        "repro-table6",
+        "repro-fig20",
+        "repro-missing",
+        "network",
+        "utilisation",
+    ]
     with (tmp_path / "out" / "assets" / "table6-verdict.csv").open() as f:
         rows = {r["system"]: r for r in csv.DictReader(f)}
     assert float(rows["railx7mesh"]["Cost [M$] railx"]) == pytest.approx(1314.432)
@@ -154,3 +161,23 @@ def test_fig20_allocations_avoid_failures_and_match_the_docs() -> None:
     # docs/availability.md, "Reproduction: paper Fig. 20", quotes these.
     assert (len(case.single.cols), len(case.single.rows)) == (6, 7)
     assert [row[3] for row in jobs.rows] == [42, 12, 4, 1, 1]
+
+
+def test_link_utilisation_of_both_simulators() -> None:
+    from railx.report.utilisation import FLIT_LOAD, link_utilisation
+
+    data = link_utilisation()
+    links = data.links
+    assert data.flit.shape == data.flow.shape == links["src"].shape == (256,)
+    assert ((0 <= data.flit) & (data.flit <= 1)).all() and ((0 <= data.flow) & (data.flow <= 1 + 1e-9)).all()
+    assert data.flit_report["accepted"] == pytest.approx(FLIT_LOAD, rel=0.05)  # below saturation
+    # The all-to-all is invariant under node translations, and so is its flow-level utilisation.
+    m, p = 2, 4
+
+    def shift(chip: int) -> int:
+        node, local = divmod(chip, m * m)
+        y_node, x_node = divmod(node, p)
+        return (y_node * p + (x_node + 1) % p) * m * m + local
+
+    util = {(int(s), int(d)): u for s, d, u in zip(links["src"], links["dst"], data.flow)}
+    assert all(util[(shift(s), shift(d))] == pytest.approx(u, rel=1e-9) for (s, d), u in util.items())

@@ -91,7 +91,9 @@ def test_the_report_in_chromium(report: tuple[Path, Any]) -> None:
         assert ids == summary.sections
         for repro in catalogue():
             assert (f"repro-{repro.id}" in ids) == repro.quick
-        assert {"reproductions", "repro-missing", "sweeps", "sweep-user-allreduce", "network"} <= set(ids)
+        assert {"reproductions", "repro-missing", "sweeps", "sweep-user-allreduce", "network", "utilisation"} <= set(
+            ids
+        )
         every_id = page.eval_on_selector_all("[id]", "els => els.map(e => e.id)")
         assert len(every_id) == len(set(every_id))  # inline SVGs included: no id twice in the page
 

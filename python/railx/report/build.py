@@ -21,6 +21,7 @@ from railx.report.page import Section, write_page
 from railx.report.prose import docs_section, markdown_html
 from railx.report.reproductions import BUILDERS
 from railx.report.sweeps import sweep_anchor, sweep_findings
+from railx.report.utilisation import link_utilisation, utilisation_chart, utilisation_table
 from railx.sweep import Store, dask_client, load_spec, run_sweep
 
 __all__ = ["ReportSummary", "build_report", "quick_specs", "run_specs", "stored_sweeps"]
@@ -121,6 +122,18 @@ def _network_section() -> Section:
     )
 
 
+def _utilisation_section() -> Section:
+    data = link_utilisation()
+    return Section(
+        "utilisation",
+        "Network: link utilisation from the flit and flow simulators",
+        intro_html="<p>The same 64-chip RailX torus under each simulator's workload: where the load goes, link by "
+        "link.</p>",
+        charts=[utilisation_chart(data)],
+        tables=[utilisation_table(data)],
+    )
+
+
 def build_report(
     out: str | Path,
     store: str | Path | None = None,
@@ -176,7 +189,7 @@ def build_report(
                         intro_html=f"<p>{len(frames[name])} points.</p>", charts=charts, tables=[table])
             )  # fmt: skip
         sections.append(Section("sweeps", "Sweeps", children=children))
-    sections.append(_network_section())
+    sections += [_network_section(), _utilisation_section()]
     source = "a temporary store of the shipped quick specs" if store is None else f"store {store_path}"
     meta = html.escape(f"railx {__version__}, from {source}; figures: inline SVG (PNG beside), tables: CSV beside.")
     page = write_page(out, "railx report", meta, sections)
