@@ -118,6 +118,8 @@ def test_the_report_in_chromium(report: tuple[Path, Any]) -> None:
             assert page.evaluate("location.hash") == href
             top = page.evaluate(f"document.getElementById('{href[1:]}').getBoundingClientRect().top")
             assert -2 <= top <= 900
+        anchors = page.eval_on_selector_all("a[href^='#']", "els => els.map(e => e.getAttribute('href'))")
+        assert all(page.evaluate(f"document.getElementById('{a[1:]}') !== null") for a in anchors)
         files = page.eval_on_selector_all("a:not([href^='#'])", "els => els.map(e => e.getAttribute('href'))")
         assert files and all((out / f).is_file() for f in files)
 

@@ -76,7 +76,15 @@ def _claim_html(repro: Reproduction) -> str:
     return f"<p class='claim'><b>The paper's claim ({html.escape(repro.paper)}).</b> {html.escape(repro.claim)}</p>"
 
 
-def _explanation_html(repro: Reproduction) -> str:
+def _explanation_html(repro: Reproduction, explained_in: dict[tuple[str, str], Reproduction]) -> str:
+    """The docs section explaining the differences; once per section: a later reproduction
+    sharing it links to the first."""
+    first = explained_in.setdefault((repro.doc, repro.section), repro)
+    if first is not repro:
+        return (
+            f"<p class='explanation'>Differences and their causes: see <a href='#{first.anchor}'>"
+            f"{html.escape(first.title)}</a> (the same section of {html.escape(repro.doc)}).</p>"
+        )
     text = docs_section(REPO / repro.doc, repro.section)
     return (
         f"<details open class='explanation'><summary>Differences and their causes "
@@ -84,7 +92,9 @@ def _explanation_html(repro: Reproduction) -> str:
     )
 
 
-def _reproduction_section(repro: Reproduction, frames: dict[str, Any]) -> Section:
+def _reproduction_section(
+    repro: Reproduction, frames: dict[str, Any], explained_in: dict[tuple[str, str], Reproduction]
+) -> Section:
     findings = BUILDERS[repro.id]({name: frames[name] for name in repro.specs})
     return Section(
         repro.anchor,
@@ -92,7 +102,7 @@ def _reproduction_section(repro: Reproduction, frames: dict[str, Any]) -> Sectio
         intro_html=_claim_html(repro),
         charts=findings.charts,
         tables=findings.tables,
-        outro_html=_explanation_html(repro),
+        outro_html=_explanation_html(repro, explained_in),
     )
 
 
@@ -174,7 +184,8 @@ def build_report(
             used.update(repro.specs)
         else:
             missing.append(repro)
-    repro_sections = [_reproduction_section(r, frames) for r in shown]
+    explained_in: dict[tuple[str, str], Reproduction] = {}
+    repro_sections = [_reproduction_section(r, frames, explained_in) for r in shown]
     if missing:
         repro_sections.append(_missing_section(missing))
     sections = [Section("reproductions", "Reproductions", children=repro_sections)]

@@ -21,6 +21,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 __all__ = ["Chart", "Series", "bar_chart", "heatmap_chart", "line_chart", "spans_decades"]
 
@@ -88,6 +89,14 @@ class Chart:
         )
 
 
+def _plain_log_ticks(ax: Axes) -> None:
+    """Log axes labelled 0.1, 1, 10 rather than 10^-1, 10^0, 10^1 where that stays short."""
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_major_formatter(plain)
+
+
 def _figure(panels: int, width_in: float = 6.4) -> tuple[Figure, list[Axes]]:
     figure = Figure(figsize=(width_in * panels if panels > 1 else width_in + 2.2, 3.8), layout="constrained")
     axes = figure.subplots(1, panels, squeeze=False)[0]
@@ -121,6 +130,7 @@ def line_chart(
             ax.set_yscale("log")
         elif ys and min(ys) >= 0:
             ax.set_ylim(bottom=0)
+        _plain_log_ticks(ax)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if panel_title:
