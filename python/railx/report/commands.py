@@ -48,7 +48,9 @@ def report(
         f"{summary.figures} figures, {summary.tables} tables (specs {summary.run_s:.1f} s, page {summary.build_s:.1f} s)"
     )
     if summary.missing:
-        console.print(f"not in the store: {', '.join(summary.missing)} (their commands are in the page)")
+        console.print(
+            f"not shown, their sweeps not being in the store: {', '.join(summary.missing)} (the page gives the commands)"
+        )
 
 
 def register(app: typer.Typer) -> None:
