@@ -5,7 +5,9 @@ link, and the network picture's table is the core's circuits."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -106,17 +108,14 @@ def test_the_wiring_table_is_the_cores_circuits() -> None:
     assert port_owner(y_switch, 2) == ((2, 1), "-")
 
 
-def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path) -> None:
+def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path, client: Any) -> None:
     import csv
-
-    from distributed import Client, LocalCluster
 
     from railx.sweep import Store, run_sweep
 
     store = tmp_path / "s.duckdb"
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
-        with Client(cluster) as client, Store(store) as db:
-            run_sweep(load_spec(spec_path("table6")), db, client=client)
+    with Store(store) as db:
+        run_sweep(load_spec(spec_path("table6")), db, client=client)
     result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -181,3 +180,36 @@ def test_link_utilisation_of_both_simulators() -> None:
 
     util = {(int(s), int(d)): u for s, d, u in zip(links["src"], links["dst"], data.flow)}
     assert all(util[(shift(s), shift(d))] == pytest.approx(u, rel=1e-9) for (s, d), u in util.items())
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """A Dask cluster in this process (one worker thread) for the sweeps the tests run."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with Client(cluster) as c:
+            yield c
+
+
+def test_fig16_plots_the_communication_time_the_split_decides(tmp_path: Path, client: Any) -> None:
+    from dataclasses import replace
+
+    from railx.allocation.sweep import fig16_table
+    from railx.report.reproductions import fig16
+    from railx.results import load
+    from railx.sweep import Store, run_sweep
+
+    whole = load_spec(spec_path("fig16"))
+    shortest = [p for p in whole.points if p.assignment["training.sequence"] == 8192]
+    with Store(tmp_path / "s.duckdb") as db:
+        run_sweep(replace(whole, points=shortest), db, client=client)
+    findings = fig16({"fig16": load(tmp_path / "s.duckdb", "fig16")})
+    expected = fig16_table(sequences=(8192,))  # not overlapped, then DP overlapped
+    for axes, row in zip(findings.charts[0].figure.axes, expected):
+        (line,) = axes.get_lines()
+        finite = [(c, 1e3 * t) for c, t in enumerate(row.comm_s) if np.isfinite(t)]
+        assert list(line.get_xdata()) == [c for c, _ in finite]
+        assert list(line.get_ydata()) == pytest.approx([t for _, t in finite], rel=1e-9)
+    best = findings.tables[1].rows[0]
+    assert best[1:] == [expected[0].best_c_ports, expected[1].best_c_ports]
