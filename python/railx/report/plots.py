@@ -90,17 +90,25 @@ class Chart:
 
 
 def _plain_log_ticks(ax: Axes) -> None:
-    """Log axes labelled 0.1, 1, 10 rather than 10^-1, 10^0, 10^1 where that stays short."""
-    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    """Log axes labelled 0.1, 1, 10 rather than 10^-1, 10^0, 10^1 where that stays short (0.001
+    to 1000), and as powers of ten beyond."""
+    plain = FuncFormatter(lambda v, _: f"{v:g}" if 1e-3 <= v < 1e4 else f"$10^{{{round(math.log10(v))}}}$")
     for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
         if scale == "log":
             axis.set_major_formatter(plain)
 
 
-def _figure(panels: int, width_in: float = 6.4) -> tuple[Figure, list[Axes]]:
-    figure = Figure(figsize=(width_in * panels if panels > 1 else width_in + 2.2, 3.8), layout="constrained")
-    axes = figure.subplots(1, panels, squeeze=False)[0]
-    return figure, list(axes)
+def _figure(panels: int, width_in: float = 6.4, columns: int | None = None) -> tuple[Figure, list[Axes]]:
+    """A figure of `panels` axes, `columns` to a row (default: all in one row), each about
+    `width_in` wide, with room on the right for a legend."""
+    columns = min(panels, columns or panels)
+    rows = -(-panels // columns)
+    width = width_in * columns if columns > 1 else width_in + 2.2
+    figure = Figure(figsize=(width, 3.8 * rows), layout="constrained")
+    axes = list(figure.subplots(rows, columns, squeeze=False).flat)
+    for unused in axes[panels:]:
+        unused.set_visible(False)
+    return figure, axes[:panels]
 
 
 def line_chart(
@@ -113,10 +121,12 @@ def line_chart(
     ratio: bool = False,
     caption: str = "",
     markers: bool = True,
+    columns: int | None = None,
 ) -> Chart:
     """Lines of y over x, one per series, in one or more panels sharing a legend placed to the
-    right of the data. `ratio`: the y axis shows a ratio and starts at zero (never log)."""
-    figure, axes = _figure(len(panels))
+    right of the data, `columns` panels to a row. `ratio`: the y axis shows a ratio and starts at
+    zero (never log)."""
+    figure, axes = _figure(len(panels), width_in=6.4 if not columns else 4.6, columns=columns)
     for ax, (panel_title, series) in zip(axes, panels):
         for s in series:
             ax.plot(s.x, s.y, marker="o" if markers else None, markersize=3, label=s.label)

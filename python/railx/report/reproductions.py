@@ -153,6 +153,86 @@ def table2(frames: Frames) -> Findings:
     return Findings([chart], [table])
 
 
+# --- RailX Fig. 15 -------------------------------------------------------------------------------
+
+_FIG15_ALGOS = {"bidir-ring": "1D-ring", "2d-ring": "2D-torus", "hierarchical": "hierarchical"}
+SIMILAR_RATIO = 2.0  # "similar performance": the slowest algorithm within this factor of the fastest
+
+
+def fig15(frames: Frames) -> Findings:
+    frame = _ok(frames["fig15"])
+    times = {
+        (int(r["chips"]), int(r["options.size"]), r["options.algo"]): float(r["time_s"]) for _, r in frame.iterrows()
+    }
+    chips = sorted({c for c, _, _ in times})
+    sizes = sorted({s for _, s, _ in times})
+    multi = [c for c in chips if c > chips[0]]  # one node (the smallest scale): hierarchical is the mesh ring
+    panels = [
+        (
+            f"{c:,} chips",
+            [Series(label, sizes, [1e6 * times[(c, s, algo)] for s in sizes]) for algo, label in _FIG15_ALGOS.items()],
+        )
+        for c in multi
+    ]
+    chart = line_chart(
+        "fig15-allreduce",
+        "Fig. 15: all-reduce time against size, per scale",
+        panels,
+        "all-reduce size (bytes)",
+        "time (µs)",
+        caption="RailX torus of 4 x 4 meshes, four ports per chip, 100 GB/s and 300 ns per external hop, 400 GB/s and "
+        "10 ns inside the mesh; analytic models.",
+        columns=3,
+    )
+    small, large = sizes[0], sizes[-1]
+
+    def best(c: int, s: int) -> float:
+        return min(times[(c, s, a)] for a in _FIG15_ALGOS)
+
+    hier_best = all(times[(c, s, "hierarchical")] <= best(c, s) * (1 + 1e-12) for c in chips for s in sizes)
+    spread = {c: max(times[(c, large, a)] for a in _FIG15_ALGOS) / best(c, large) for c in multi}
+    similar = [c for i, c in enumerate(multi) if all(spread[d] <= SIMILAR_RATIO for d in multi[: i + 1])]
+    if len(similar) == len(multi):
+        similar_verdict = holds(True)
+    else:
+        similar_verdict = f"up to {similar[-1]:,} chips" if similar else holds(False)
+    ring_worst = all(times[(c, small, "bidir-ring")] == max(times[(c, small, a)] for a in _FIG15_ALGOS) for c in multi)
+    ratio = {c: times[(c, small, "2d-ring")] / times[(c, small, "hierarchical")] for c in multi}
+    gap_us = {c: 1e6 * (times[(c, small, "2d-ring")] - times[(c, small, "hierarchical")]) for c in multi}
+    gap_grows = all(gap_us[a] < gap_us[b] for a, b in zip(multi, multi[1:]))
+    ratio_grows = all(ratio[a] <= ratio[b] for a, b in zip(multi, multi[1:]))
+    peak = max(multi, key=ratio.__getitem__)
+    rows = [
+        ["the hierarchical algorithm is always the fastest", "fastest or tied at every scale and size" if hier_best
+         else "not the fastest everywhere", holds(hier_best)],
+        [f"at large sizes all algorithms perform similarly ({large:,} bytes)",
+         "slowest / fastest " + ", ".join(f"{spread[c]:.2f}x" for c in multi) + f" ({multi[0]:,} to {multi[-1]:,} chips)",
+         similar_verdict],
+        [f"at small sizes the 1D ring is the slowest ({small:,} bytes)",
+         "slowest at every multi-node scale" if ring_worst else "not the slowest everywhere", holds(ring_worst)],
+        ["hierarchical beats the 2D torus at small sizes, especially at hyper-scale",
+         f"2D torus / hierarchical at {small:,} bytes: " + ", ".join(f"{ratio[c]:.2f}x" for c in multi)
+         + f" ({multi[0]:,} to {multi[-1]:,} chips; peak at {peak:,}); gap {gap_us[multi[0]]:,.1f} to "
+         f"{gap_us[multi[-1]]:,.1f} µs",
+         holds(True) if ratio_grows else "in absolute time only" if gap_grows else holds(False)],
+    ]  # fmt: skip
+    verdicts = Table(
+        "fig15-verdict",
+        "Fig. 15: the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        rows,
+        caption=f"Similar: the slowest algorithm within {SIMILAR_RATIO:g}x of the fastest.",
+    )
+    data = Table(
+        "fig15-data",
+        "Fig. 15: all-reduce time (µs)",
+        ["chips", "size (bytes)", *_FIG15_ALGOS.values()],
+        [[c, s, *(1e6 * times[(c, s, a)] for a in _FIG15_ALGOS)] for c in chips for s in sizes],
+        formats={label: fixed(2) for label in _FIG15_ALGOS.values()},
+    )
+    return Findings([chart], [verdicts, data])
+
+
 # --- RailX Fig. 16 -------------------------------------------------------------------------------
 
 
@@ -371,6 +451,7 @@ def fig20(frames: Frames) -> Findings:
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
     "table2": table2,
+    "fig15": fig15,
     "fig16": fig16,
     "fig17a": fig17a,
     "fig17b": fig17b,
