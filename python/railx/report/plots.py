@@ -72,6 +72,8 @@ class Chart:
         # Text as text; a fixed salt keeps the SVG's ids (hashes) the same from run to run.
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.id}):
             self.figure.savefig(png, dpi=150, metadata={"Software": None})
+            # The layout is settled by the first drawing; the second keeps it instead of redoing it.
+            self.figure.set_layout_engine("none")
             buffer = io.StringIO()
             self.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
         self._svg = _scoped_ids(_PROLOG.sub("", buffer.getvalue(), count=1), self.id)
