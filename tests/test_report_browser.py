@@ -59,7 +59,13 @@ def _browser_or_skip() -> Any:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Any]]:
+def playwright_api() -> Any:
+    """Playwright's sync API, or the skip (failure under CI) before any report is built."""
+    return _browser_or_skip()
+
+
+@pytest.fixture(scope="module")
+def report(playwright_api: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Any]]:
     from distributed import Client, LocalCluster
 
     root = tmp_path_factory.mktemp("report")
@@ -71,8 +77,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Any
     yield root / "out", summary
 
 
-def test_the_report_in_chromium(report: tuple[Path, Any]) -> None:
-    sync_playwright = _browser_or_skip()
+def test_the_report_in_chromium(playwright_api: Any, report: tuple[Path, Any]) -> None:
+    sync_playwright = playwright_api
     out, summary = report
     assert summary.missing == [r.id for r in catalogue() if not r.quick]
     assert summary.sweeps == ["user-allreduce"]
