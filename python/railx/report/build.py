@@ -102,6 +102,7 @@ def _reproduction_section(
         intro_html=_claim_html(repro),
         charts=findings.charts,
         tables=findings.tables,
+        tables_first=1,  # the verdict
         outro_html=_explanation_html(repro, explained_in),
     )
 

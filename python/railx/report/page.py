@@ -35,7 +35,8 @@ th { background: #f0f0f0; }
 @dataclass
 class Section:
     """One part of the page: an anchor id, a heading, HTML before its figures (a claim, a note),
-    its figures and tables, HTML after them (an explanation), and nested sections."""
+    its figures and tables (the first `tables_first` tables before the figures, the others
+    after), HTML after them (an explanation), and nested sections."""
 
     id: str
     title: str
@@ -44,6 +45,8 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     outro_html: str = ""
     children: list[Section] = field(default_factory=list)
+    #: How many of the tables come before the figures (a reproduction's verdict table leads).
+    tables_first: int = 0
 
     def walk(self) -> list[Section]:
         return [self, *(s for child in self.children for s in child.walk())]
@@ -60,12 +63,12 @@ def _toc(sections: list[Section]) -> str:
 def _section_html(section: Section, out: Path, level: int) -> str:
     parts = [f"<section id='{html.escape(section.id)}'><h{level}>{html.escape(section.title)}</h{level}>"]
     parts.append(section.intro_html)
-    for table in section.tables[:1]:  # the verdict table first, then the figures, then the rest
+    for table in section.tables[: section.tables_first]:
         parts.append(table.to_html(f"{ASSETS}/{table.write_csv(out / ASSETS).name}"))
     for chart in section.charts:
         _, png = chart.write(out / ASSETS)
         parts.append(chart.to_html(f"{ASSETS}/{png.name}"))
-    for table in section.tables[1:]:
+    for table in section.tables[section.tables_first :]:
         parts.append(table.to_html(f"{ASSETS}/{table.write_csv(out / ASSETS).name}"))
     parts.append(section.outro_html)
     parts.extend(_section_html(child, out, min(level + 1, 3)) for child in section.children)
