@@ -5,6 +5,7 @@ when no axis is numeric."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -78,8 +79,6 @@ def numeric_axes(frame: pd.DataFrame, axes: list[str]) -> list[str]:
 
 
 def _axes_of(frame: pd.DataFrame) -> list[str]:
-    import json
-
     paths: dict[str, None] = {}
     for point in frame["point"]:
         paths.update(dict.fromkeys(json.loads(point) if isinstance(point, str) else point))
@@ -165,7 +164,9 @@ def _lines(name: str, frame: pd.DataFrame, metric: str, x: str, others: list[str
 
 def _heatmaps(name: str, frame: pd.DataFrame, metric: str, x: str, y: str, others: list[str]) -> list[Chart]:
     charts = []
-    for i, (label, part) in enumerate(_groups(frame, others)[:MAX_HEATMAPS]):
+    groups = _groups(frame, others)
+    shown = f"the first {MAX_HEATMAPS} of {len(groups)} combinations of the other axes; the table has every point"
+    for i, (label, part) in enumerate(groups[:MAX_HEATMAPS]):
         grid = part.pivot_table(index=y, columns=x, values=metric, aggfunc="mean").sort_index().sort_index(axis=1)
         charts.append(
             heatmap_chart(
@@ -177,6 +178,7 @@ def _heatmaps(name: str, frame: pd.DataFrame, metric: str, x: str, y: str, other
                 axis_label(x),
                 axis_label(y),
                 metric_label(metric),
+                caption=shown if len(groups) > MAX_HEATMAPS else "",
             )
         )
     return charts
