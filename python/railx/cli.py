@@ -215,6 +215,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "railx.wavelengths.commands",
     "railx.sweep.commands",
     "railx.multitenant.commands",
+    "railx.report.commands",
 )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "RADICES",
     "clos_30k_anchor",
     "consistent_hb_domains",
+    "savings_match",
     "switch_ratio",
     "table2",
 ]
@@ -103,16 +104,16 @@ def table2(hb_domain: int = 256, catalog: str = "railonly", port_basis: str | No
                     "power_saving_pct": 100 * power_saving,
                     "paper_cost_saving_pct": paper_cost,
                     "paper_power_saving_pct": paper_power,
-                    "match": round(100 * cost_saving) == int(paper_cost)
-                    and _floor_or_round(100 * power_saving, paper_power),
+                    "match": savings_match(100 * cost_saving, 100 * power_saving, paper_cost, paper_power),
                 }
             )
     return rows
 
 
-def _floor_or_round(ours_pct: float, printed: str) -> bool:
-    """The paper prints 37.5% as 37 (truncation) where it rounds elsewhere; accept either."""
-    return int(printed) in (round(ours_pct), int(ours_pct))
+def savings_match(cost_pct: float, power_pct: float, paper_cost: str, paper_power: str) -> bool:
+    """Whether recomputed savings (%) equal the printed ones: the cost rounded; the power rounded
+    or truncated, since the paper prints 37.5% as 37 where it rounds elsewhere."""
+    return round(cost_pct) == int(paper_cost) and int(paper_power) in (round(power_pct), int(power_pct))
 
 
 def consistent_hb_domains(candidates: list[int] | None = None) -> list[int]:

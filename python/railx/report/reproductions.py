@@ -1,0 +1,459 @@
+"""railx's side of each reproduction, from the store: the figure with the paper's axes and
+series, and the table of paper value / railx value / verdict. The paper's printed values come
+from where railx already keeps them beside its reproductions (railx.cost.table6.PAPER,
+railx.cost.railonly.PAPER_SAVINGS); where the paper gives trends instead of numbers, each trend
+is checked on the stored data and the check is the verdict."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from railx.cost.railonly import PAPER_SAVINGS, savings_match
+from railx.cost.table6 import COLUMNS, compare
+from railx.report.allocation import allocation_chart, failed_grid
+from railx.report.plots import Chart, Series, bar_chart, line_chart
+from railx.report.tables import Table, fixed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["BUILDERS", "Findings", "holds"]
+
+Frames = dict[str, "pd.DataFrame"]
+
+
+@dataclass
+class Findings:
+    """What the page shows for one reproduction: figures and tables (the verdict table first)."""
+
+    charts: list[Chart] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+
+
+def holds(ok: bool) -> str:
+    """A trend's verdict."""
+    return "holds" if ok else "does not hold"
+
+
+def _ok(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["status"] == "ok"]
+
+
+# --- RailX Table 6 -------------------------------------------------------------------------------
+
+_T6_SHOWN = ("cost_musd", "cost_inject", "glob_bw_pct", "cost_gbw")
+
+
+def table6(frames: Frames) -> Findings:
+    records = list(_ok(frames["table6"])["record"])
+    cells = compare(records)
+    by_row: dict[str, list[dict[str, Any]]] = {}
+    for cell in cells:
+        by_row.setdefault(cell["row"], []).append(cell)
+    columns = ["system", "chips"]
+    for key in _T6_SHOWN:
+        columns += [f"{COLUMNS[key][0]} paper", f"{COLUMNS[key][0]} railx"]
+    columns.append("verdict")
+    rows = []
+    for record in records:
+        row_cells = {c["column"]: c for c in by_row[record["name"]]}
+        row: list[Any] = [record["name"], record["chips"]]
+        for key in _T6_SHOWN:
+            row += [row_cells[key]["paper"], round(row_cells[key]["ours"], 4)]
+        differ = [c for c in row_cells.values() if not c["match"]]
+        undocumented = [c for c in differ if c["cause"] == "undocumented"]
+        verdict = f"all {len(row_cells)} cells match" if not differ else f"{len(differ)} of {len(row_cells)} differ"
+        row.append(verdict + (" (UNEXPLAINED)" if undocumented else ""))
+        rows.append(row)
+    formats = {f"{COLUMNS['cost_musd'][0]} railx": fixed(1), f"{COLUMNS['glob_bw_pct'][0]} railx": fixed(2)}
+    formats |= {f"{COLUMNS[k][0]} railx": fixed(3) for k in ("cost_inject", "cost_gbw")}
+    same = sum(c["match"] for c in cells)
+    verdicts = Table(
+        "table6-verdict",
+        "Table 6: the paper's values and railx's",
+        columns,
+        rows,
+        caption=f"{same} of {len(cells)} printed cells (scale, switches, PCC, AOT and the four shown) equal railx's "
+        "within the printing precision; every other cell is listed below with its cause.",
+        formats=formats,
+    )
+    differences = Table(
+        "table6-differences",
+        "Table 6: cells that differ, and why",
+        ["system", "quantity", "railx", "paper", "cause"],
+        [[c["row"], c["header"], c["ours_printed"], c["paper"], c["cause"]] for c in cells if not c["match"]],
+    )
+    names = [r["name"] for r in records]
+    paper_cells = {(c["row"], c["column"]): float(c["paper"]) for c in cells}
+    charts = [
+        bar_chart(
+            f"table6-{key}",
+            f"Table 6: {COLUMNS[key][0]}, paper and railx",
+            names,
+            [
+                ("paper", [paper_cells[(n, key)] for n in names]),
+                ("railx", [c["ours"] for n in names for c in by_row[n] if c["column"] == key]),
+            ],
+            ylabel,
+        )
+        for key, ylabel in (
+            ("cost_musd", "network cost (M$)"),
+            ("cost_gbw", "cost per global bandwidth (relative to ft2)"),
+        )
+    ]
+    return Findings(charts, [verdicts, differences])
+
+
+# --- Rail-only Table II --------------------------------------------------------------------------
+
+
+def table2(frames: Frames) -> Findings:
+    sota, rail = _ok(frames["railonly-table2"]), _ok(frames["railonly-table2-railonly"])
+    rows, categories = [], []
+    paper_cost, paper_power, our_cost, our_power = [], [], [], []
+    # The two specs list the same (GPUs, radix) points in the same order (their comments say so).
+    for radix, s, r in zip(sota["peer.radix"], sota["record"], rail["record"]):
+        gpus, radix = int(s["chips"]), int(radix)
+        cost_pct = 100 * (1 - r["cost_usd"] / s["cost_usd"])
+        power_pct = 100 * (1 - r["power_w"] / s["power_w"])
+        printed_cost, printed_power = PAPER_SAVINGS[(gpus, radix)]
+        verdict = "match" if savings_match(cost_pct, power_pct, printed_cost, printed_power) else "differs"
+        rows.append(
+            [gpus, radix, printed_cost, round(cost_pct, 2), printed_power, round(power_pct, 2),
+             s["cost_usd"] / 1e6, r["cost_usd"] / 1e6, verdict]
+        )  # fmt: skip
+        categories.append(f"{gpus:,} GPUs, radix {radix}")
+        paper_cost.append(float(printed_cost))
+        paper_power.append(float(printed_power))
+        our_cost.append(cost_pct)
+        our_power.append(power_pct)
+    table = Table(
+        "table2-verdict",
+        "Table II: savings of Rail-only over the rail-optimised Clos, paper and railx",
+        ["GPUs", "radix", "cost saving % paper", "cost saving % railx", "power saving % paper",
+         "power saving % railx", "Clos cost M$", "Rail-only cost M$", "verdict"],
+        rows,
+        formats={"Clos cost M$": fixed(1), "Rail-only cost M$": fixed(1), "cost saving % railx": fixed(1),
+                 "power saving % railx": fixed(1)},
+    )  # fmt: skip
+    chart = bar_chart(
+        "table2-savings",
+        "Table II: cost and power saving of Rail-only",
+        categories,
+        [("cost, paper", paper_cost), ("cost, railx", our_cost), ("power, paper", paper_power),
+         ("power, railx", our_power)],
+        "saving over the rail-optimised Clos (%)",
+        ratio=True,
+    )  # fmt: skip
+    return Findings([chart], [table])
+
+
+# --- RailX Fig. 15 -------------------------------------------------------------------------------
+
+_FIG15_ALGOS = {"bidir-ring": "1D-ring", "2d-ring": "2D-torus", "hierarchical": "hierarchical"}
+SIMILAR_RATIO = 2.0  # "similar performance": the slowest algorithm within this factor of the fastest
+
+
+def fig15(frames: Frames) -> Findings:
+    frame = _ok(frames["fig15"])
+    times = {
+        (int(r["chips"]), int(r["options.size"]), r["options.algo"]): float(r["time_s"]) for _, r in frame.iterrows()
+    }
+    chips = sorted({c for c, _, _ in times})
+    sizes = sorted({s for _, s, _ in times})
+    multi = [c for c in chips if c > chips[0]]  # one node (the smallest scale): hierarchical is the mesh ring
+    panels = [
+        (
+            f"{c:,} chips",
+            [Series(label, sizes, [1e6 * times[(c, s, algo)] for s in sizes]) for algo, label in _FIG15_ALGOS.items()],
+        )
+        for c in multi
+    ]
+    chart = line_chart(
+        "fig15-allreduce",
+        "Fig. 15: all-reduce time against size, per scale",
+        panels,
+        "all-reduce size (bytes)",
+        "time (µs)",
+        caption="RailX torus of 4 x 4 meshes, four ports per chip, 100 GB/s and 300 ns per external hop, 400 GB/s and "
+        "10 ns inside the mesh; analytic models.",
+        columns=3,
+    )
+    small, large = sizes[0], sizes[-1]
+
+    def best(c: int, s: int) -> float:
+        return min(times[(c, s, a)] for a in _FIG15_ALGOS)
+
+    hier_best = all(times[(c, s, "hierarchical")] <= best(c, s) * (1 + 1e-12) for c in chips for s in sizes)
+    spread = {c: max(times[(c, large, a)] for a in _FIG15_ALGOS) / best(c, large) for c in multi}
+    similar = [c for i, c in enumerate(multi) if all(spread[d] <= SIMILAR_RATIO for d in multi[: i + 1])]
+    if len(similar) == len(multi):
+        similar_verdict = holds(True)
+    else:
+        similar_verdict = f"up to {similar[-1]:,} chips" if similar else holds(False)
+    ring_worst = all(times[(c, small, "bidir-ring")] == max(times[(c, small, a)] for a in _FIG15_ALGOS) for c in multi)
+    ratio = {c: times[(c, small, "2d-ring")] / times[(c, small, "hierarchical")] for c in multi}
+    gap_us = {c: 1e6 * (times[(c, small, "2d-ring")] - times[(c, small, "hierarchical")]) for c in multi}
+    gap_grows = all(gap_us[a] < gap_us[b] for a, b in zip(multi, multi[1:]))
+    ratio_grows = all(ratio[a] <= ratio[b] for a, b in zip(multi, multi[1:]))
+    peak = max(multi, key=ratio.__getitem__)
+    rows = [
+        ["the hierarchical algorithm is always the fastest", "fastest or tied at every scale and size" if hier_best
+         else "not the fastest everywhere", holds(hier_best)],
+        [f"at large sizes all algorithms perform similarly ({large:,} bytes)",
+         "slowest / fastest " + ", ".join(f"{spread[c]:.2f}x" for c in multi) + f" ({multi[0]:,} to {multi[-1]:,} chips)",
+         similar_verdict],
+        [f"at small sizes the 1D ring is the slowest ({small:,} bytes)",
+         "slowest at every multi-node scale" if ring_worst else "not the slowest everywhere", holds(ring_worst)],
+        ["hierarchical beats the 2D torus at small sizes, especially at hyper-scale",
+         f"2D torus / hierarchical at {small:,} bytes: " + ", ".join(f"{ratio[c]:.2f}x" for c in multi)
+         + f" ({multi[0]:,} to {multi[-1]:,} chips; peak at {peak:,}); gap {gap_us[multi[0]]:,.1f} to "
+         f"{gap_us[multi[-1]]:,.1f} µs",
+         holds(True) if ratio_grows else "in absolute time only" if gap_grows else holds(False)],
+    ]  # fmt: skip
+    verdicts = Table(
+        "fig15-verdict",
+        "Fig. 15: the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        rows,
+        caption=f"Similar: the slowest algorithm within {SIMILAR_RATIO:g}x of the fastest.",
+    )
+    data = Table(
+        "fig15-data",
+        "Fig. 15: all-reduce time (µs)",
+        ["chips", "size (bytes)", *_FIG15_ALGOS.values()],
+        [[c, s, *(1e6 * times[(c, s, a)] for a in _FIG15_ALGOS)] for c in chips for s in sizes],
+        formats={label: fixed(2) for label in _FIG15_ALGOS.values()},
+    )
+    return Findings([chart], [verdicts, data])
+
+
+# --- RailX Fig. 16 -------------------------------------------------------------------------------
+
+
+def _best_c(frame: pd.DataFrame) -> dict[tuple[bool, int], int]:
+    best: dict[tuple[bool, int], int] = {}
+    for (overlap, sequence), group in frame.groupby(["overlapped", "training.sequence"]):
+        best[(bool(overlap), int(sequence))] = int(group.loc[group["iteration_s"].idxmin(), "mapping.C.ports"])
+    return best
+
+
+def _split_comm_s(record: dict[str, Any]) -> float:
+    """The communication time the CP/DP split decides (railx.allocation.sweep.split_comm_curve):
+    the iteration time less compute and less the exposed traffic of the other parallelisms."""
+    others = sum(t for dim, t in record["by_parallelism_s"].items() if dim not in ("C", "D"))
+    return float(record["iteration_s"] - record["compute_total_s"] - others)
+
+
+def fig16(frames: Frames) -> Findings:
+    frame = _ok(frames["fig16"]).copy()
+    frame["overlapped"] = [bool(v) for v in frame["training.overlap"]]
+    sequences = sorted({int(s) for s in frame["training.sequence"]})
+    panels = []
+    for overlapped, name in ((False, "DP not overlapped"), (True, "DP overlapped with compute")):
+        series = []
+        for sequence in sequences:
+            part = frame[(frame["overlapped"] == overlapped) & (frame["training.sequence"] == sequence)]
+            comm_ms = [1e3 * _split_comm_s(r) for r in part["record"]]
+            series.append(Series(f"S = {sequence // 1024}K", list(part["mapping.C.ports"]), comm_ms))
+        panels.append((name, series))
+    chart = line_chart(
+        "fig16-iteration",
+        "Fig. 16: communication time against the ports given to CP (the rest to DP)",
+        panels,
+        "X ports per chip edge for context parallelism (of 10)",
+        "CP + DP communication time per iteration (ms)",
+        caption="Llama 3 405B, T = 16, C = 4, D = 4, P = 6: the iteration time less compute and less the other "
+        "dimensions' exposed traffic (it differs from the iteration time by a constant, so the optimum is the "
+        "same); splits leaving CP or DP no port cannot communicate and are absent.",
+    )
+    best = _best_c(frame)
+    plain = [best[(False, s)] for s in sequences]
+    with_overlap = [best[(True, s)] for s in sequences]
+    claims = [
+        ("short sequences: more ports to DP", f"best C = {plain[0]} of 10 at {sequences[0] // 1024}K", plain[0] < 5),
+        (
+            "longer sequences: more ports to CP",
+            "best C " + ", ".join(map(str, plain)) + " from the shortest to the longest",
+            all(a <= b for a, b in zip(plain, plain[1:])) and plain[-1] > plain[0],
+        ),
+        (
+            "DP overlapped with compute: more ports to CP",
+            "best C " + ", ".join(map(str, with_overlap)) + " with overlap",
+            all(o >= p for o, p in zip(with_overlap, plain)) and with_overlap != plain,
+        ),
+    ]
+    verdicts = Table(
+        "fig16-verdict",
+        "Fig. 16: the paper's trends, checked",
+        ["paper", "railx", "verdict"],
+        [[claim, ours, holds(ok)] for claim, ours, ok in claims],
+    )
+    data = Table(
+        "fig16-best",
+        "Fig. 16: best CP ports per sequence length",
+        ["sequence (tokens)", "best C, DP not overlapped", "best C, DP overlapped"],
+        [[s, p, o] for s, p, o in zip(sequences, plain, with_overlap)],
+    )
+    return Findings([chart], [verdicts, data])
+
+
+# --- RailX Fig. 17 -------------------------------------------------------------------------------
+
+
+LINEAR_R2 = 0.98
+ROUGHLY_LINEAR_R2 = 0.9
+
+
+def _linearity(r2: float, slope: float) -> str:
+    if slope >= 0:
+        return "does not hold"
+    return "holds" if r2 >= LINEAR_R2 else "roughly" if r2 >= ROUGHLY_LINEAR_R2 else "does not hold"
+
+
+def fig17a(frames: Frames) -> Findings:
+    records = sorted(_ok(frames["fig17a"])["record"], key=lambda r: r["count"])
+    counts = [r["count"] for r in records]
+    mean = [r["max_single_job_nodes_mean"] for r in records]
+    worst = [r["worst_case_nodes"] for r in records]
+    chart = line_chart(
+        "fig17a-largest-job",
+        "Fig. 17(a): largest single job against failed nodes",
+        [
+            (
+                f"{records[0]['grid'][0]} x {records[0]['grid'][1]} nodes, {records[0]['samples']} samples per point",
+                [
+                    Series("mean", counts, mean),
+                    Series("min", counts, [r["max_single_job_nodes_min"] for r in records]),
+                    Series("max", counts, [r["max_single_job_nodes_max"] for r in records]),
+                    Series("best case (one row)", counts, [r["best_case_nodes"] for r in records]),
+                    Series("worst case (distinct rows, columns)", counts, worst),
+                ],
+            )
+        ],
+        "failed nodes",
+        "largest single job (nodes)",
+    )
+    slope, intercept = np.polyfit(counts, mean, 1)
+    fitted = np.polyval([slope, intercept], counts)
+    r2 = 1 - float(np.sum((np.array(mean) - fitted) ** 2) / np.sum((np.array(mean) - np.mean(mean)) ** 2))
+    gap = mean[-1] - worst[-1]
+    verdicts = Table(
+        "fig17a-verdict",
+        "Fig. 17(a): the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        [
+            ["the largest job decreases linearly with failed nodes",
+             f"least-squares line {slope:.1f} nodes per failure, R² = {r2:.3f}; the first {counts[1]} failures cost "
+             f"{mean[0] - mean[1]:,.0f} nodes, the last {counts[-1] - counts[-2]} cost {mean[-2] - mean[-1]:,.0f}",
+             _linearity(r2, slope)],
+            ["the mean is well above the worst case when failures are many",
+             f"at {counts[-1]} failed: mean {mean[-1]:,.0f} vs worst {worst[-1]:,} nodes", holds(gap > 0)],
+        ],
+        caption=f"Linear: a least-squares line explains at least {LINEAR_R2:.0%} of the variance; roughly linear: at "
+        f"least {ROUGHLY_LINEAR_R2:.0%} (the curve is then convex or concave).",
+    )  # fmt: skip
+    data = Table(
+        "fig17a-data",
+        "Fig. 17(a): largest single job (nodes)",
+        ["failed nodes", "mean", "min", "max", "best case", "worst case", "samples proven optimal"],
+        [[r["count"], r["max_single_job_nodes_mean"], r["max_single_job_nodes_min"], r["max_single_job_nodes_max"],
+          r["best_case_nodes"], r["worst_case_nodes"], r["optimal_samples"]] for r in records],
+        formats={"mean": fixed(1)},
+    )  # fmt: skip
+    return Findings([chart], [verdicts, data])
+
+
+def fig17b(frames: Frames) -> Findings:
+    records = list(_ok(frames["fig17b"])["record"])
+    grids = sorted({tuple(r["grid"]) for r in records})
+    rates = sorted({r["rate"] for r in records})
+    avail = {(tuple(r["grid"]), r["rate"]): 100 * r["availability_mean"] for r in records}
+    chart = line_chart(
+        "fig17b-availability",
+        "Fig. 17(b): availability of the largest single job against the failure rate",
+        [
+            (
+                "",
+                [
+                    Series(f"{p} x {q} nodes", [100 * r for r in rates], [avail[((p, q), r)] for r in rates])
+                    for p, q in grids
+                ],
+            )
+        ],
+        "per-node failure rate (%)",
+        "mean availability (% of nodes)",
+        ratio=True,
+    )
+    typical = 0.001
+    at_typical = [avail[(g, typical)] for g in grids if (g, typical) in avail]
+    ordered = all(all(avail[(a, r)] >= avail[(b, r)] for a, b in zip(grids, grids[1:])) for r in rates if r > 0)
+    verdicts = Table(
+        "fig17b-verdict",
+        "Fig. 17(b): the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        [
+            ["at 0.1% the availability is above 90% at every size",
+             "; ".join(f"{g[0]} x {g[1]}: {a:.2f}%" for g, a in zip(grids, at_typical)),
+             holds(bool(at_typical) and min(at_typical) > 90)],
+            ["a larger system is less available at the same rate",
+             f"availability falls with the grid at {'every' if ordered else 'not every'} rate", holds(ordered)],
+        ],
+    )  # fmt: skip
+    data = Table(
+        "fig17b-data",
+        "Fig. 17(b): mean availability (%)",
+        ["failure rate %", *[f"{p} x {q}" for p, q in grids]],
+        [[100 * r, *[avail.get((g, r), math.nan) for g in grids]] for r in rates],
+        formats={f"{p} x {q}": fixed(2) for p, q in grids},
+    )
+    return Findings([chart], [verdicts, data])
+
+
+# --- RailX Fig. 20 -------------------------------------------------------------------------------
+
+
+def fig20(frames: Frames) -> Findings:
+    """No sweep: the allocators run here, on one seeded failure set (a fraction of a second)."""
+    case = failed_grid()
+    single, jobs = case.single, case.packing.jobs
+    used = sum(j.nodes for j in jobs)
+    lost_rows = case.blocked.shape[0] - len(single.rows)
+    lost_cols = case.blocked.shape[1] - len(single.cols)
+    verdicts = Table(
+        "fig20-verdict",
+        "Fig. 20: the paper's statements, checked",
+        ["paper", "railx", "verdict"],
+        [
+            ["one job must give up whole rows or columns around the failed nodes",
+             f"largest single job {len(single.cols)} x {len(single.rows)} = {single.nodes} of {case.healthy} healthy "
+             f"nodes ({lost_cols} of {case.blocked.shape[1]} columns and {lost_rows} of {case.blocked.shape[0]} rows "
+             "given up)", holds(single.nodes < case.healthy)],
+            ["several smaller jobs use every healthy node",
+             f"{len(jobs)} jobs use {used} of {case.healthy} healthy nodes", holds(used == case.healthy)],
+        ],
+    )  # fmt: skip
+    placed = Table(
+        "fig20-jobs",
+        "Fig. 20: the jobs that fill the healthy nodes",
+        ["job", "columns X", "rows Y", "nodes"],
+        [[j.name, " ".join(map(str, j.xs)), " ".join(map(str, j.ys)), j.nodes] for j in jobs],
+    )
+    return Findings([allocation_chart(case)], [verdicts, placed])
+
+
+#: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
+BUILDERS: dict[str, Callable[[Frames], Findings]] = {
+    "table6": table6,
+    "table2": table2,
+    "fig15": fig15,
+    "fig16": fig16,
+    "fig17a": fig17a,
+    "fig17b": fig17b,
+    "fig20": fig20,
+}

@@ -1,0 +1,233 @@
+"""railx report without a browser: the catalogue points at specs, sweeps and docs that exist, plots
+follow the readability rules, a sweep's plots follow its axes, the explanations keep no broken
+link, and the network picture's table is the core's circuits."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import run_railx
+from railx.report.catalogue import REPO, catalogue, spec_path
+from railx.report.network import circuits_table, port_owner, small_system
+from railx.report.plots import spans_decades
+from railx.report.prose import docs_section, markdown_html
+from railx.report.reproductions import BUILDERS
+from railx.report.sweeps import numeric_axes, sweep_findings
+from railx.report.tables import Table, fixed
+from railx.sweep import load_spec
+
+
+def test_every_catalogue_entry_has_its_specs_docs_section_and_builder() -> None:
+    entries = catalogue()
+    assert [r.id for r in entries] == list(BUILDERS)
+    for repro in entries:
+        assert repro.claim and repro.paper.startswith("paper ")
+        for name in repro.specs:
+            assert load_spec(spec_path(name)).name == name  # the sweep the builder reads is the spec's
+        assert docs_section(REPO / repro.doc, repro.section)  # the explanation exists
+    # What runs without a store stays small: a few hundred analytic or cost points (about 10 s).
+    assert sum(len(load_spec(spec_path(s)).points) for r in entries if r.quick for s in r.specs) <= 400
+
+
+def test_a_missing_docs_section_is_one_clear_error(tmp_path: Path) -> None:
+    doc = tmp_path / "d.md"
+    doc.write_text("# A\n\ntext\n\n## B\n\nmore\n\n# C\n")
+    assert docs_section(doc, "B") == "more"
+    assert docs_section(doc, "A") == "text\n\n## B\n\nmore"
+    with pytest.raises(Exception, match="section = 'Z': no such heading"):
+        docs_section(doc, "Z")
+
+
+def test_explanations_keep_web_links_only_and_no_images() -> None:
+    out = markdown_html(
+        "See [the docs](workloads.md#x), [a site](https://duckdb.org) and ![f](figures/a.png).\n\n### H"
+    )
+    assert "href" in out and "https://duckdb.org" in out and "workloads.md" not in out
+    assert "<img" not in out and "the docs" in out and "<h5>" in out
+
+
+def test_log_scale_rule() -> None:
+    assert spans_decades([1.0, 100.0]) and not spans_decades([1.0, 99.0])
+    assert not spans_decades([0.0, 1e6]) and not spans_decades([])
+
+
+def test_tables_format_for_people_and_write_raw_csv(tmp_path: Path) -> None:
+    table = Table("t", "T", ["system", "cost M$"], [["railx7mesh", 1314.432]], formats={"cost M$": fixed(1)})
+    assert "<td>1,314.4</td>" in table.to_html()
+    assert table.write_csv(tmp_path).read_text().splitlines() == ["system,cost M$", "railx7mesh,1314.432"]
+    with pytest.raises(ValueError, match="2 columns"):
+        Table("u", "U", ["a", "b"], [[1]])
+
+
+def _frame(points: list[dict[str, object]], metric: list[float]) -> pd.DataFrame:
+    frame = pd.DataFrame(points)
+    frame["seq"] = range(len(points))
+    frame["point"] = [json.dumps(p) for p in points]
+    frame["status"], frame["error"], frame["time_s"] = "ok", None, metric
+    return frame
+
+
+def test_a_sweep_gets_lines_over_one_numeric_axis_and_heatmaps_over_two() -> None:
+    sizes, algos = [1024, 1 << 20, 1 << 30], ["ring", "hierarchical"]
+    one = _frame([{"options.algo": a, "options.size": s} for a in algos for s in sizes], [1e-6, 1e-3, 1.0] * 2)
+    table, charts = sweep_findings("one", one)
+    assert numeric_axes(one, ["options.algo", "options.size"]) == ["options.size"]
+    assert len(table.rows) == 6 and len(charts) == 1
+    ax = charts[0].figure.axes[0]
+    assert [line.get_label() for line in ax.get_lines()] == ["options.algo = ring", "options.algo = hierarchical"]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"  # both span decades
+    assert ax.get_xlabel() == "message size (bytes)" and ax.get_ylabel() == "time (s)"
+
+    two = _frame([{"system.R": r, "options.size": s} for r in (4, 8) for s in sizes], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    _, charts = sweep_findings("two", two)
+    image = charts[0].figure.axes[0].get_images()[0].get_array()
+    assert image.shape == (2, 3) and image[1, 2] == 6.0  # rows: R, columns: size
+
+
+def test_the_wiring_table_is_the_cores_circuits() -> None:
+    network = small_system()
+    ocs, plan = network.ocs(), network.plan()
+    table = circuits_table(ocs)
+    assert len(table.rows) == plan["circuits"] == 36
+    for switch in ocs["switches"]:
+        ports = [p for c in switch["circuits"] for p in c]
+        assert len(ports) == len(set(ports))  # every port in at most one circuit
+        for a, b in switch["circuits"]:
+            assert {port_owner(switch, a)[1], port_owner(switch, b)[1]} == {"+", "-"}  # + joined to -
+    # Port 2*pos+1 of X-OCS line 1 is node (pos, 1)'s + port.
+    x_switch = next(s for s in ocs["switches"] if s["dim"] == "X" and s["line"] == 1)
+    assert port_owner(x_switch, 5) == ((2, 1), "+")
+    y_switch = next(s for s in ocs["switches"] if s["dim"] == "Y" and s["line"] == 2)
+    assert port_owner(y_switch, 2) == ((2, 1), "-")
+
+
+def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path, client: Any) -> None:
+    import csv
+
+    from railx.sweep import Store, run_sweep
+
+    store = tmp_path / "s.duckdb"
+    with Store(store) as db:
+        run_sweep(load_spec(spec_path("table6")), db, client=client)
+    result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
+    assert result.rc == 0, result.stderr
+    summary = json.loads(result.stdout)
+    # Table 6 from the store, Fig. 20 needs no sweep; the others are listed as missing.
+    assert summary["reproductions"] == ["table6", "fig20"] and summary["sweeps"] == []
+    assert summary["missing"] == [r.id for r in catalogue() if r.id not in ("table6", "fig20")]
+    assert summary["sections"] == [
+        "reproductions",
+        "repro-table6",
+        "repro-fig20",
+        "repro-missing",
+        "network",
+        "utilisation",
+    ]
+    with (tmp_path / "out" / "assets" / "table6-verdict.csv").open() as f:
+        rows = {r["system"]: r for r in csv.DictReader(f)}
+    assert float(rows["railx7mesh"]["Cost [M$] railx"]) == pytest.approx(1314.432)
+    assert rows["railx7mesh"]["Cost [M$] paper"] == "1314.4"
+    assert {p.suffix for p in (tmp_path / "out" / "assets").iterdir()} == {".png", ".csv", ".css"}
+
+
+def test_railx_report_refuses_a_missing_store_or_spec(tmp_path: Path) -> None:
+    result = run_railx("report", "--store", tmp_path / "none.duckdb", "--out", tmp_path / "out")
+    assert result.rc == 2 and result.stderr.startswith("error: --store") and "no such store" in result.stderr
+    result = run_railx("report", "--spec", tmp_path / "none.toml", "--out", tmp_path / "out")
+    assert result.rc == 2 and result.stderr.startswith("error: --spec") and "no such file" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_fig20_allocations_avoid_failures_and_match_the_docs() -> None:
+    from railx.report.allocation import failed_grid
+    from railx.report.reproductions import fig20
+
+    case = failed_grid()
+    assert int(case.blocked.sum()) == 4 and case.healthy == 60
+    cells = [(x, y) for job in case.packing.jobs for x in job.xs for y in job.ys]
+    assert len(cells) == len(set(cells)) == 60  # jobs disjoint, every healthy node used
+    assert not any(case.blocked[y, x] for x, y in cells)
+    assert not case.blocked[np.ix_(case.single.rows, case.single.cols)].any()
+    verdict, jobs = fig20({}).tables
+    assert [row[2] for row in verdict.rows] == ["holds", "holds"]
+    # docs/availability.md, "Reproduction: paper Fig. 20", quotes these.
+    assert (len(case.single.cols), len(case.single.rows)) == (6, 7)
+    assert [row[3] for row in jobs.rows] == [42, 12, 4, 1, 1]
+
+
+def test_link_utilisation_of_both_simulators() -> None:
+    from railx.report.utilisation import FLIT_LOAD, link_utilisation
+
+    data = link_utilisation()
+    links = data.links
+    assert data.flit.shape == data.flow.shape == links["src"].shape == (256,)
+    assert ((0 <= data.flit) & (data.flit <= 1)).all() and ((0 <= data.flow) & (data.flow <= 1 + 1e-9)).all()
+    assert data.flit_report["accepted"] == pytest.approx(FLIT_LOAD, rel=0.05)  # below saturation
+    # The all-to-all is invariant under node translations, and so is its flow-level utilisation.
+    m, p = 2, 4
+
+    def shift(chip: int) -> int:
+        node, local = divmod(chip, m * m)
+        y_node, x_node = divmod(node, p)
+        return (y_node * p + (x_node + 1) % p) * m * m + local
+
+    util = {(int(s), int(d)): u for s, d, u in zip(links["src"], links["dst"], data.flow)}
+    assert all(util[(shift(s), shift(d))] == pytest.approx(u, rel=1e-9) for (s, d), u in util.items())
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """A Dask cluster in this process (one worker thread) for the sweeps the tests run."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with Client(cluster) as c:
+            yield c
+
+
+def test_fig16_plots_the_communication_time_the_split_decides(tmp_path: Path, client: Any) -> None:
+    from dataclasses import replace
+
+    from railx.allocation.sweep import fig16_table
+    from railx.report.reproductions import fig16
+    from railx.results import load
+    from railx.sweep import Store, run_sweep
+
+    whole = load_spec(spec_path("fig16"))
+    shortest = [p for p in whole.points if p.assignment["training.sequence"] == 8192]
+    with Store(tmp_path / "s.duckdb") as db:
+        run_sweep(replace(whole, points=shortest), db, client=client)
+    findings = fig16({"fig16": load(tmp_path / "s.duckdb", "fig16")})
+    expected = fig16_table(sequences=(8192,))  # not overlapped, then DP overlapped
+    for axes, row in zip(findings.charts[0].figure.axes, expected):
+        (line,) = axes.get_lines()
+        finite = [(c, 1e3 * t) for c, t in enumerate(row.comm_s) if np.isfinite(t)]
+        assert list(line.get_xdata()) == [c for c, _ in finite]
+        assert list(line.get_ydata()) == pytest.approx([t for _, t in finite], rel=1e-9)
+    best = findings.tables[1].rows[0]
+    assert best[1:] == [expected[0].best_c_ports, expected[1].best_c_ports]
+
+
+def test_fig15_verdicts_follow_the_stored_times(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import fig15
+    from railx.results import load
+    from railx.sweep import Store, run_sweep
+
+    with Store(tmp_path / "s.duckdb") as db:
+        run_sweep(load_spec(spec_path("fig15")), db, client=client)
+    frame = load(tmp_path / "s.duckdb", "fig15")
+    verdicts, data = fig15({"fig15": frame}).tables
+    assert len(data.rows) == 7 * 11
+    # docs/reproductions.md, "RailX Fig. 15": hierarchical fastest or tied everywhere; at 1 GiB the
+    # 1D ring is 2.02x, 3.90x and 11.36x the fastest beyond 1,024 chips; 5.59x peak at 64 chips.
+    assert [row[2] for row in verdicts.rows] == ["holds", "up to 1,024 chips", "holds", "in absolute time only"]
+    assert "11.36x" in verdicts.rows[1][1] and "peak at 64" in verdicts.rows[3][1]
+    hierarchical_us = {(r[0], r[1]): r[4] for r in data.rows}
+    assert hierarchical_us[(65536, 1 << 30)] == pytest.approx(3934.33, abs=0.01)  # the docs' table
