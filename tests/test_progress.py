@@ -71,7 +71,9 @@ def long_run(progress: Any) -> None:
 
 def test_a_callback_returning_false_at_its_kth_call_cancels_the_run() -> None:
     calls = Calls(stop_at=3)
-    with pytest.raises(Cancelled, match=r"^flit-level run cancelled after \d+ of 2000000 cycles by its progress observer$"):
+    with pytest.raises(
+        Cancelled, match=r"^flit-level run cancelled after \d+ of 2000000 cycles by its progress observer$"
+    ):
         long_run(calls)
     assert len(calls.calls) == 3
     done = [c[0] for c in calls.calls]

@@ -144,9 +144,7 @@ def collective_report(
     if fidelity == "flow":
         from railx.flowsim import collective
 
-        run = collective(
-            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, job_cus, progress
-        )
+        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, job_cus, progress)
         report.update(
             time_s=run.completion_s,
             flows=run.flows,
