@@ -68,7 +68,9 @@ fn short() -> FlitConfig {
 
 /// A random DAG of `n` small messages on chips `0..chips`, each after up to two earlier ones.
 fn random_dag(n: u32, chips: u32, seed: u64) -> MessageDag {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut next = |m: u64| {
         x = x
             .wrapping_mul(6364136223846793005)
@@ -146,7 +148,10 @@ fn a_watched_deadlock_check_and_route_statistics_equal_unwatched_ones() {
 }
 
 /// The error an observer that stops at its `k`-th report gets, and the reports it saw.
-fn cancelled_at(k: usize, run: impl FnOnce(&mut Recorder) -> railx_core::Result<()>) -> (RailxError, Vec<u64>) {
+fn cancelled_at(
+    k: usize,
+    run: impl FnOnce(&mut Recorder) -> railx_core::Result<()>,
+) -> (RailxError, Vec<u64>) {
     let mut watcher = Recorder {
         stop_at: Some(k),
         ..Recorder::default()
@@ -176,7 +181,9 @@ fn stopping_at_the_kth_report_cancels_every_kind_of_run() {
         flow::simulate_observed(&net, routing.as_ref(), &dag, 0, w).map(drop)
     });
     assert_eq!(seen.len(), 2);
-    assert!(matches!(e, RailxError::Cancelled { ref what, ref total, .. } if what == "flow-level run" && total == "2000"));
+    assert!(
+        matches!(e, RailxError::Cancelled { ref what, ref total, .. } if what == "flow-level run" && total == "2000")
+    );
     let (_, big) = torus(12);
     let (e, seen) = cancelled_at(2, |w| check_observed(big.as_ref(), 1000, 0, w).map(drop));
     // Reports before the first chunk and after it (64 destinations).

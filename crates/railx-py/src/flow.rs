@@ -3,15 +3,14 @@
 //! scalars and arrays.
 
 use super::{err, System};
+use crate::progress::observed;
 use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::sim::dag::MessageDag;
-use crate::progress::observed;
 use railx_core::sim::flow::collective::simulate_collective_observed;
 use railx_core::sim::flow::{
-    simulate_observed, simulate_symmetric_observed, traffic, FlowReport, SymmetricDag,
-    Translations,
+    simulate_observed, simulate_symmetric_observed, traffic, FlowReport, SymmetricDag, Translations,
 };
 use railx_core::RailxError as CoreError;
 

@@ -19,6 +19,9 @@ use std::time::Duration;
 /// Time between two looks at signals and calls of the callback: at most 10 a second.
 const INTERVAL: Duration = Duration::from_millis(100);
 
+/// Stack of the thread the core runs on.
+const RUN_STACK_BYTES: usize = 8 << 20;
+
 /// `total` when the run does not know it.
 const UNKNOWN: u64 = u64::MAX;
 
@@ -42,7 +45,8 @@ struct Latest {
 impl Observer for &Latest {
     fn report(&mut self, done: u64, total: Option<u64>, unit: Unit) -> ControlFlow<Cancelled> {
         self.done.store(done, Ordering::Relaxed);
-        self.total.store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
+        self.total
+            .store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
         let index = UNITS.iter().position(|&u| u == unit).unwrap_or(0) as u8;
         self.unit.store(index + 1, Ordering::Release);
         if self.stop.load(Ordering::Relaxed) {
@@ -90,11 +94,18 @@ pub(crate) fn observed<T: Send>(
     let outcome = std::thread::scope(|scope| {
         let (tx, mut rx) = mpsc::channel();
         let latest = &latest;
-        scope.spawn(move || {
-            let mut observer = latest;
-            // The receiver outlives the run unless the caller is gone; nothing to do then.
-            let _ = tx.send(run(&mut observer));
-        });
+        // The calling thread's stack size (the main thread's default), not a spawned one's 2 MiB.
+        let spawned = std::thread::Builder::new()
+            .name("railx-run".into())
+            .stack_size(RUN_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                let mut observer = latest;
+                // The receiver outlives the run unless the caller is gone; nothing to do then.
+                let _ = tx.send(run(&mut observer));
+            });
+        if let Err(e) = spawned {
+            return Some(Err(CoreError::internal("starting the run's thread", e)));
+        }
         loop {
             let (got, back) = py.detach(move || (rx.recv_timeout(INTERVAL), rx));
             rx = back;

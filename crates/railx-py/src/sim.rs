@@ -7,8 +7,8 @@ use pyo3::types::PyDict;
 use railx_core::sim::flit::{simulate_observed, sweep_observed, FlitConfig, Traffic, TrafficSpec};
 use railx_core::RailxError as CoreError;
 
-use crate::{err, to_json, System};
 use crate::progress::observed;
+use crate::{err, to_json, System};
 use railx_core::sim::flit_collective::simulate_collective_flit_observed;
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {

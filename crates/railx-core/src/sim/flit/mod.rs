@@ -441,7 +441,9 @@ pub fn sweep_observed(
             before: i as u64 * per_point,
             whole: Some(loads.len() as u64 * per_point),
         };
-        points.push(simulate_observed(net, routing, config, &traffic, &mut part)?);
+        points.push(simulate_observed(
+            net, routing, config, &traffic, &mut part,
+        )?);
     }
     let saturation_load = points
         .iter()
