@@ -71,7 +71,7 @@ impl Latest {
             (total != UNKNOWN).then_some(total),
             UNITS[unit as usize - 1].name(),
         ))?;
-        Ok(!answer.is(&pyo3::types::PyBool::new(py, false)))
+        Ok(!answer.is(pyo3::types::PyBool::new(py, false)))
     }
 }
 
