@@ -127,7 +127,7 @@ def test_ctrl_c_stops_a_long_flit_run_with_exit_130(tmp_path: Path) -> None:
     torus = tmp_path / "torus.toml"
     torus.write_text('[peer]\nfamily = "torus3d"\ndims = [4, 4, 1]\nports_per_direction = 1\n')
     leader, follower = pty.openpty()
-    env = dict(os.environ, COLUMNS="160", PYTHONPATH=str(REPO / "python"))
+    env = dict(os.environ, COLUMNS="160", TERM="xterm", PYTHONPATH=str(REPO / "python"))
     cmd = [sys.executable, "-m", "railx.cli", "sim", str(torus), "--warmup", "0", "--cycles", "100000000"]
     proc = subprocess.Popen(cmd, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=REPO)
     os.close(follower)
