@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from railx._core import InternalError, RailxError, VerificationError, hamiltonian_rails
+from railx._core import Cancelled, InternalError, RailxError, VerificationError, hamiltonian_rails
 from railx._core import max_scale as _max_scale
 from railx.config import Config, ConfigError, load_config
 from railx.network import Network, realize, verify_ocs_file
@@ -17,6 +17,7 @@ from railx.systems import System
 __version__ = "0.1.0"
 
 __all__ = [
+    "Cancelled",
     "Config",
     "ConfigError",
     "InternalError",

@@ -6,7 +6,7 @@ NumPy arrays; the TypedDicts below describe those dicts. They exist only for typ
 railx._core` checks these signatures against the compiled module.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, TypedDict, final, type_check_only
 
 import numpy as np
@@ -18,6 +18,7 @@ __all__ = [
     "ConfigError",
     "VerificationError",
     "InternalError",
+    "Cancelled",
     "System",
     "flow_simulate",
     "flow_symmetric_traffic",
@@ -51,6 +52,12 @@ class VerificationError(RailxError):
 
 class InternalError(RailxError):
     """An invariant broke inside railx: a bug, not the input's fault."""
+
+class Cancelled(RailxError):
+    """A long run stopped because its progress callback returned False."""
+
+_Progress = Callable[[int, int | None, str], bool | None]
+"""`progress(done, total, unit)`, called at most 10 times a second; `False` stops the run."""
 
 _DimKind = Literal["local", "ring", "all-to-all"]
 """How a collective group dimension connects its members."""
@@ -202,6 +209,7 @@ class System:
         samples: int = 100_000,
         seed: int = 0,
         vcs: int | None = None,
+        progress: _Progress | None = None,
     ) -> str: ...
     def route_stats_json(
         self,
@@ -210,6 +218,7 @@ class System:
         job: str | None = None,
         samples: int = 1_000_000,
         seed: int = 0,
+        progress: _Progress | None = None,
     ) -> str: ...
     def measure_lines(
         self,
@@ -284,6 +293,7 @@ def flow_simulate(
     job: str | None = None,
     bins: int = 0,
     symmetric: bool = False,
+    progress: _Progress | None = None,
 ) -> FlowReport: ...
 def flow_symmetric_traffic(system: System, kind: str, bytes: int) -> DagArrays: ...
 def flow_collective(
@@ -296,6 +306,7 @@ def flow_collective(
     routing: str | None = None,
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
+    progress: _Progress | None = None,
 ) -> FlowCollective: ...
 def flit_simulate(
     system: System,
@@ -304,6 +315,7 @@ def flit_simulate(
     routing: str | None = None,
     misroutes: int | None = None,
     job: str | None = None,
+    progress: _Progress | None = None,
 ) -> FlitRun: ...
 def flit_sweep(
     system: System,
@@ -313,6 +325,7 @@ def flit_sweep(
     routing: str | None = None,
     misroutes: int | None = None,
     job: str | None = None,
+    progress: _Progress | None = None,
 ) -> str: ...
 def flit_collective(
     system: System,
@@ -325,4 +338,5 @@ def flit_collective(
     misroutes: int | None = None,
     flit_bytes: int = 256,
     cus: Sequence[int] | None = None,
+    progress: _Progress | None = None,
 ) -> FlitCollective: ...

@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from railx._core import flow_collective, flow_simulate, flow_symmetric_traffic
 from railx.config import ConfigError
+from railx.progress import ProgressCallback
 from railx.systems import SystemLike, core_of
 
 __all__ = [
@@ -125,8 +126,9 @@ def _run(
     job: str | None,
     bins: int,
     symmetric: bool,
+    progress: ProgressCallback | None,
 ) -> FlowResult:
-    raw = flow_simulate(core_of(system), *messages._columns(), routing, misroutes, job, bins, symmetric)
+    raw = flow_simulate(core_of(system), *messages._columns(), routing, misroutes, job, bins, symmetric, progress)
     return FlowResult(**raw)
 
 
@@ -137,11 +139,14 @@ def simulate(
     misroutes: int | None = None,
     job: str | None = None,
     bins: int = 0,
+    progress: ProgressCallback | None = None,
 ) -> FlowResult:
     """Runs `messages` on any system, one flow per message, routed by `routing` (None: the
     system's default; adaptive routing splits a flow evenly over the hops it offers); `bins` > 0
-    records a utilisation timeline."""
-    return _run(system, messages, routing, misroutes, job, bins, symmetric=False)
+    records a utilisation timeline. `progress(done, total, unit)` hears the messages arrived at
+    most 10 times a second; returning False stops the run with railx.Cancelled
+    (railx.progress)."""
+    return _run(system, messages, routing, misroutes, job, bins, False, progress)
 
 
 def simulate_symmetric(
@@ -149,11 +154,13 @@ def simulate_symmetric(
     representatives: Messages,
     routing: str | None = None,
     bins: int = 0,
+    progress: ProgressCallback | None = None,
 ) -> FlowResult:
     """Runs a DAG invariant under translations of the node grid, given as one representative
     message per orbit (dependencies name representatives), aggregated: exact, and fast at
-    hyper-scale. Raises RailxError when the network is not translation invariant (e.g. HyperX)."""
-    return _run(network, representatives, routing, None, None, bins, symmetric=True)
+    hyper-scale. Raises RailxError when the network is not translation invariant (e.g. HyperX).
+    `progress` as in :func:`simulate`, counting representatives."""
+    return _run(network, representatives, routing, None, None, bins, True, progress)
 
 
 def symmetric_traffic(network: SystemLike, kind: SymmetricTraffic, nbytes: int) -> Messages:
@@ -189,6 +196,7 @@ def collective(
     routing: str | None = None,
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> CollectiveFlow:
     """Runs the explicit schedule of `op` by `algo` (railx.collectives) over every chip of any
     system, routed by `routing` (None: the system's default), aggregated (exact) over the largest
@@ -197,7 +205,8 @@ def collective(
     a peer: its family's declared symmetries, docs/flow.md), the full message DAG otherwise; at most
     `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
     `reduce_s_per_byte`: delay before forwarding data just reduced, per byte. `cus`: a peer job's
-    chips (rank i on cus[i]) instead of every chip."""
+    chips (rank i on cus[i]) instead of every chip. `progress` as in :func:`simulate`, counting
+    flows."""
     if size_bytes < 1:
         raise ConfigError(f"size_bytes = {size_bytes}: a collective moves at least one byte; e.g. 1048576")
     if chunks < 1:
@@ -212,5 +221,6 @@ def collective(
         routing,
         misroutes,
         None if cus is None else list(cus),
+        progress,
     )
     return CollectiveFlow(**raw)

@@ -23,6 +23,14 @@ pub enum RailxError {
     /// An invariant broke inside railx: a bug, never the input's fault.
     #[error("internal error in {what}: {message}; this is a bug in railx, please report it with the input that caused it")]
     Internal { what: String, message: String },
+    /// A long run stopped because its progress observer asked it to (`crate::progress`).
+    #[error("{what} cancelled after {done} of {total} {unit} by its progress observer")]
+    Cancelled {
+        what: String,
+        done: u64,
+        total: String,
+        unit: String,
+    },
 }
 
 impl RailxError {

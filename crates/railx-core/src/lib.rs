@@ -14,6 +14,7 @@ pub mod ocs;
 pub mod peers;
 pub mod plan;
 pub mod plant;
+pub mod progress;
 pub mod routing;
 pub mod sim;
 pub mod spec;

@@ -3,13 +3,14 @@
 //! scalars and arrays.
 
 use super::{err, System};
+use crate::progress::observed;
 use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::simulate_collective_with;
+use railx_core::sim::flow::collective::simulate_collective_observed;
 use railx_core::sim::flow::{
-    simulate, simulate_symmetric, traffic, FlowReport, SymmetricDag, Translations,
+    simulate_observed, simulate_symmetric_observed, traffic, FlowReport, SymmetricDag, Translations,
 };
 use railx_core::RailxError as CoreError;
 
@@ -79,9 +80,10 @@ fn report_dict<'py>(py: Python<'py>, r: FlowReport) -> PyResult<Bound<'py, PyDic
 }
 
 /// Runs a message DAG at flow level; `symmetric`: the messages are the representatives of a
-/// DAG invariant under the node translations (aggregated, exact).
+/// DAG invariant under the node translations (aggregated, exact). `progress(done, total, unit)`
+/// is called at most 10 times a second with the messages arrived (`False` stops the run).
 #[pyfunction]
-#[pyo3(signature = (system, src, dst, bytes, delay_s, dep_start, deps, routing=None, misroutes=None, job=None, bins=0, symmetric=false))]
+#[pyo3(signature = (system, src, dst, bytes, delay_s, dep_start, deps, routing=None, misroutes=None, job=None, bins=0, symmetric=false, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_simulate<'py>(
     py: Python<'py>,
@@ -97,6 +99,7 @@ fn flow_simulate<'py>(
     job: Option<&str>,
     bins: u32,
     symmetric: bool,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let r = system.routing(routing, misroutes, job)?;
     let net = system.inner.network();
@@ -107,17 +110,16 @@ fn flow_simulate<'py>(
         delay_s.as_slice()?,
     );
     let (dep_start, deps) = (dep_start.as_slice()?, deps.as_slice()?);
-    let report = py
-        .detach(|| {
-            let dag = dag_of(src, dst, bytes, delay_s, dep_start, deps)?;
-            if symmetric {
-                let group = Translations::whole(net.railx_plant()?);
-                simulate_symmetric(net, r.as_ref(), &SymmetricDag::new(dag, group), bins)
-            } else {
-                simulate(net, r.as_ref(), &dag, bins)
-            }
-        })
-        .map_err(err)?;
+    let report = observed(py, progress.as_ref(), |obs| {
+        let dag = dag_of(src, dst, bytes, delay_s, dep_start, deps)?;
+        if symmetric {
+            let group = Translations::whole(net.railx_plant()?);
+            let sym = SymmetricDag::new(dag, group);
+            simulate_symmetric_observed(net, r.as_ref(), &sym, bins, obs)
+        } else {
+            simulate_observed(net, r.as_ref(), &dag, bins, obs)
+        }
+    })?;
     report_dict(py, report)
 }
 
@@ -154,9 +156,9 @@ fn flow_symmetric_traffic<'py>(
 /// subgroup of the system's symmetry group (RailX: node translations; a peer: its family's
 /// declared symmetries) under which it is invariant, the full schedule otherwise. Returns
 /// completion_s, flows, messages, events, aggregated and orbit (messages per flow). `cus`: a
-/// peer job's chips instead of every chip.
+/// peer job's chips instead of every chip. `progress` as in `flow_simulate`, counting flows.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, cus=None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, cus=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_collective<'py>(
     py: Python<'py>,
@@ -169,6 +171,7 @@ fn flow_collective<'py>(
     routing: Option<&str>,
     misroutes: Option<u8>,
     cus: Option<Vec<u32>>,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, group) = crate::collectives::whole_system(
         system,
@@ -182,9 +185,9 @@ fn flow_collective<'py>(
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
     let symmetry = system.inner.symmetry().map_err(err)?;
-    let run = py
-        .detach(|| simulate_collective_with(net, r.as_ref(), &group, &spec, symmetry.as_ref()))
-        .map_err(err)?;
+    let run = observed(py, progress.as_ref(), |obs| {
+        simulate_collective_observed(net, r.as_ref(), &group, &spec, symmetry.as_ref(), obs)
+    })?;
     let d = PyDict::new(py);
     d.set_item("completion_s", run.report.completion_s)?;
     d.set_item("flows", run.report.flows)?;

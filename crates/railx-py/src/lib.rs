@@ -3,6 +3,7 @@
 
 mod collectives;
 mod flow;
+mod progress;
 mod sim;
 
 use numpy::{IntoPyArray, PyArray1};
@@ -49,6 +50,12 @@ create_exception!(
 );
 create_exception!(
     _core,
+    Cancelled,
+    RailxError,
+    "A long run stopped because its progress callback returned False."
+);
+create_exception!(
+    _core,
     InternalError,
     RailxError,
     "An invariant broke inside railx: a bug, not the input's fault."
@@ -60,6 +67,7 @@ fn err(e: CoreError) -> PyErr {
         CoreError::Invalid { .. } | CoreError::Parse { .. } => ConfigError::new_err(message),
         CoreError::Verification { .. } => VerificationError::new_err(message),
         CoreError::Internal { .. } => InternalError::new_err(message),
+        CoreError::Cancelled { .. } => Cancelled::new_err(message),
     }
 }
 
@@ -253,7 +261,8 @@ impl System {
 
     /// The deadlock check of a routing function (exhaustive up to ~12K chips, else structural on
     /// `samples` seeded routes), as JSON; `vcs` is the hardware's VC budget, if any.
-    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=100_000, seed=0, vcs=None))]
+    /// `progress(done, total, unit)` is called at most 10 times a second (`False` stops the run).
+    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=100_000, seed=0, vcs=None, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn deadlock_json(
         &self,
@@ -264,19 +273,21 @@ impl System {
         samples: usize,
         seed: u64,
         vcs: Option<u8>,
+        progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
         if let Some(budget) = vcs {
             self.inner.require_vcs(r.as_ref(), budget).map_err(err)?;
         }
-        to_json(
-            &py.detach(|| deadlock::check(r.as_ref(), samples, seed))
-                .map_err(err)?,
-        )
+        to_json(&progress::observed(py, progress.as_ref(), |obs| {
+            deadlock::check_observed(r.as_ref(), samples, seed, obs)
+        })?)
     }
 
-    /// Hop statistics over all pairs (or `samples` seeded pairs when there are more), as JSON.
-    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=1_000_000, seed=0))]
+    /// Hop statistics over all pairs (or `samples` seeded pairs when there are more), as JSON;
+    /// `progress` as in `deadlock_json`.
+    #[pyo3(signature = (routing=None, misroutes=None, job=None, samples=1_000_000, seed=0, progress=None))]
+    #[allow(clippy::too_many_arguments)]
     fn route_stats_json(
         &self,
         py: Python<'_>,
@@ -285,12 +296,12 @@ impl System {
         job: Option<&str>,
         samples: usize,
         seed: u64,
+        progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<String> {
         let r = self.routing(routing, misroutes, job)?;
-        to_json(
-            &py.detach(|| analysis::route_stats(r.as_ref(), samples, seed))
-                .map_err(err)?,
-        )
+        to_json(&progress::observed(py, progress.as_ref(), |obs| {
+            analysis::route_stats_observed(r.as_ref(), samples, seed, obs)
+        })?)
     }
 
     /// One step of each line measured on the routed network (`railx_core::collectives::links`),
@@ -483,6 +494,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("VerificationError", m.py().get_type::<VerificationError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("Cancelled", m.py().get_type::<Cancelled>())?;
     m.add_class::<System>()?;
     flow::register(m)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;

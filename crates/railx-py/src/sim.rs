@@ -4,19 +4,22 @@
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use railx_core::sim::flit::{simulate, sweep, FlitConfig, Traffic, TrafficSpec};
+use railx_core::sim::flit::{simulate_observed, sweep_observed, FlitConfig, Traffic, TrafficSpec};
 use railx_core::RailxError as CoreError;
 
+use crate::progress::observed;
 use crate::{err, to_json, System};
-use railx_core::sim::flit_collective::simulate_collective_flit;
+use railx_core::sim::flit_collective::simulate_collective_flit_observed;
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
     serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
 }
 
 /// One run: the report as JSON and the per-link utilisation (network link order) as NumPy.
+/// `progress(done, total, unit)` is called at most 10 times a second (`False` stops the run).
 #[pyfunction]
-#[pyo3(signature = (system, config_json, traffic_json, routing=None, misroutes=None, job=None))]
+#[pyo3(signature = (system, config_json, traffic_json, routing=None, misroutes=None, job=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn flit_simulate<'py>(
     py: Python<'py>,
     system: &System,
@@ -25,6 +28,7 @@ fn flit_simulate<'py>(
     routing: Option<&str>,
     misroutes: Option<u8>,
     job: Option<&str>,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config: FlitConfig = parse("simulator settings", config_json)?;
     let traffic: Traffic = parse::<TrafficSpec>("traffic", traffic_json)?
@@ -32,18 +36,19 @@ fn flit_simulate<'py>(
         .map_err(err)?;
     let r = system.routing(routing, misroutes, job)?;
     let net = system.inner.network();
-    let report = py
-        .detach(|| simulate(net, r.as_ref(), &config, &traffic))
-        .map_err(err)?;
+    let report = observed(py, progress.as_ref(), |obs| {
+        simulate_observed(net, r.as_ref(), &config, &traffic, obs)
+    })?;
     let dict = PyDict::new(py);
     dict.set_item("report", to_json(&report)?)?;
     dict.set_item("link_utilisation", report.link_utilisation.into_pyarray(py))?;
     Ok(dict)
 }
 
-/// A load sweep of one rate pattern, as JSON (points, saturation_load, peak_accepted).
+/// A load sweep of one rate pattern, as JSON (points, saturation_load, peak_accepted);
+/// `progress` as in `flit_simulate`, counting the cycles of every point.
 #[pyfunction]
-#[pyo3(signature = (system, config_json, traffic_json, loads, routing=None, misroutes=None, job=None))]
+#[pyo3(signature = (system, config_json, traffic_json, loads, routing=None, misroutes=None, job=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn flit_sweep(
     py: Python<'_>,
@@ -54,6 +59,7 @@ fn flit_sweep(
     routing: Option<&str>,
     misroutes: Option<u8>,
     job: Option<&str>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let config: FlitConfig = parse("simulator settings", config_json)?;
     let pattern = match parse::<TrafficSpec>("traffic", traffic_json)?
@@ -72,17 +78,18 @@ fn flit_sweep(
     };
     let r = system.routing(routing, misroutes, job)?;
     let net = system.inner.network();
-    let report = py
-        .detach(|| sweep(net, r.as_ref(), &config, &pattern, &loads))
-        .map_err(err)?;
+    let report = observed(py, progress.as_ref(), |obs| {
+        sweep_observed(net, r.as_ref(), &config, &pattern, &loads, obs)
+    })?;
     to_json(&report)
 }
 
 /// Runs a collective over every chip of the system at flit level (flits of
 /// `flit_bytes`, `railx_core::sim::flit_collective`). Returns time_s, cycles, cycle_s and the
-/// simulator's counters (short/long latency cycles, flit hops).
+/// simulator's counters (short/long latency cycles, flit hops). `progress` as in
+/// `flit_simulate`, counting messages delivered.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256, cus=None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256, cus=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn flit_collective<'py>(
     py: Python<'py>,
@@ -96,6 +103,7 @@ fn flit_collective<'py>(
     misroutes: Option<u8>,
     flit_bytes: u32,
     cus: Option<Vec<u32>>,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, group) = crate::collectives::whole_system(
         system,
@@ -108,9 +116,9 @@ fn flit_collective<'py>(
     )?;
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
-    let run = py
-        .detach(|| simulate_collective_flit(net, r.as_ref(), &group, &spec, flit_bytes))
-        .map_err(err)?;
+    let run = observed(py, progress.as_ref(), |obs| {
+        simulate_collective_flit_observed(net, r.as_ref(), &group, &spec, flit_bytes, obs)
+    })?;
     let d = PyDict::new(py);
     d.set_item("time_s", run.time_s)?;
     d.set_item("cycles", run.cycles)?;

@@ -20,6 +20,7 @@ from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
 from railx.config import Config, ConfigError, parse_bytes
 from railx.network import Network
+from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import System, SystemLike, core_of
 
@@ -57,6 +58,7 @@ def collective_report(
     link_model: str | None = None,
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Time, algorithm and bus bandwidth of `op` by `algo` over every chip of any system (a
     :class:`railx.System`, a preset name or a TOML file), with the message and byte counts of its
@@ -70,7 +72,7 @@ def collective_report(
     `cus`: a peer job's chips (e.g. a Flex-SiPAC job's CUs) instead of every chip. `sipco` and
     `flex-sipco` (SiPAC only, all-reduce) are priced analytically by
     :mod:`railx.collectives.sipco` (the result also has `levels_spanned` and `bound_s`, the
-    paper's upper bound)."""
+    paper's upper bound). `progress` hears a flow or flit run's progress (railx.progress)."""
     op = canonical_op(op)
     if fidelity not in FIDELITIES:
         raise ConfigError(
@@ -142,7 +144,7 @@ def collective_report(
     if fidelity == "flow":
         from railx.flowsim import collective
 
-        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, job_cus)
+        run = collective(core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, job_cus, progress)
         report.update(
             time_s=run.completion_s,
             flows=run.flows,
@@ -156,7 +158,7 @@ def collective_report(
         from railx._core import flit_collective
 
         flit_run = flit_collective(
-            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes, job_cus
+            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes, job_cus, progress
         )
         report.update(
             time_s=flit_run["time_s"],
@@ -293,23 +295,26 @@ def register(app: typer.Typer) -> None:
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
         resolved = System.resolve(system)
         job = None if cus is None else parse_cus(cus, core_of(resolved).chips)
-        rows = [
-            collective_report(
-                resolved,
-                op,
-                algo,
-                s,
-                fidelity,
-                chunks,
-                reduce_s_per_byte,
-                routing,
-                flit_bytes,
-                link_model,
-                misroutes,
-                job,
-            )
-            for s in sizes
-        ]
+        quiet = as_json or fidelity == "analytic"
+        with live_progress(f"{fidelity}-level {op}", quiet) as progress:
+            rows = [
+                collective_report(
+                    resolved,
+                    op,
+                    algo,
+                    s,
+                    fidelity,
+                    chunks,
+                    reduce_s_per_byte,
+                    routing,
+                    flit_bytes,
+                    link_model,
+                    misroutes,
+                    job,
+                    progress,
+                )
+                for s in sizes
+            ]
         if plot is not None:
             _plot(rows, plot)
         if as_json:

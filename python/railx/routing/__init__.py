@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from railx.config import ConfigError
+from railx.progress import ProgressCallback
 from railx.systems import SystemLike, core_of
 
 __all__ = ["check_deadlock", "link_load", "parse_chip", "route", "route_stats", "routing_names"]
@@ -61,11 +62,13 @@ def check_deadlock(
     samples: int = 100_000,
     seed: int = 0,
     vcs: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Channel-dependency check: `acyclic`, `vcs_used`, `method` (exhaustive or structural) and a
     `cycle` when one is found. With `vcs`, the hardware's VC budget, a function needing more is
-    refused."""
-    return json.loads(core_of(system).deadlock_json(routing, misroutes, job, samples, seed, vcs))
+    refused. `progress(done, total, unit)` hears the destinations walked (exhaustive) or routes
+    checked (structural) at most 10 times a second; False stops it with railx.Cancelled."""
+    return json.loads(core_of(system).deadlock_json(routing, misroutes, job, samples, seed, vcs, progress))
 
 
 def route_stats(
@@ -75,9 +78,11 @@ def route_stats(
     job: str | None = None,
     samples: int = 1_000_000,
     seed: int = 0,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
-    """Hop statistics over all pairs, or over `samples` seeded pairs when there are more."""
-    return json.loads(core_of(system).route_stats_json(routing, misroutes, job, samples, seed))
+    """Hop statistics over all pairs, or over `samples` seeded pairs when there are more;
+    `progress` as in :func:`check_deadlock`, counting routes."""
+    return json.loads(core_of(system).route_stats_json(routing, misroutes, job, samples, seed, progress))
 
 
 def link_load(

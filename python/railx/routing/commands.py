@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.progress import live_progress
 from railx.routing import check_deadlock, parse_chip, route, route_stats
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import resolve_system
@@ -68,9 +69,11 @@ def register(app: typer.Typer) -> None:
             assert src is not None and dst is not None
             report = route(system, parse_chip(system, src), parse_chip(system, dst), routing, misroutes, job)
         elif deadlock:
-            report = check_deadlock(system, routing, misroutes, job, samples, seed, vcs)
+            with live_progress("deadlock check", as_json) as progress:
+                report = check_deadlock(system, routing, misroutes, job, samples, seed, vcs, progress)
         else:
-            report = route_stats(system, routing, misroutes, job, samples, seed)
+            with live_progress("route statistics", as_json) as progress:
+                report = route_stats(system, routing, misroutes, job, samples, seed, progress)
         if as_json:
             print(json.dumps(report, indent=2))
             return

@@ -10,8 +10,9 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from railx._core import RailxError, flit_simulate, flit_sweep
+from railx._core import Cancelled, RailxError, flit_simulate, flit_sweep
 from railx.config import ConfigError, is_one_of
+from railx.progress import ProgressCallback
 from railx.systems import System
 
 __all__ = [
@@ -164,19 +165,24 @@ def simulate(
     hotspot_chips: list[int] | None = None,
     hotspot_fraction: float = 0.2,
     size_flits: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> tuple[dict[str, Any], np.ndarray]:
     """One run. Returns the report (offered and accepted flits/cycle/chip, latency {mean, p50, p99,
     max} in cycles, cycles, flits_delivered, completion_cycles for a finite all-to-all
     (`size_flits` per pair), deadlock report, ...) and the per-link utilisation, in the order of
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
     system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
-    RailX adaptive routing's free hops (default 1)."""
+    RailX adaptive routing's free hops (default 1). `progress(done, total, unit)` hears, at most
+    10 times a second, the cycles run (a rate pattern) or flits delivered (a finite all-to-all);
+    returning False stops the run with railx.Cancelled (railx.progress)."""
     pattern = canonical_traffic(traffic)
     sys_ = System.resolve(system)
     spec = _Traffic(pattern, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
-        out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job)
+        out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job, progress)
+    except Cancelled:
+        raise
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out["report"]), out["link_utilisation"]
@@ -194,9 +200,11 @@ def sweep(
     permutation: str = "random",
     hotspot_chips: list[int] | None = None,
     hotspot_fraction: float = 0.2,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
-    offered load of which less than 95% was accepted, or None) and `peak_accepted`."""
+    offered load of which less than 95% was accepted, or None) and `peak_accepted`. `progress` as
+    in :func:`simulate`, counting the cycles of every point."""
     pattern = canonical_traffic(traffic)
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
@@ -204,7 +212,9 @@ def sweep(
     spec = _Traffic(pattern, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
     config = _settings_json(sys_, settings or FlitSettings())
     try:
-        out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job)
+        out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job, progress)
+    except Cancelled:
+        raise
     except RailxError as exc:
         raise ConfigError(f"{sys_.name}: {exc}") from None
     return json.loads(out)

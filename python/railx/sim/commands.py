@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
     FlitSettings,
@@ -254,7 +255,8 @@ def register(app: typer.Typer) -> None:
             "hotspot_fraction": hotspot_fraction,
         }
         if sweep_loads is not None:
-            report = sweep(sys_, _loads(sweep_loads), pattern, **common)
+            with live_progress(f"{pattern} load sweep", as_json) as progress:
+                report = sweep(sys_, _loads(sweep_loads), pattern, progress=progress, **common)
             if plot is not None:
                 _plot(report, plot, f"{sys_.name}: {pattern}")
             if as_json:
@@ -276,7 +278,8 @@ def register(app: typer.Typer) -> None:
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
-        report, utilisation = simulate(sys_, pattern, load, size_flits=size_flits, **common)
+        with live_progress(f"flit-level {pattern}", as_json) as progress:
+            report, utilisation = simulate(sys_, pattern, load, size_flits=size_flits, progress=progress, **common)
         if links_out is not None:
             net = sys_.network()
             with links_out.open("w", newline="") as fh:

@@ -4,6 +4,7 @@
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
+use crate::progress::{chunked, Meter, Observer, Silent, Unit};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
@@ -82,19 +83,34 @@ pub struct RouteStats {
 
 /// Statistics over every pair, or `samples` seeded pairs when there are more.
 pub fn route_stats(routing: &dyn Routing, samples: usize, seed: u64) -> Result<RouteStats> {
+    route_stats_observed(routing, samples, seed, &mut Silent)
+}
+
+/// `route_stats`, telling `observer` the routes measured (`crate::progress`).
+pub fn route_stats_observed(
+    routing: &dyn Routing,
+    samples: usize,
+    seed: u64,
+    observer: &mut dyn Observer,
+) -> Result<RouteStats> {
     let chips = routing.chips();
     let n = chips.len() as u64;
     let pairs = sample_pairs(chips, samples, seed);
     let sampled = (pairs.len() as u64) < n * n.saturating_sub(1);
-    let per_route: Vec<(u32, u32, u8)> = pairs
-        .par_iter()
-        .map(|&(s, d)| {
-            let path = route(routing, s, d)?;
-            let ho = path.iter().filter(|h| routing.is_external(h.link)).count() as u32;
-            let vc = path.iter().map(|h| h.vc).max().unwrap_or(0);
-            Ok((ho, path.len() as u32 - ho, vc))
-        })
-        .collect::<Result<_>>()?;
+    let total = Some(pairs.len() as u64);
+    let mut meter = Meter::new(observer, "route statistics", Unit::Routes, total, 1);
+    let per_route: Vec<(u32, u32, u8)> = chunked(&pairs, &mut meter, |chunk| {
+        chunk
+            .par_iter()
+            .map(|&(s, d)| {
+                let path = route(routing, s, d)?;
+                let ho = path.iter().filter(|h| routing.is_external(h.link)).count() as u32;
+                let vc = path.iter().map(|h| h.vc).max().unwrap_or(0);
+                Ok((ho, path.len() as u32 - ho, vc))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?
+    .concat();
     let count = per_route.len().max(1) as f64;
     let max_ho = per_route.iter().map(|r| r.0).max().unwrap_or(0);
     let mut histogram = vec![0u64; max_ho as usize + 1];

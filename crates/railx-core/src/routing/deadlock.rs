@@ -7,6 +7,7 @@
 
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
+use crate::progress::{chunked, Meter, Observer, Silent, Unit};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -41,9 +42,22 @@ pub const EXHAUSTIVE_LIMIT_CHIPS: usize = 12_000;
 /// Exhaustive when the routing covers at most `EXHAUSTIVE_LIMIT_CHIPS` chips, else structural on
 /// `samples` seeded random pairs.
 pub fn check(routing: &dyn Routing, samples: usize, seed: u64) -> Result<DeadlockReport> {
+    check_observed(routing, samples, seed, &mut Silent)
+}
+
+/// `check`, telling `observer` the destinations walked (exhaustive) or routes checked
+/// (structural), `crate::progress`.
+pub fn check_observed(
+    routing: &dyn Routing,
+    samples: usize,
+    seed: u64,
+    observer: &mut dyn Observer,
+) -> Result<DeadlockReport> {
     let chips = routing.chips().len();
     if chips <= EXHAUSTIVE_LIMIT_CHIPS {
-        return exhaustive(routing);
+        let total = Some(chips as u64);
+        let mut meter = Meter::new(observer, "deadlock check", Unit::Destinations, total, 1);
+        return exhaustive_metered(routing, &mut meter);
     }
     if !routing.rising_vcs() {
         return Err(RailxError::invalid(
@@ -55,7 +69,10 @@ pub fn check(routing: &dyn Routing, samples: usize, seed: u64) -> Result<Deadloc
             "check a smaller instance of the same shape; on a RailX system, routing = minimal has the structural check",
         ));
     }
-    structural(routing, samples, seed)
+    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed);
+    let total = Some(pairs.len() as u64);
+    let mut meter = Meter::new(observer, "deadlock check", Unit::Routes, total, 1);
+    structural_metered(routing, &pairs, &mut meter)
 }
 
 /// A packet in flight: its chip, its routing state and the channel it holds (none at the source).
@@ -144,25 +161,37 @@ impl Dependencies {
 
 /// The full channel dependency graph over every pair, and a cycle if it has one.
 pub fn exhaustive(routing: &dyn Routing) -> Result<DeadlockReport> {
+    let total = Some(routing.chips().len() as u64);
+    let mut silent = Silent;
+    let mut meter = Meter::new(&mut silent, "deadlock check", Unit::Destinations, total, 1);
+    exhaustive_metered(routing, &mut meter)
+}
+
+fn exhaustive_metered(routing: &dyn Routing, meter: &mut Meter) -> Result<DeadlockReport> {
     let vcs = routing.vcs() as u64;
     let channel = |link: u32, vc: u8| link as u64 * vcs + vc as u64;
-    let found = routing
-        .chips()
-        .par_iter()
-        .fold(
-            || (Dependencies::default(), Walk::default()),
-            |(mut deps, mut walk), &dst| {
-                walk_to(routing, dst, &mut walk, |held, hop| {
-                    deps.max_vc = deps.max_vc.max(hop.vc);
-                    if let Some((link, vc)) = held {
-                        deps.add(channel(link, vc) as usize, channel(hop.link, hop.vc) as u32);
-                    }
-                });
-                (deps, walk)
-            },
-        )
-        .map(|(deps, _)| deps)
-        .reduce(Dependencies::default, Dependencies::merge);
+    // The adjacency lists are flattened and sorted below, so the order in which the chunks the
+    // meter reports between are merged changes nothing.
+    let found = chunked(routing.chips(), meter, |dsts| {
+        Ok(dsts
+            .par_iter()
+            .fold(
+                || (Dependencies::default(), Walk::default()),
+                |(mut deps, mut walk), &dst| {
+                    walk_to(routing, dst, &mut walk, |held, hop| {
+                        deps.max_vc = deps.max_vc.max(hop.vc);
+                        if let Some((link, vc)) = held {
+                            deps.add(channel(link, vc) as usize, channel(hop.link, hop.vc) as u32);
+                        }
+                    });
+                    (deps, walk)
+                },
+            )
+            .map(|(deps, _)| deps)
+            .reduce(Dependencies::default, Dependencies::merge))
+    })?
+    .into_iter()
+    .fold(Dependencies::default(), Dependencies::merge);
     let vcs_used = found.max_vc + 1;
     if vcs_used > routing.vcs() {
         return Err(RailxError::invalid(
@@ -281,9 +310,39 @@ pub(crate) fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
 
 /// The structural argument on `samples` seeded random routes (first choice at every hop).
 pub fn structural(routing: &dyn Routing, samples: usize, seed: u64) -> Result<DeadlockReport> {
-    let chips = routing.chips();
-    let pairs = super::analysis::sample_pairs(chips, samples, seed);
-    let results: Vec<Result<u8>> = pairs
+    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed);
+    let total = Some(pairs.len() as u64);
+    let mut silent = Silent;
+    let mut meter = Meter::new(&mut silent, "deadlock check", Unit::Routes, total, 1);
+    structural_metered(routing, &pairs, &mut meter)
+}
+
+fn structural_metered(
+    routing: &dyn Routing,
+    pairs: &[(u32, u32)],
+    meter: &mut Meter,
+) -> Result<DeadlockReport> {
+    let results = chunked(pairs, meter, |chunk| Ok(structural_chunk(routing, chunk)))?;
+    let mut vcs_used = 0;
+    for r in results.into_iter().flatten() {
+        vcs_used = vcs_used.max(r?);
+    }
+    Ok(DeadlockReport {
+        routing: routing.name().to_string(),
+        acyclic: true,
+        method: "structural".into(),
+        vcs_available: routing.vcs(),
+        vcs_used: vcs_used + 1,
+        pairs: pairs.len() as u64,
+        channels: 0,
+        dependencies: 0,
+        cycle: None,
+    })
+}
+
+/// The highest VC of each route of `pairs` (in order), or why it breaks the structural argument.
+fn structural_chunk(routing: &dyn Routing, pairs: &[(u32, u32)]) -> Vec<Result<u8>> {
+    pairs
         .par_iter()
         .map(|&(src, dst)| {
             let route = super::analysis::route(routing, src, dst)?;
@@ -305,20 +364,5 @@ pub fn structural(routing: &dyn Routing, samples: usize, seed: u64) -> Result<De
             }
             Ok(max_vc.max(route.first().map(|h| h.vc).unwrap_or(0)))
         })
-        .collect();
-    let mut vcs_used = 0;
-    for r in results {
-        vcs_used = vcs_used.max(r?);
-    }
-    Ok(DeadlockReport {
-        routing: routing.name().to_string(),
-        acyclic: true,
-        method: "structural".into(),
-        vcs_available: routing.vcs(),
-        vcs_used: vcs_used + 1,
-        pairs: pairs.len() as u64,
-        channels: 0,
-        dependencies: 0,
-        cycle: None,
-    })
+        .collect()
 }

@@ -27,9 +27,10 @@
 use crate::collectives::{build, counts, Group};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
+use crate::progress::{Observer, Silent};
 use crate::routing::Routing;
 use crate::sim::flit::config::MAX_VCS;
-use crate::sim::flit::{simulate, FlitConfig, FlitReport, InjectionQueues, Traffic};
+use crate::sim::flit::{simulate_observed, FlitConfig, FlitReport, InjectionQueues, Traffic};
 use crate::sim::flow::collective::CollectiveSpec;
 
 /// Default bytes per flit: a 300 ns hop is then 117 cycles of 2.56 ns at 100 GB/s and a 10 ns
@@ -131,6 +132,19 @@ pub fn simulate_collective_flit(
     spec: &CollectiveSpec,
     flit_bytes: u32,
 ) -> Result<FlitCollectiveRun> {
+    simulate_collective_flit_observed(net, routing, group, spec, flit_bytes, &mut Silent)
+}
+
+/// `simulate_collective_flit`, telling `observer` the messages delivered
+/// (`crate::progress`).
+pub fn simulate_collective_flit_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    flit_bytes: u32,
+    observer: &mut dyn Observer,
+) -> Result<FlitCollectiveRun> {
     let config = flit_config(net, flit_bytes, routing.vcs())?;
     if net.chips() > MAX_CHIPS {
         return Err(RailxError::invalid(
@@ -153,7 +167,7 @@ pub fn simulate_collective_flit(
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
         .to_dag(spec.reduce_s_per_byte)?
         .unicast_copies();
-    let report = simulate(net, routing, &config, &Traffic::Dag(dag))?;
+    let report = simulate_observed(net, routing, &config, &Traffic::Dag(dag), observer)?;
     let cycles = match (report.completed, report.completion_cycles) {
         (true, Some(c)) => c,
         _ => {

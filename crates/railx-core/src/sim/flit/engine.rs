@@ -15,6 +15,7 @@ use super::stats::Counters;
 use super::traffic::Destinations;
 use super::wheel::Wheel;
 use crate::error::{RailxError, Result};
+use crate::progress::Meter;
 use crate::routing::{Routing, Selection};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -203,17 +204,25 @@ pub(crate) enum Ending {
     Stalled { stalled: u64 },
 }
 
-/// Runs cycles `0..cycles` (or until `finished` says so); returns the cycles run and the ending.
+/// Cycles between two reports to the progress meter (a cycle of a large network takes about a
+/// millisecond, so a Ctrl-C is seen within a tenth of a second).
+pub(crate) const CYCLES_PER_REPORT: u64 = 64;
+
+/// Runs cycles `0..cycles` (or until `finished` says so), stepping `meter` every cycle with
+/// `done(totals, cycles run)`; returns the cycles run and the ending.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     parts: &mut [Partition],
     chunk: u32,
     sh: &Shared,
     cycles: u64,
     finished: impl Fn(&Progress) -> bool + Sync,
+    done: impl Fn(&Progress, u64) -> u64 + Sync,
+    meter: &mut Meter,
     pool: Option<&rayon::ThreadPool>,
 ) -> Result<(u64, Ending)> {
     let mut outboxes: Vec<Vec<Outgoing>> = Vec::new();
-    let body =
+    let mut body =
         |parts: &mut [Partition], outboxes: &mut Vec<Vec<Outgoing>>| -> Result<(u64, Ending)> {
             let mut stalled = 0u64;
             for cycle in 0..cycles {
@@ -237,6 +246,7 @@ pub(crate) fn run(
                 if finished(&total) {
                     return Ok((cycle + 1, Ending::Done));
                 }
+                meter.step(|| done(&total, cycle + 1))?;
                 stalled = if moved || total.injected == total.ejected {
                     0
                 } else {

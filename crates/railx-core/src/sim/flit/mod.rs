@@ -29,6 +29,7 @@ pub use traffic::{Pattern, PermutationKind, Traffic, TrafficSpec};
 
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+use crate::progress::{Meter, Observer, Part, Silent, Unit};
 use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use engine::{DagState, Ending, Shared, Workload};
@@ -38,12 +39,25 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use traffic::Destinations;
 
 /// Simulates `traffic` on `net` routed by `routing`.
-#[allow(non_snake_case)]
 pub fn simulate(
     net: &Network,
     routing: &dyn Routing,
     config: &FlitConfig,
     traffic: &Traffic,
+) -> Result<FlitReport> {
+    simulate_observed(net, routing, config, traffic, &mut Silent)
+}
+
+/// `simulate`, telling `observer` how far it is (`crate::progress`): cycles of a rate run,
+/// flits delivered of a finite all-to-all, messages delivered of a DAG; a cancelled run returns
+/// `RailxError::Cancelled`.
+#[allow(non_snake_case)]
+pub fn simulate_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    config: &FlitConfig,
+    traffic: &Traffic,
+    observer: &mut dyn Observer,
 ) -> Result<FlitReport> {
     config.validate()?;
     let classes = routing.vcs() as u32;
@@ -176,7 +190,33 @@ pub fn simulate(
         Workload::Finite { .. } => p.ejected == finite_flits,
         Workload::Dag => p.messages_done == messages,
     };
-    let (ran, ending) = engine::run(&mut parts, chunk, &sh, cycles, finished, pool.as_ref())?;
+    let (unit, total) = match workload {
+        Workload::Rate { .. } => (Unit::Cycles, cycles),
+        Workload::Finite { .. } => (Unit::Flits, finite_flits),
+        Workload::Dag => (Unit::Messages, messages),
+    };
+    let done = |p: &engine::Progress, ran: u64| match workload {
+        Workload::Rate { .. } => ran,
+        Workload::Finite { .. } => p.ejected,
+        Workload::Dag => p.messages_done,
+    };
+    let mut meter = Meter::new(
+        observer,
+        "flit-level run",
+        unit,
+        Some(total),
+        engine::CYCLES_PER_REPORT,
+    );
+    let (ran, ending) = engine::run(
+        &mut parts,
+        chunk,
+        &sh,
+        cycles,
+        finished,
+        done,
+        &mut meter,
+        pool.as_ref(),
+    )?;
     let deadlock = match ending {
         Ending::Stalled { stalled } => Some(Deadlock {
             detected_at: ran,
@@ -376,13 +416,34 @@ pub fn sweep(
     pattern: &Pattern,
     loads: &[f64],
 ) -> Result<SweepReport> {
+    sweep_observed(net, routing, config, pattern, loads, &mut Silent)
+}
+
+/// `sweep`, telling `observer` the cycles run over all its points (every point runs
+/// `config.rate_cycles()`).
+pub fn sweep_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    config: &FlitConfig,
+    pattern: &Pattern,
+    loads: &[f64],
+    observer: &mut dyn Observer,
+) -> Result<SweepReport> {
     let mut points = Vec::with_capacity(loads.len());
-    for &load in loads {
+    let per_point = config.rate_cycles();
+    for (i, &load) in loads.iter().enumerate() {
         let traffic = Traffic::Rate {
             pattern: pattern.clone(),
             load,
         };
-        points.push(simulate(net, routing, config, &traffic)?);
+        let mut part = Part {
+            inner: &mut *observer,
+            before: i as u64 * per_point,
+            whole: Some(loads.len() as u64 * per_point),
+        };
+        points.push(simulate_observed(
+            net, routing, config, &traffic, &mut part,
+        )?);
     }
     let saturation_load = points
         .iter()

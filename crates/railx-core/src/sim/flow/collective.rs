@@ -6,11 +6,12 @@
 //! most `MAX_FLOWS` flows.
 
 use super::symmetry::{LinkOrbits, Symmetry, Translations};
-use super::{simulate, simulate_symmetric, FlowReport};
+use super::{simulate_observed, simulate_symmetric_observed, FlowReport};
 use crate::collectives::symmetric::{largest_invariant, representatives};
 use crate::collectives::{build, counts, Algo, Group, Op};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+use crate::progress::{Observer, Silent};
 use crate::routing::Routing;
 
 /// Most flows a schedule is simulated with: its messages, or its representatives when
@@ -79,6 +80,19 @@ pub fn simulate_collective_with(
     spec: &CollectiveSpec,
     symmetry: Option<&Symmetry>,
 ) -> Result<CollectiveRun> {
+    simulate_collective_observed(net, routing, group, spec, symmetry, &mut Silent)
+}
+
+/// `simulate_collective_with`, telling `observer` the flows (messages, or representatives when
+/// aggregated) arrived (`crate::progress`).
+pub fn simulate_collective_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    symmetry: Option<&Symmetry>,
+    observer: &mut dyn Observer,
+) -> Result<CollectiveRun> {
     if !(spec.reduce_s_per_byte.is_finite() && spec.reduce_s_per_byte >= 0.0) {
         return Err(RailxError::invalid(
             "reduce_s_per_byte",
@@ -110,7 +124,7 @@ pub fn simulate_collective_with(
     }
     if let Some(h) = h {
         let sym = representatives(spec.op, spec.algo, group, &h, size, spec.reduce_s_per_byte)?;
-        let report = simulate_symmetric(net, routing, &sym, 0)?;
+        let report = simulate_symmetric_observed(net, routing, &sym, 0, observer)?;
         return Ok(CollectiveRun {
             report,
             aggregated: true,
@@ -119,7 +133,7 @@ pub fn simulate_collective_with(
         });
     }
     let dag = build(spec.op, spec.algo, group, size.0, size.1)?.to_dag(spec.reduce_s_per_byte)?;
-    let report = simulate(net, routing, &dag, 0)?;
+    let report = simulate_observed(net, routing, &dag, 0, observer)?;
     Ok(CollectiveRun {
         report,
         aggregated: false,

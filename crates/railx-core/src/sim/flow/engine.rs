@@ -17,6 +17,8 @@
 use super::fairness::WaterFill;
 use super::paths::PathSet;
 use super::timeline::{Recorder, Timeline};
+use crate::error::Result;
+use crate::progress::{Meter, Observer, Unit};
 use crate::sim::dag::MessageDag;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -57,8 +59,13 @@ impl Ord for StartAt {
     }
 }
 
+/// Events between two reports to the progress observer (an event re-solves the max-min rates
+/// of every active flow: microseconds to milliseconds).
+const EVENTS_PER_REPORT: u64 = 16;
+
 /// Runs `dag`, message i on path `path_of[i]` of `paths`, over resources of the given
-/// capacities; with `bins > 0` records the utilisation timeline.
+/// capacities; with `bins > 0` records the utilisation timeline. Tells `observer` the messages
+/// arrived (`crate::progress`).
 #[allow(non_snake_case)]
 pub fn run(
     dag: &MessageDag,
@@ -66,8 +73,17 @@ pub fn run(
     paths: &PathSet,
     capacity_Bps: &[f64],
     bins: u32,
-) -> FlowRun {
+    observer: &mut dyn Observer,
+) -> Result<FlowRun> {
     let n = dag.len() as usize;
+    let mut meter = Meter::new(
+        observer,
+        "flow-level run",
+        Unit::Messages,
+        Some(n as u64),
+        EVENTS_PER_REPORT,
+    );
+    let mut arrived = 0u64;
     let (dep_start, dependants) = dag.dependants();
     let mut waiting: Vec<u32> = (0..n as u32).map(|i| dag.after(i).len() as u32).collect();
     let mut ready_s = vec![0.0f64; n];
@@ -105,6 +121,7 @@ pub fn run(
                 let msg = active[k];
                 let arrival = t + paths.latency_s(active_paths[k]);
                 arrival_s[msg as usize] = arrival;
+                arrived += 1;
                 completion_s = completion_s.max(arrival);
                 for &d in &dependants
                     [dep_start[msg as usize] as usize..dep_start[msg as usize + 1] as usize]
@@ -142,6 +159,7 @@ pub fn run(
             left.push(dag.bytes(msg) as f64);
         }
         events += 1;
+        meter.step(|| arrived)?;
         fill.allocate(capacity_Bps, paths, &active_paths, &mut rates);
         if let Some(rec) = recorder.as_mut() {
             touched.clear();
@@ -150,11 +168,11 @@ pub fn run(
         }
     }
     let timeline = recorder.map(|rec| rec.finish(completion_s, bins));
-    FlowRun {
+    Ok(FlowRun {
         completion_s,
         start_s,
         arrival_s,
         events,
         timeline,
-    }
+    })
 }

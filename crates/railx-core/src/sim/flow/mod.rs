@@ -26,6 +26,7 @@ pub mod traffic;
 
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+use crate::progress::{Observer, Silent};
 use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use paths::PathSet;
@@ -144,12 +145,23 @@ pub fn simulate(
     dag: &MessageDag,
     bins: u32,
 ) -> Result<FlowReport> {
+    simulate_observed(net, routing, dag, bins, &mut Silent)
+}
+
+/// `simulate`, telling `observer` the messages arrived (`crate::progress`).
+pub fn simulate_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    dag: &MessageDag,
+    bins: u32,
+    observer: &mut dyn Observer,
+) -> Result<FlowReport> {
     check_bins(bins)?;
     check_routed(dag, routing, net.chips())?;
     let (routes, path_of) = distinct_routes(dag);
     let identity: Vec<u32> = (0..net.links() as u32).collect();
     let paths = PathSet::route_trees(routing, &net.latency_s, &identity, &routes)?;
-    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_Bps, bins);
+    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_Bps, bins, observer)?;
     Ok(report(
         dag,
         dag.len() as u64,
@@ -169,6 +181,18 @@ pub fn simulate_symmetric(
     routing: &dyn Routing,
     sym: &SymmetricDag,
     bins: u32,
+) -> Result<FlowReport> {
+    simulate_symmetric_observed(net, routing, sym, bins, &mut Silent)
+}
+
+/// `simulate_symmetric`, telling `observer` the representative messages arrived
+/// (`crate::progress`).
+pub fn simulate_symmetric_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    sym: &SymmetricDag,
+    bins: u32,
+    observer: &mut dyn Observer,
 ) -> Result<FlowReport> {
     check_bins(bins)?;
     if routing.chips().len() != net.chips() as usize {
@@ -195,7 +219,7 @@ pub fn simulate_symmetric(
     group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
     let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
     let capacity = group.orbit_capacity_Bps().to_vec();
-    let run = engine::run(dag, &path_of, &paths, &capacity, bins);
+    let run = engine::run(dag, &path_of, &paths, &capacity, bins, observer)?;
     Ok(report(
         dag,
         sym.represented(),
