@@ -9,7 +9,15 @@ memory rule is the standard one for Megatron-LM-style mixed-precision training w
   two Adam moments; Rajbhandari et al., ZeRO, SC'20, §3.1), split over T x P;
 - activations: 34 s b h bytes per layer and rank with sequence parallelism and selective
   recomputation (Korthikanti et al., MLSys 2023, Table 2), divided by T, for the P micro-batches
-  of L/P layers the first stage of a 1F1B pipeline holds: 34 s b h L / T (their eq. 5).
+  of L/P layers the first stage of a 1F1B pipeline holds: 34 s b h L / T (their eq. 5); with v
+  model chunks per stage (the interleaved schedule) the first stage holds 1 + (P - 1)/(P v) times
+  that (their §4.2.3).
+
+By default the search keeps the system's `[training] interleave`; `search_interleave=True` also
+tries every interleaving v dividing the layers of a stage, as Calculon's execution search does
+(Isaev et al., SC'23: `calculon/llm/optimal_execution.py` enumerates every pipeline interleaving
+with T, P and D). Interleaving divides the bubble by v (eq. 10) and multiplies the pipeline sends
+by v, so it decides whether the bubble or the sends (and, through T, the HB traffic) dominate.
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
     v = model.values()
     states = MODEL_STATE_BYTES_PER_PARAM * model.parameter_count() / (par.T * par.P)
     in_flight = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
+    if par.interleave > 1:  # the interleaved schedule runs more micro-batches ahead on the first stage
+        in_flight *= 1 + (par.P - 1) / (par.P * par.interleave)
     activations = (
         ACTIVATION_BYTES_PER_TOKEN_HIDDEN
         * par.sequence
@@ -58,11 +68,14 @@ def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
     return states + activations
 
 
-def best_parallelism(model: ModelSpec, system: WorkloadSystem, global_batch: int) -> Candidate:
+def best_parallelism(
+    model: ModelSpec, system: WorkloadSystem, global_batch: int, *, search_interleave: bool = False
+) -> Candidate:
     """The fastest T x P x D (micro-batch as the system file says, N_B = global batch /
     (micro-batch x D)) over T a power of two dividing heads and FFN width, P dividing the layers,
-    that fills the system's GPUs and fits the chip's `memory_GB`; ties go to the smaller T, then P.
-    One-line ConfigError when nothing fits."""
+    that fills the system's GPUs and fits the chip's `memory_GB`; with `search_interleave`, also
+    over every interleaving v dividing the L/P layers of a stage (else the system's). Ties go to
+    the smaller T, then P, then v. One-line ConfigError when nothing fits."""
     v = model.values()
     capacity_bytes = system.chip.memory_bytes
     memory_GB = capacity_bytes / 1e9
@@ -75,17 +88,19 @@ def best_parallelism(model: ModelSpec, system: WorkloadSystem, global_batch: int
             D = gpus // (T * P)
             if global_batch % (micro * D):
                 continue
-            par = replace(system.parallelism(T=T, P=P, D=D), micro_batches=global_batch // (micro * D))
-            try:
-                par.check(model)  # e.g. an interleaving that does not divide this P's stages
-            except ConfigError:
-                continue
-            need = memory_bytes(model, par)
-            if need > capacity_bytes:
-                continue
-            time_s = float(IterationModel(model, par, system).evaluate().total_s)
-            if best is None or time_s < best.time_s:
-                best = Candidate(par, time_s, need)
+            base = replace(system.parallelism(T=T, P=P, D=D), micro_batches=global_batch // (micro * D))
+            for chunks in _interleavings(v["layers"], P) if search_interleave else (base.interleave,):
+                par = replace(base, interleave=chunks)
+                try:
+                    par.check(model)  # e.g. an interleaving that does not divide this P's stages
+                except ConfigError:
+                    continue
+                need = memory_bytes(model, par)
+                if need > capacity_bytes:
+                    continue
+                time_s = float(IterationModel(model, par, system).evaluate().total_s)
+                if best is None or time_s < best.time_s:
+                    best = Candidate(par, time_s, need)
         T *= 2
     if best is None:
         raise ConfigError(
@@ -93,3 +108,10 @@ def best_parallelism(model: ModelSpec, system: WorkloadSystem, global_batch: int
             f"with D dividing the batch; e.g. a larger global batch (a multiple of {gpus // v['layers'] or 1})"
         )
     return best
+
+
+def _interleavings(layers: int, P: int) -> list[int]:
+    """Model chunks per stage an interleaved schedule can use: the divisors of a stage's L/P
+    layers (only 1 without a pipeline)."""
+    per_stage = layers // P if P > 1 else 1
+    return [chunks for chunks in range(1, per_stage + 1) if per_stage % chunks == 0]
