@@ -12,6 +12,11 @@ switches are patches local to this script. For the assumptions that move Fig. 9 
 script also prints what they do to Figs. 8 and 10, whose numbers any true cause must keep.
 `--grid` evaluates every combination of the switches (1,152 variants, about 10 minutes) and
 prints the ten closest to the paper's four numbers.
+
+The last rows are not patches but railx's own options (:data:`sweeps.CALCULON` and its parts):
+the execution choices of Calculon, the tool the paper's model follows (pipeline sends exposed,
+bubble slots carrying communication, one layer's gradient all-reduce exposed, every pipeline
+interleaving searched), all of them, each one removed, and each one added to railx's default.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from railx.workload.railonly import sweeps
+from railx.workload.railonly.sweeps import CALCULON, RAILX, Choices
 from railx.workload.system import HbDomainsConfig
 
 ITERATION = importlib.import_module("railx.workload.iteration")
@@ -53,6 +59,7 @@ class Variant:
     tp_exposed: float = 1.0  # fraction of the tensor-parallel traffic on the critical path (the rest overlapped)
     gpus: int = 32768
     speedup: bool = False  # "improvement" read as t_before / t_after - 1, not 1 - t_after / t_before
+    choices: Choices = RAILX  # the sweep's modelling choices (railx's options, not a patch)
 
 
 @contextlib.contextmanager
@@ -95,7 +102,9 @@ def gains(v: Variant) -> tuple[float, float, float, float]:
     """The paper's four Fig. 9 numbers under the variant (%, each a mean over the other bandwidth)."""
     with applied(v):
         t = {
-            (k, hb, nic): sweeps.point("gpt-1t", v.gpus, k, 4096, hb * v.hb_scale, nic * v.nic_scale).time_s
+            (k, hb, nic): sweeps.point(
+                "gpt-1t", v.gpus, k, 4096, hb * v.hb_scale, nic * v.nic_scale, choices=v.choices
+            ).time_s
             for k in (8, 256)
             for hb in HB_TBPS
             for nic in NIC_GBPS
@@ -113,9 +122,10 @@ def other_figures(v: Variant) -> str:
     """Fig. 8's GPT-1T K = 256 gap to the ideal and Fig. 10's relative performance under the variant."""
     with applied(v):
         n = 32768
-        gap = sweeps.point("gpt-1t", n, 256, 4096).time_s / sweeps.point("gpt-1t", n, n, 4096).time_s - 1
+        ch = v.choices
+        gap = sweeps.point("gpt-1t", n, 256, 4096, choices=ch).time_s / sweeps.point("gpt-1t", n, n, 4096, choices=ch).time_s - 1
         rel = {
-            (k, b): sweeps.point("gpt-1t", n, n, b).time_s / sweeps.point("gpt-1t", n, k, b).time_s
+            (k, b): sweeps.point("gpt-1t", n, n, b, choices=ch).time_s / sweeps.point("gpt-1t", n, k, b, choices=ch).time_s
             for k in (8, 256)
             for b in (256, 4096)
         }
@@ -144,7 +154,32 @@ CANDIDATES = [
     Variant("half of TP overlapped", tp_exposed=0.5),
     Variant("... and PP whole and exposed", tp_exposed=0.5, pp_full=True, overlap=("D",)),
 ]
-CROSS_CHECK = {"PP whole and exposed", "PP whole, nothing overlapped", "... and PP whole and exposed"}
+
+
+def calculon_variant(label: str, search_interleave: bool | None = None, **training: Any) -> Variant:
+    """A row of Calculon's choices: CALCULON with some switched back to railx's default, or (with
+    `base=RAILX` in `training`) railx's default with some of Calculon's."""
+    base = training.pop("base", CALCULON)
+    interleave = base.search_interleave if search_interleave is None else search_interleave
+    return Variant(label, choices=Choices(label, {**base.training, **training}, interleave))
+
+
+CALCULON_ROWS = [
+    calculon_variant("Calculon's choices (all four)"),
+    calculon_variant("... but plain 1F1B (no interleaving)", search_interleave=False),
+    calculon_variant("... but pipeline sends hidden", overlap=["D", "P"]),
+    calculon_variant("... but no comm in the bubble", bubble_comm=False),
+    calculon_variant("... but all DP hideable", dp_overlap="stage"),
+    calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
+    calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
+]
+CANDIDATES += CALCULON_ROWS
+CROSS_CHECK = {
+    "PP whole and exposed",
+    "PP whole, nothing overlapped",
+    "... and PP whole and exposed",
+    *(v.label for v in CALCULON_ROWS),
+}
 
 
 def grid() -> list[Variant]:

@@ -9,6 +9,13 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
   micro-batch (window t_b); class "P" (pipeline sends) under the compute of the other N_B - 1
   micro-batches. The windows are disjoint; what is not a window of an overlapped class is T_comp.
 - Everything else (T, C, E, and D or P when not overlapped) is exposed: T_comm.
+- Two choices of the critical path (`[training]`, both off by default; Calculon's when on):
+  `dp_overlap = "layer"` keeps one layer's share (P/L) of class D's all-reduces exposed, as
+  per-layer gradient buckets leave the last-computed layer's all-reduce nothing to hide under,
+  and shrinks D's window to the backward of the stage's other layers; `bubble_comm = true` lets
+  the (P - 1)/v bubble slots carry a micro-batch's exposed communication too (a pipeline slot is
+  the stage's compute plus its exposed TP, CP, EP and PP time), so that communication counts
+  (N_B + (P - 1)/v)/N_B times.
 
 Communication times come from the analytic collective models (railx.collectives.analytic) on the
 bandwidth each dimension gets: from a RailX plant's port mapping, or measured on any system's
@@ -27,7 +34,7 @@ recomputation over time x GPUs x peak).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -134,17 +141,45 @@ class IterationModel:
         """Model FLOPs utilisation: as :meth:`hfu` without the recomputation."""
         return self.iteration_flops()[0] / (time_s * self.par.ranks * self.system.chip.peak_flops_per_s)
 
+    @property
+    def layers_per_stage(self) -> float:
+        """L/P: the layers of one pipeline stage."""
+        return self.model.values()["layers"] / self.par.P
+
     def windows_s(self) -> dict[OverlapClass, float]:
         """Compute each overlapped class can hide under (see module docstring)."""
+        tail = 1 / self.layers_per_stage if self.system.training.dp_overlap == "layer" else 0.0
         window: dict[OverlapClass, float] = {
-            "D": self.backward_s,
+            "D": self.backward_s * (1 - tail),
             "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s),
         }
         return {c: window[c] for c in self.overlap}
 
     # ---- communication ---------------------------------------------------------------------
+    def _shares(self, coll: Collective) -> list[tuple[OverlapClass | None, float]]:
+        """Where a collective's time goes: (overlap class or None for exposed, weight) pairs whose
+        weights sum to 1, or to more when the bubble repeats exposed communication (module docstring)."""
+        training = self.system.training
+        cls: OverlapClass | None = coll.parallelism if coll.parallelism in self.overlap else None  # type: ignore[assignment]
+        if coll.parallelism == "D":
+            if cls == "D" and training.dp_overlap == "layer":
+                tail = 1 / self.layers_per_stage
+                return [(None, tail), ("D", 1 - tail)] if tail < 1 else [(None, 1.0)]
+            return [(cls, 1.0)]
+        if cls is None and training.bubble_comm:  # per micro-batch traffic, also in the bubble's slots
+            return [(None, 1 + (self.par.P - 1) / (self.par.interleave * self.par.micro_batches))]
+        return [(cls, 1.0)]
+
     def _terms(self, coll: Collective) -> list[CommTerm]:
-        cls = coll.parallelism if coll.parallelism in self.overlap else None
+        return [
+            replace(term, overlap=cls, count=term.count * weight)
+            for term in self._collective_terms(coll)
+            for cls, weight in self._shares(coll)
+        ]
+
+    def _collective_terms(self, coll: Collective) -> list[CommTerm]:
+        """The collective's terms, one per dimension (level) whose bandwidth it depends on, all
+        with overlap None (:meth:`_terms` places them)."""
         dims = [d for d in coll.dims if self.par.size(d) > 1]
         if not dims:
             return []
@@ -154,7 +189,7 @@ class IterationModel:
             levels = [level for d in order for level in self._levels(d)]
             return [
                 CommTerm(
-                    coll.name, coll.parallelism, lv.dim, cls, coll.frequency, partial(self._level_stage, V, levels, i)
+                    coll.name, coll.parallelism, lv.dim, None, coll.frequency, partial(self._level_stage, V, levels, i)
                 )
                 for i, lv in enumerate(levels)
             ]
@@ -164,7 +199,7 @@ class IterationModel:
             levels = self._levels(d)
             return [
                 CommTerm(
-                    coll.name, coll.parallelism, d, cls, coll.frequency / 2, partial(self._level_stage, V, levels, i)
+                    coll.name, coll.parallelism, d, None, coll.frequency / 2, partial(self._level_stage, V, levels, i)
                 )
                 for i in range(len(levels))
             ]
@@ -177,7 +212,7 @@ class IterationModel:
             stage = partial(_rs, ring_reduce_scatter_time_s, p, V, link.alpha_s)
         else:
             stage = partial(_p2p, V, link.alpha_s)
-        return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, stage)]
+        return [CommTerm(coll.name, coll.parallelism, d, None, coll.frequency, stage)]
 
     def _levels(self, dim: Dim) -> list[_Level]:
         """The dimension as levels of a hierarchical collective: inside the HB domains then across

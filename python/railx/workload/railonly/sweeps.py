@@ -58,11 +58,18 @@ class Choices:
 
 RAILX = Choices("railx", SWEEP_TRAINING, search_interleave=False)
 """railx's default: :data:`SWEEP_TRAINING`, plain 1F1B (one model chunk per stage)."""
-CALCULON = Choices("calculon", {**SWEEP_TRAINING, "overlap": ["D"]}, search_interleave=True)
-"""Calculon's (Isaev et al., SC'23) execution model where it differs from railx's default: the
-pipeline sends are on the critical path (`calculon/llm/llm.py` counts all of their time as
-exposed) and the search also enumerates every pipeline interleaving
-(`calculon/llm/optimal_execution.py`); the DP all-reduce still hides under the last backward."""
+CALCULON = Choices(
+    "calculon",
+    {**SWEEP_TRAINING, "overlap": ["D"], "dp_overlap": "layer", "bubble_comm": True},
+    search_interleave=True,
+)
+"""Calculon's (Isaev et al., SC'23) execution model where it differs from railx's default, each a
+choice of the same iteration model: the pipeline sends are on the critical path
+(`calculon/llm/llm.py`, `_compute_batch_stats`, counts all of their time as exposed), the bubble's
+slots carry each micro-batch's exposed communication (its bubble is P - 1 chunk times, a chunk's
+time including the exposed TP and PP time), one layer's gradient all-reduce stays exposed (its
+exposed DP time is one block's plus whatever the other blocks' backward cannot hide), and the
+search also enumerates every pipeline interleaving (`calculon/llm/optimal_execution.py`)."""
 
 HB_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """K of Fig. 8 (the ideal K = N is added to every sweep)."""
