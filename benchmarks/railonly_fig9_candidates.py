@@ -123,9 +123,14 @@ def other_figures(v: Variant) -> str:
     with applied(v):
         n = 32768
         ch = v.choices
-        gap = sweeps.point("gpt-1t", n, 256, 4096, choices=ch).time_s / sweeps.point("gpt-1t", n, n, 4096, choices=ch).time_s - 1
+        gap = (
+            sweeps.point("gpt-1t", n, 256, 4096, choices=ch).time_s
+            / sweeps.point("gpt-1t", n, n, 4096, choices=ch).time_s
+            - 1
+        )
         rel = {
-            (k, b): sweeps.point("gpt-1t", n, n, b, choices=ch).time_s / sweeps.point("gpt-1t", n, k, b, choices=ch).time_s
+            (k, b): sweeps.point("gpt-1t", n, n, b, choices=ch).time_s
+            / sweeps.point("gpt-1t", n, k, b, choices=ch).time_s
             for k in (8, 256)
             for b in (256, 4096)
         }

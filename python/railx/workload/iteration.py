@@ -160,7 +160,7 @@ class IterationModel:
         """Where a collective's time goes: (overlap class or None for exposed, weight) pairs whose
         weights sum to 1, or to more when the bubble repeats exposed communication (module docstring)."""
         training = self.system.training
-        cls: OverlapClass | None = coll.parallelism if coll.parallelism in self.overlap else None  # type: ignore[assignment]
+        cls: OverlapClass | None = coll.parallelism if coll.parallelism in self.overlap else None
         if coll.parallelism == "D":
             if cls == "D" and training.dp_overlap == "layer":
                 tail = 1 / self.layers_per_stage

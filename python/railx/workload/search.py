@@ -53,7 +53,7 @@ def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
     docstring)."""
     v = model.values()
     states = MODEL_STATE_BYTES_PER_PARAM * model.parameter_count() / (par.T * par.P)
-    in_flight = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
+    in_flight: float = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
     if par.interleave > 1:  # the interleaved schedule runs more micro-batches ahead on the first stage
         in_flight *= 1 + (par.P - 1) / (par.P * par.interleave)
     activations = (

@@ -45,7 +45,6 @@ sequence 2048), with the data-parallel all-reduce hidden under the last backward
 pipeline sends under the other micro-batches (eq. 10's overlap classes)."""
 
 
-
 @dataclass(frozen=True)
 class Choices:
     """The modelling choices of a sweep: its `[training]` table and whether the search also tries
@@ -108,7 +107,13 @@ def point(
 ) -> Point:
     """The best iteration time of `model` on `gpus` H100 in HB domains of `size`."""
     system = platform_system(
-        DGX_GH200, gpus, size, hb_tbps=hb_tbps, nic_gbps=nic_gbps, efficiency=efficiency, training=dict(choices.training)
+        DGX_GH200,
+        gpus,
+        size,
+        hb_tbps=hb_tbps,
+        nic_gbps=nic_gbps,
+        efficiency=efficiency,
+        training=dict(choices.training),
     )
     best = best_parallelism(load_model(model), system, global_batch, search_interleave=choices.search_interleave)
     return Point(model, gpus, size, hb_tbps, nic_gbps, global_batch, best)
@@ -134,9 +139,7 @@ def bandwidth_sweep(
 ) -> list[Point]:
     """Fig. 9: GPT-1T (batch 4096) for every K, HB bandwidth and NIC bandwidth."""
     batch = FIG8_BATCH[model]
-    return [
-        point(model, gpus, k, batch, hb, nic, choices=choices) for k in sizes for hb in hb_tbps for nic in nic_gbps
-    ]
+    return [point(model, gpus, k, batch, hb, nic, choices=choices) for k in sizes for hb in hb_tbps for nic in nic_gbps]
 
 
 def batch_sweep(
