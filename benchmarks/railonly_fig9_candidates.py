@@ -201,7 +201,7 @@ def grid() -> list[Variant]:
         (False, True),
     ):
         label = f"nic x{nic} hb x{hb} flat={flat} overlap={''.join(ov) or '-'} T<={tm} pp_full={pp} N={n} speedup={sp}"
-        out.append(Variant(label, nic, hb, flat, ov, tm, pp, n, sp))
+        out.append(Variant(label, nic, hb, flat, ov, tm, pp, gpus=n, speedup=sp))
     return out
 
 
