@@ -16,7 +16,9 @@ prints the ten closest to the paper's four numbers.
 The last rows are not patches but railx's own options (:data:`sweeps.CALCULON` and its parts):
 the execution choices of Calculon, the tool the paper's model follows (pipeline sends exposed,
 bubble slots carrying communication, one layer's gradient all-reduce exposed, every pipeline
-interleaving searched), all of them, each one removed, and each one added to railx's default.
+interleaving searched), all of them, each one removed, each one added to railx's default, and
+Calculon's optimizer sharding (the memory rule of `best_parallelism(..., optimizer_sharding=True)`)
+added to all four.
 """
 
 from __future__ import annotations
@@ -161,12 +163,15 @@ CANDIDATES = [
 ]
 
 
-def calculon_variant(label: str, search_interleave: bool | None = None, **training: Any) -> Variant:
+def calculon_variant(
+    label: str, search_interleave: bool | None = None, optimizer_sharding: bool | None = None, **training: Any
+) -> Variant:
     """A row of Calculon's choices: CALCULON with some switched back to railx's default, or (with
     `base=RAILX` in `training`) railx's default with some of Calculon's."""
     base = training.pop("base", CALCULON)
     interleave = base.search_interleave if search_interleave is None else search_interleave
-    return Variant(label, choices=Choices(label, {**base.training, **training}, interleave))
+    sharding = base.optimizer_sharding if optimizer_sharding is None else optimizer_sharding
+    return Variant(label, choices=Choices(label, {**base.training, **training}, interleave, sharding))
 
 
 CALCULON_ROWS = [
@@ -175,6 +180,7 @@ CALCULON_ROWS = [
     calculon_variant("... but pipeline sends hidden", overlap=["D", "P"]),
     calculon_variant("... but no comm in the bubble", bubble_comm=False),
     calculon_variant("... but all DP hideable", dp_overlap="stage"),
+    calculon_variant("... and optimizer sharding (ZeRO)", optimizer_sharding=True),
     calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
     calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
 ]

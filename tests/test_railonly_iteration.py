@@ -417,3 +417,28 @@ def test_calculons_choices_bring_fig9_within_five_points_of_the_paper() -> None:
     assert calculon == pytest.approx((31.6, 8.1, 11.0, 16.7), abs=0.05)
     assert max(abs(a - b) for a, b in zip(railx, paper, strict=True)) > 14
     assert max(abs(a - b) for a, b in zip(calculon, paper, strict=True)) < 4.5
+
+
+def test_optimizer_sharding_keeps_the_weights_whole_and_shards_the_rest_over_D() -> None:
+    """Calculon's sharded memory rule: 2 + 14/D bytes per parameter over T x P, plus one layer's
+    unsharded 2-byte gradients; the activations do not change, and D = 1 is the unsharded 16 bytes
+    plus that one layer."""
+    spec = load_model("gpt-1t")
+    params = spec.parameter_count()
+    for T, P, D in ((8, 16, 8), (16, 8, 64), (8, 32, 1)):
+        par = Parallelism(T=T, P=P, D=D, micro_batches=16, sequence=2048)
+        whole, sharded = memory_bytes(spec, par), memory_bytes(spec, par, optimizer_sharding=True)
+        activations = whole - 16 * params / (T * P)
+        states = (2 + 14 / D) * params / (T * P) + 2 * params / (T * 128)
+        assert sharded == pytest.approx(states + activations, rel=1e-12)
+        assert (sharded < whole) == (D > 1 and 14 * (1 - 1 / D) > 2 * P / 128)
+
+
+def test_optimizer_sharding_lets_the_search_use_more_data_parallelism() -> None:
+    system = platform_system(DGX_GH200, 32768, 256, training=SWEEP_TRAINING)
+    spec = load_model("gpt-1t")
+    plain = best_parallelism(spec, system, 4096)
+    sharded = best_parallelism(spec, system, 4096, optimizer_sharding=True)
+    assert sharded.time_s <= plain.time_s and sharded.par.D >= plain.par.D
+    assert sharded.memory_bytes == pytest.approx(memory_bytes(spec, sharded.par, optimizer_sharding=True))
+    assert sharded.memory_bytes <= 80e9

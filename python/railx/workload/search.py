@@ -18,6 +18,13 @@ tries every interleaving v dividing the layers of a stage, as Calculon's executi
 (Isaev et al., SC'23: `calculon/llm/optimal_execution.py` enumerates every pipeline interleaving
 with T, P and D). Interleaving divides the bubble by v (eq. 10) and multiplies the pipeline sends
 by v, so it decides whether the bubble or the sends (and, through T, the HB traffic) dominate.
+
+`optimizer_sharding=True` is the memory rule of Calculon's optimizer sharding (its search tries it
+whenever D > 1; `calculon/llm/llm.py` keeps the fp16 weights whole, shards the weight gradients and
+the optimizer state over the D data-parallel ranks, and keeps one layer's gradients unsharded
+before their reduction): 2 + 14/D bytes per parameter over T x P, plus one layer's 2-byte
+gradients. Its communication is a reduce-scatter and an all-gather of the gradients, the two
+halves of the all-reduce railx already counts, so it changes which T x P x D fit, not their time.
 """
 
 from __future__ import annotations
@@ -34,6 +41,10 @@ __all__ = ["Candidate", "best_parallelism", "memory_bytes"]
 
 MODEL_STATE_BYTES_PER_PARAM = 16
 """fp16 weights and gradients and fp32 Adam states (master weights, two moments): ZeRO's 16 bytes."""
+WEIGHT_BYTES_PER_PARAM = 2
+"""fp16 weights: the part of the model states optimizer sharding keeps whole."""
+GRADIENT_BYTES_PER_PARAM = 2
+"""fp16 weight gradients."""
 ACTIVATION_BYTES_PER_TOKEN_HIDDEN = 34
 """Korthikanti et al.'s activation bytes per layer per token per hidden unit with sequence
 parallelism and selective recomputation (their Table 2, divided by the tensor-parallel size)."""
@@ -48,11 +59,17 @@ class Candidate:
     memory_bytes: float
 
 
-def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
-    """Bytes one GPU of the first pipeline stage needs: model states and activations (module
-    docstring)."""
+def memory_bytes(model: ModelSpec, par: Parallelism, *, optimizer_sharding: bool = False) -> float:
+    """Bytes one GPU of the first pipeline stage needs: model states (sharded over D with
+    `optimizer_sharding`) and activations (module docstring)."""
     v = model.values()
-    states = MODEL_STATE_BYTES_PER_PARAM * model.parameter_count() / (par.T * par.P)
+    params = model.parameter_count() / (par.T * par.P)
+    if optimizer_sharding:
+        sharded = (MODEL_STATE_BYTES_PER_PARAM - WEIGHT_BYTES_PER_PARAM) / par.D
+        unsharded_layer = GRADIENT_BYTES_PER_PARAM * params * par.P / v["layers"]  # awaiting its reduce-scatter
+        states = (WEIGHT_BYTES_PER_PARAM + sharded) * params + unsharded_layer
+    else:
+        states = MODEL_STATE_BYTES_PER_PARAM * params
     in_flight: float = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
     if par.interleave > 1:  # the interleaved schedule runs more micro-batches ahead on the first stage
         in_flight *= 1 + (par.P - 1) / (par.P * par.interleave)
@@ -69,13 +86,19 @@ def memory_bytes(model: ModelSpec, par: Parallelism) -> float:
 
 
 def best_parallelism(
-    model: ModelSpec, system: WorkloadSystem, global_batch: int, *, search_interleave: bool = False
+    model: ModelSpec,
+    system: WorkloadSystem,
+    global_batch: int,
+    *,
+    search_interleave: bool = False,
+    optimizer_sharding: bool = False,
 ) -> Candidate:
     """The fastest T x P x D (micro-batch as the system file says, N_B = global batch /
     (micro-batch x D)) over T a power of two dividing heads and FFN width, P dividing the layers,
     that fills the system's GPUs and fits the chip's `memory_GB`; with `search_interleave`, also
-    over every interleaving v dividing the L/P layers of a stage (else the system's). Ties go to
-    the smaller T, then P, then v. One-line ConfigError when nothing fits."""
+    over every interleaving v dividing the L/P layers of a stage (else the system's); with
+    `optimizer_sharding`, under the sharded memory rule (:func:`memory_bytes`). Ties go to the
+    smaller T, then P, then v. One-line ConfigError when nothing fits."""
     v = model.values()
     capacity_bytes = system.chip.memory_bytes
     memory_GB = capacity_bytes / 1e9
@@ -95,7 +118,7 @@ def best_parallelism(
                     par.check(model)  # e.g. an interleaving that does not divide this P's stages
                 except ConfigError:
                     continue
-                need = memory_bytes(model, par)
+                need = memory_bytes(model, par, optimizer_sharding=optimizer_sharding)
                 if need > capacity_bytes:
                     continue
                 time_s = float(IterationModel(model, par, system).evaluate().total_s)

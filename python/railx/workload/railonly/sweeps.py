@@ -47,12 +47,14 @@ pipeline sends under the other micro-batches (eq. 10's overlap classes)."""
 
 @dataclass(frozen=True)
 class Choices:
-    """The modelling choices of a sweep: its `[training]` table and whether the search also tries
-    every pipeline interleaving (:func:`best_parallelism`'s `search_interleave`)."""
+    """The modelling choices of a sweep: its `[training]` table, whether the search also tries
+    every pipeline interleaving and whether its memory rule shards the optimizer state and
+    gradients over D (:func:`best_parallelism`'s `search_interleave` and `optimizer_sharding`)."""
 
     name: str
     training: Mapping[str, Any]
     search_interleave: bool
+    optimizer_sharding: bool = False
 
 
 RAILX = Choices("railx", SWEEP_TRAINING, search_interleave=False)
@@ -115,7 +117,13 @@ def point(
         efficiency=efficiency,
         training=dict(choices.training),
     )
-    best = best_parallelism(load_model(model), system, global_batch, search_interleave=choices.search_interleave)
+    best = best_parallelism(
+        load_model(model),
+        system,
+        global_batch,
+        search_interleave=choices.search_interleave,
+        optimizer_sharding=choices.optimizer_sharding,
+    )
     return Point(model, gpus, size, hb_tbps, nic_gbps, global_batch, best)
 
 
