@@ -376,13 +376,13 @@ def test_layer_dp_overlap_keeps_one_layers_all_reduce_exposed(P: int) -> None:
 
 def test_bubble_comm_repeats_a_micro_batchs_exposed_communication_in_the_bubble() -> None:
     spec = load_model("gpt-1t")
-    par = Parallelism(T=16, P=16, D=4, micro_batches=8, sequence=2048, interleave=2)
+    par = Parallelism(T=16, P=16, D=4, micro_batches=32, sequence=2048, interleave=2)
     off, on = (
         IterationModel(spec, par, _hbd(1024, 8, 2.4, 100, overlap=["D"], interleave=2, bubble_comm=flag))
         for flag in (False, True)
     )
     _, exposed_s = _split(on)  # TP and PP: exposed, once per micro-batch
-    bubble = (16 - 1) / (2 * 8)
+    bubble = (16 - 1) / (2 * 32)
     assert float(on.evaluate().total_s) - float(off.evaluate().total_s) == pytest.approx(bubble * exposed_s, rel=1e-9)
 
 
@@ -442,3 +442,17 @@ def test_optimizer_sharding_lets_the_search_use_more_data_parallelism() -> None:
     assert sharded.time_s <= plain.time_s and sharded.par.D >= plain.par.D
     assert sharded.memory_bytes == pytest.approx(memory_bytes(spec, sharded.par, optimizer_sharding=True))
     assert sharded.memory_bytes <= 80e9
+
+
+@pytest.mark.parametrize(
+    ("P", "v", "n", "slots"),
+    [(8, 1, 3, 7), (8, 4, 16, 7 / 4), (8, 4, 3, (7 + 3 * 5) / 4), (4, 32, 1, (3 + 31 * 3) / 32)],
+)
+def test_an_interleaved_pipeline_short_of_micro_batches_idles_more(P: int, v: int, n: int, slots: float) -> None:
+    """Bubble slots (P - 1)/v, plus (v - 1)(P - N_B mod P)/v when N_B is not a multiple of P and v > 1
+    (Calculon's missing-micro-batch bubble); the compute total is (N_B + slots)(t_f + t_b)."""
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=8, P=P, D=4, micro_batches=n, sequence=2048, interleave=v)
+    it = IterationModel(spec, par, _hbd(32 * P, 8, 2.4, 100, overlap=["D"], interleave=v))
+    assert it.bubble_slots == pytest.approx(slots)
+    assert it.compute_total_s == pytest.approx((n + slots) * (it.forward_s + it.backward_s))

@@ -4,7 +4,8 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
 
 - Compute: one micro-batch takes t_f forward and t_b backward (with any activation recomputation,
   `[training] recompute`) on a stage; a 1F1B pipeline runs N_B + (P - 1)/v micro-batch slots (the
-  (P - 1)/v are the bubble; v = `[training] interleave`, model chunks per stage, 1 for plain 1F1B).
+  (P - 1)/v are the bubble; v = `[training] interleave`, model chunks per stage, 1 for plain 1F1B;
+  an interleaved schedule with N_B not a multiple of P idles (v - 1)(P - N_B mod P)/v slots more).
 - Class "D" (data-parallel gradient all-reduces) can hide under the backward of the last
   micro-batch (window t_b); class "P" (pipeline sends) under the compute of the other N_B - 1
   micro-batches. The windows are disjoint; what is not a window of an overlapped class is T_comp.
@@ -13,9 +14,9 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
   `dp_overlap = "layer"` keeps one layer's share (P/L) of class D's all-reduces exposed, as
   per-layer gradient buckets leave the last-computed layer's all-reduce nothing to hide under,
   and shrinks D's window to the backward of the stage's other layers; `bubble_comm = true` lets
-  the (P - 1)/v bubble slots carry a micro-batch's exposed communication too (a pipeline slot is
+  the bubble slots carry a micro-batch's exposed communication too (a pipeline slot is
   the stage's compute plus its exposed TP, CP, EP and PP time), so that communication counts
-  (N_B + (P - 1)/v)/N_B times.
+  (N_B + bubble slots)/N_B times.
 
 Communication times come from the analytic collective models (railx.collectives.analytic) on the
 bandwidth each dimension gets: from a RailX plant's port mapping, or measured on any system's
@@ -114,10 +115,19 @@ class IterationModel:
 
     # ---- compute ---------------------------------------------------------------------------
     @property
+    def bubble_slots(self) -> float:
+        """Micro-batch slots of the pipeline bubble: (P - 1)/v, plus, for an interleaved schedule
+        whose N_B is not a multiple of P, (v - 1)(P - N_B mod P)/v more, as each of the v - 1
+        earlier model chunks waits for the micro-batches missing from its last round of P
+        (Calculon's "missing microbatches" bubble, `calculon/llm/llm.py`, `_compute_batch_stats`)."""
+        P, v, n = self.par.P, self.par.interleave, self.par.micro_batches
+        shortage = P - n % P if v > 1 and n % P else 0
+        return (P - 1 + (v - 1) * shortage) / v
+
+    @property
     def compute_total_s(self) -> float:
-        """All compute of an iteration including the pipeline bubble: (N_B + (P - 1)/v)(t_f + t_b)."""
-        bubble = (self.par.P - 1) / self.par.interleave
-        return (self.par.micro_batches + bubble) * (self.forward_s + self.backward_s)
+        """All compute of an iteration including the pipeline bubble: (N_B + bubble slots)(t_f + t_b)."""
+        return (self.par.micro_batches + self.bubble_slots) * (self.forward_s + self.backward_s)
 
     # ---- FLOPs utilisation -----------------------------------------------------------------
     @property
@@ -167,7 +177,7 @@ class IterationModel:
                 return [(None, tail), ("D", 1 - tail)] if tail < 1 else [(None, 1.0)]
             return [(cls, 1.0)]
         if cls is None and training.bubble_comm:  # per micro-batch traffic, also in the bubble's slots
-            return [(None, 1 + (self.par.P - 1) / (self.par.interleave * self.par.micro_batches))]
+            return [(None, 1 + self.bubble_slots / self.par.micro_batches)]
         return [(cls, 1.0)]
 
     def _terms(self, coll: Collective) -> list[CommTerm]:

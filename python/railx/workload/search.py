@@ -19,6 +19,9 @@ tries every interleaving v dividing the layers of a stage, as Calculon's executi
 with T, P and D). Interleaving divides the bubble by v (eq. 10) and multiplies the pipeline sends
 by v, so it decides whether the bubble or the sends (and, through T, the HB traffic) dominate.
 
+`search_micro_batch=True` also tries every micro-batch size dividing a data-parallel rank's batch,
+as Calculon's search does (`Llm.get_valid_microbatch_sizes`).
+
 `optimizer_sharding=True` is the memory rule of Calculon's optimizer sharding (its search tries it
 whenever D > 1; `calculon/llm/llm.py` keeps the fp16 weights whole, shards the weight gradients and
 the optimizer state over the D data-parallel ranks, and keeps one layer's gradients unsharded
@@ -91,14 +94,17 @@ def best_parallelism(
     global_batch: int,
     *,
     search_interleave: bool = False,
+    search_micro_batch: bool = False,
     optimizer_sharding: bool = False,
 ) -> Candidate:
     """The fastest T x P x D (micro-batch as the system file says, N_B = global batch /
     (micro-batch x D)) over T a power of two dividing heads and FFN width, P dividing the layers,
     that fills the system's GPUs and fits the chip's `memory_GB`; with `search_interleave`, also
     over every interleaving v dividing the L/P layers of a stage (else the system's); with
-    `optimizer_sharding`, under the sharded memory rule (:func:`memory_bytes`). Ties go to the
-    smaller T, then P, then v. One-line ConfigError when nothing fits."""
+    `search_micro_batch`, over every micro-batch size dividing the batch of a data-parallel rank
+    (else the system's); with `optimizer_sharding`, under the sharded memory rule
+    (:func:`memory_bytes`). Ties go to the smaller T, then P, then micro-batch, then v. One-line
+    ConfigError when nothing fits."""
     v = model.values()
     capacity_bytes = system.chip.memory_bytes
     memory_GB = capacity_bytes / 1e9
@@ -109,11 +115,13 @@ def best_parallelism(
     while T <= gpus and v["heads"] % T == 0 and v["ffn"] % T == 0:
         for P in (p for p in range(1, v["layers"] + 1) if v["layers"] % p == 0 and gpus % (T * p) == 0):
             D = gpus // (T * P)
-            if global_batch % (micro * D):
+            if global_batch % D:
                 continue
-            base = replace(system.parallelism(T=T, P=P, D=D), micro_batches=global_batch // (micro * D))
-            for chunks in _interleavings(v["layers"], P) if search_interleave else (base.interleave,):
-                par = replace(base, interleave=chunks)
+            base = system.parallelism(T=T, P=P, D=D)
+            micros = _micro_batches(global_batch // D) if search_micro_batch else (micro,)
+            interleaves = _interleavings(v["layers"], P) if search_interleave else (base.interleave,)
+            for b, chunks in ((b, c) for b in micros if global_batch % (b * D) == 0 for c in interleaves):
+                par = replace(base, micro_batch=b, micro_batches=global_batch // (b * D), interleave=chunks)
                 try:
                     par.check(model)  # e.g. an interleaving that does not divide this P's stages
                 except ConfigError:
@@ -131,6 +139,13 @@ def best_parallelism(
             f"with D dividing the batch; e.g. a larger global batch (a multiple of {gpus // v['layers'] or 1})"
         )
     return best
+
+
+def _micro_batches(local_batch: int) -> list[int]:
+    """Micro-batch sizes of a data-parallel rank's `local_batch` sequences: its divisors (Calculon's
+    `Llm.get_valid_microbatch_sizes`; its extra rule, micro-batch x sequence divisible by T, holds
+    for every power-of-two T up to the sequence length)."""
+    return [b for b in range(1, local_batch + 1) if local_batch % b == 0]
 
 
 def _interleavings(layers: int, P: int) -> list[int]:
