@@ -19,6 +19,13 @@ tries every interleaving v dividing the layers of a stage, as Calculon's executi
 with T, P and D). Interleaving divides the bubble by v (eq. 10) and multiplies the pipeline sends
 by v, so it decides whether the bubble or the sends (and, through T, the HB traffic) dominate.
 
+`search_recompute=True` also tries every recomputation mode (none, selective, full), as Calculon
+does (`activation_recompute` none / attn_only / full), each with its activation memory
+(Korthikanti et al., Table 2: 34 + 5 a s / h bytes per token and hidden unit without
+recomputation, 34 with selective, the layers' 2-byte inputs plus one whole layer with full); its
+compute is :func:`railx.workload.traffic.compute_flops`'s for the mode (railx does not repeat the
+tensor-parallel collectives of a fully recomputed forward, which Calculon counts).
+
 `search_micro_batch=True` also tries every micro-batch size dividing a data-parallel rank's batch,
 as Calculon's search does (`Llm.get_valid_microbatch_sizes`).
 
@@ -33,17 +40,25 @@ halves of the all-reduce railx already counts, so it changes which T x P x D fit
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import get_args
 
 from railx.config import ConfigError
 from railx.workload.catalogue import ModelSpec
 from railx.workload.iteration import IterationModel
 from railx.workload.system import WorkloadSystem
-from railx.workload.traffic import Parallelism
+from railx.workload.traffic import Parallelism, Recompute
 
 __all__ = ["Candidate", "best_parallelism", "memory_bytes"]
 
 MODEL_STATE_BYTES_PER_PARAM = 16
 """fp16 weights and gradients and fp32 Adam states (master weights, two moments): ZeRO's 16 bytes."""
+ATTENTION_BYTES_PER_TOKEN_HEAD = 5
+"""Korthikanti et al.'s bytes per layer, token and attention head (per unit of sequence length) of the
+attention scores, softmax and dropout mask that selective recomputation drops: 5 a s / h more per
+token and hidden unit without recomputation (their Table 2)."""
+CHECKPOINT_BYTES_PER_TOKEN_HIDDEN = 2
+"""Full recomputation keeps only each layer's fp16 input (Korthikanti et al., Table 2), split over T
+with sequence parallelism."""
 WEIGHT_BYTES_PER_PARAM = 2
 """fp16 weights: the part of the model states optimizer sharding keeps whole."""
 GRADIENT_BYTES_PER_PARAM = 2
@@ -60,11 +75,15 @@ class Candidate:
     par: Parallelism
     time_s: float
     memory_bytes: float
+    recompute: Recompute
+    """The activation recomputation it runs (the system's unless searched)."""
 
 
-def memory_bytes(model: ModelSpec, par: Parallelism, *, optimizer_sharding: bool = False) -> float:
+def memory_bytes(
+    model: ModelSpec, par: Parallelism, *, optimizer_sharding: bool = False, recompute: Recompute = "selective"
+) -> float:
     """Bytes one GPU of the first pipeline stage needs: model states (sharded over D with
-    `optimizer_sharding`) and activations (module docstring)."""
+    `optimizer_sharding`) and the activations `recompute` keeps (module docstring)."""
     v = model.values()
     params = model.parameter_count() / (par.T * par.P)
     if optimizer_sharding:
@@ -76,15 +95,18 @@ def memory_bytes(model: ModelSpec, par: Parallelism, *, optimizer_sharding: bool
     in_flight: float = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
     if par.interleave > 1:  # the interleaved schedule runs more micro-batches ahead on the first stage
         in_flight *= 1 + (par.P - 1) / (par.P * par.interleave)
-    activations = (
-        ACTIVATION_BYTES_PER_TOKEN_HIDDEN
-        * par.sequence
-        * par.micro_batch
-        * v["hidden"]
-        * (v["layers"] / par.P)
-        * in_flight
-        / (par.T * par.C)
+    layer_token_hidden = par.sequence * par.micro_batch * v["hidden"] / (par.T * par.C)  # per layer and byte rate
+    whole_layer = (
+        ACTIVATION_BYTES_PER_TOKEN_HIDDEN + ATTENTION_BYTES_PER_TOKEN_HEAD * v["heads"] * par.sequence / v["hidden"]
     )
+    stored = {
+        "selective": ACTIVATION_BYTES_PER_TOKEN_HIDDEN,
+        "none": whole_layer,
+        "full": CHECKPOINT_BYTES_PER_TOKEN_HIDDEN,
+    }
+    activations = stored[recompute] * layer_token_hidden * (v["layers"] / par.P) * in_flight
+    if recompute == "full":  # the layer being recomputed holds all of its activations
+        activations += whole_layer * layer_token_hidden
     return states + activations
 
 
@@ -95,6 +117,7 @@ def best_parallelism(
     *,
     search_interleave: bool = False,
     search_micro_batch: bool = False,
+    search_recompute: bool = False,
     optimizer_sharding: bool = False,
 ) -> Candidate:
     """The fastest T x P x D (micro-batch as the system file says, N_B = global batch /
@@ -102,7 +125,8 @@ def best_parallelism(
     that fills the system's GPUs and fits the chip's `memory_GB`; with `search_interleave`, also
     over every interleaving v dividing the L/P layers of a stage (else the system's); with
     `search_micro_batch`, over every micro-batch size dividing the batch of a data-parallel rank
-    (else the system's); with `optimizer_sharding`, under the sharded memory rule
+    (else the system's); with `search_recompute`, over the recomputation modes (else the
+    system's `[training] recompute`); with `optimizer_sharding`, under the sharded memory rule
     (:func:`memory_bytes`). Ties go to the smaller T, then P, then micro-batch, then v. One-line
     ConfigError when nothing fits."""
     v = model.values()
@@ -110,6 +134,8 @@ def best_parallelism(
     memory_GB = capacity_bytes / 1e9
     gpus = system.chips
     micro = system.training.micro_batch
+    searched = get_args(Recompute) if search_recompute else (system.training.recompute,)
+    modes = {mode: _with_recompute(system, mode) for mode in searched}
     best: Candidate | None = None
     T = 1
     while T <= gpus and v["heads"] % T == 0 and v["ffn"] % T == 0:
@@ -118,20 +144,22 @@ def best_parallelism(
             if global_batch % D:
                 continue
             base = system.parallelism(T=T, P=P, D=D)
-            micros = _micro_batches(global_batch // D) if search_micro_batch else (micro,)
+            local = global_batch // D
+            micros = _micro_batches(local) if search_micro_batch else [micro] if local % micro == 0 else []
             interleaves = _interleavings(v["layers"], P) if search_interleave else (base.interleave,)
-            for b, chunks in ((b, c) for b in micros if global_batch % (b * D) == 0 for c in interleaves):
-                par = replace(base, micro_batch=b, micro_batches=global_batch // (b * D), interleave=chunks)
-                try:
-                    par.check(model)  # e.g. an interleaving that does not divide this P's stages
-                except ConfigError:
-                    continue
-                need = memory_bytes(model, par, optimizer_sharding=optimizer_sharding)
-                if need > capacity_bytes:
-                    continue
-                time_s = float(IterationModel(model, par, system).evaluate().total_s)
-                if best is None or time_s < best.time_s:
-                    best = Candidate(par, time_s, need)
+            for chunks, mode in ((c, r) for c in interleaves for r in modes):
+                for b in micros:  # ascending: memory b min(P, N_B) never falls, so stop at the first misfit
+                    par = replace(base, micro_batch=b, micro_batches=global_batch // (b * D), interleave=chunks)
+                    try:
+                        par.check(model)  # e.g. an interleaving that does not divide this P's stages
+                    except ConfigError:
+                        break
+                    need = memory_bytes(model, par, optimizer_sharding=optimizer_sharding, recompute=mode)
+                    if need > capacity_bytes:
+                        break
+                    time_s = float(IterationModel(model, par, modes[mode]).evaluate().total_s)
+                    if best is None or time_s < best.time_s:
+                        best = Candidate(par, time_s, need, mode)
         T *= 2
     if best is None:
         raise ConfigError(
@@ -139,6 +167,11 @@ def best_parallelism(
             f"with D dividing the batch; e.g. a larger global batch (a multiple of {gpus // v['layers'] or 1})"
         )
     return best
+
+
+def _with_recompute(system: WorkloadSystem, mode: Recompute) -> WorkloadSystem:
+    """The system with `[training] recompute = mode`."""
+    return system.model_copy(update={"training": system.training.model_copy(update={"recompute": mode})})
 
 
 def _micro_batches(local_batch: int) -> list[int]:

@@ -48,15 +48,16 @@ pipeline sends under the other micro-batches (eq. 10's overlap classes)."""
 @dataclass(frozen=True)
 class Choices:
     """The modelling choices of a sweep: its `[training]` table, whether the search also tries
-    every pipeline interleaving (and every micro-batch size), and whether its memory rule shards
+    every pipeline interleaving (and every micro-batch size and recomputation mode), and whether its memory rule shards
     the optimizer state and gradients over D (:func:`best_parallelism`'s `search_interleave`,
-    `search_micro_batch` and `optimizer_sharding`)."""
+    `search_micro_batch`, `search_recompute` and `optimizer_sharding`)."""
 
     name: str
     training: Mapping[str, Any]
     search_interleave: bool
     optimizer_sharding: bool = False
     search_micro_batch: bool = False
+    search_recompute: bool = False
 
 
 RAILX = Choices("railx", SWEEP_TRAINING, search_interleave=False)
@@ -126,6 +127,7 @@ def point(
         search_interleave=choices.search_interleave,
         optimizer_sharding=choices.optimizer_sharding,
         search_micro_batch=choices.search_micro_batch,
+        search_recompute=choices.search_recompute,
     )
     return Point(model, gpus, size, hb_tbps, nic_gbps, global_batch, best)
 
