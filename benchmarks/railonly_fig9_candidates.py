@@ -16,9 +16,8 @@ prints the ten closest to the paper's four numbers.
 The last rows are not patches but railx's own options (:data:`sweeps.CALCULON` and its parts):
 the execution choices of Calculon, the tool the paper's model follows (pipeline sends exposed,
 bubble slots carrying communication, one layer's gradient all-reduce exposed, every pipeline
-interleaving searched), all of them, each one removed, each one added to railx's default, and
-Calculon's optimizer sharding (the memory rule of `best_parallelism(..., optimizer_sharding=True)`)
-added to all four.
+interleaving, micro-batch size and recomputation mode searched, optimizer sharding), all of them,
+some removed one at a time, and some added to railx's default.
 """
 
 from __future__ import annotations
@@ -163,24 +162,23 @@ CANDIDATES = [
 ]
 
 
-def calculon_variant(
-    label: str, search_interleave: bool | None = None, optimizer_sharding: bool | None = None, **training: Any
-) -> Variant:
+def calculon_variant(label: str, base: Choices = CALCULON, **changes: Any) -> Variant:
     """A row of Calculon's choices: CALCULON with some switched back to railx's default, or (with
-    `base=RAILX` in `training`) railx's default with some of Calculon's."""
-    base = training.pop("base", CALCULON)
-    interleave = base.search_interleave if search_interleave is None else search_interleave
-    sharding = base.optimizer_sharding if optimizer_sharding is None else optimizer_sharding
-    return Variant(label, choices=Choices(label, {**base.training, **training}, interleave, sharding))
+    `base=RAILX`) railx's default with some of Calculon's. `changes` name :class:`Choices` fields
+    or, for any other name, `[training]` keys."""
+    fields = {k: changes.pop(k) for k in list(changes) if k in Choices.__dataclass_fields__}
+    return Variant(
+        label, choices=dataclasses.replace(base, name=label, training={**base.training, **changes}, **fields)
+    )
 
 
 CALCULON_ROWS = [
-    calculon_variant("Calculon's choices (all four)"),
+    calculon_variant("Calculon's choices (all)"),
+    calculon_variant("... but no optimizer sharding", optimizer_sharding=False),
     calculon_variant("... but plain 1F1B (no interleaving)", search_interleave=False),
     calculon_variant("... but pipeline sends hidden", overlap=["D", "P"]),
     calculon_variant("... but no comm in the bubble", bubble_comm=False),
     calculon_variant("... but all DP hideable", dp_overlap="stage"),
-    calculon_variant("... and optimizer sharding (ZeRO)", optimizer_sharding=True),
     calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
     calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
 ]

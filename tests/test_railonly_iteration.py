@@ -408,15 +408,19 @@ def _fig9_gains(choices: Choices) -> tuple[float, ...]:
     return (*nic, *hb)
 
 
-def test_calculons_choices_bring_fig9_within_five_points_of_the_paper() -> None:
+def test_calculons_model_puts_fig9s_hb_gains_on_the_papers_and_its_nic_gains_below() -> None:
     """docs/reproductions.md, Fig. 9: railx's default is 14.5 points off the paper's worst number;
-    Calculon's execution choices put all four within 4.3 points and the K = 256 NIC gain on it."""
+    Calculon's model lands both HB gains within 0.2 points and leaves both NIC gains low (8.0 and
+    3.5 points; the documented residual). Micro-batch and recomputation searches are off here:
+    the benchmark shows they move none of the four numbers (and they are the slow part)."""
     paper = (35.9, 8.0, 8.0, 13.3)
-    railx, calculon = _fig9_gains(RAILX), _fig9_gains(CALCULON)
+    railx = _fig9_gains(RAILX)
+    calculon = _fig9_gains(replace(CALCULON, search_micro_batch=False, search_recompute=False))
     assert railx == pytest.approx((21.4, 2.8, 9.4, 22.6), abs=0.05)
-    assert calculon == pytest.approx((31.6, 8.1, 11.0, 16.7), abs=0.05)
+    assert calculon == pytest.approx((27.9, 4.5, 7.9, 13.2), abs=0.05)
     assert max(abs(a - b) for a, b in zip(railx, paper, strict=True)) > 14
-    assert max(abs(a - b) for a, b in zip(calculon, paper, strict=True)) < 4.5
+    assert max(abs(a - b) for a, b in zip(calculon[2:], paper[2:], strict=True)) < 0.2
+    assert all(a < b for a, b in zip(calculon[:2], paper[:2], strict=True))
 
 
 def test_optimizer_sharding_keeps_the_weights_whole_and_shards_the_rest_over_D() -> None:
@@ -456,3 +460,20 @@ def test_an_interleaved_pipeline_short_of_micro_batches_idles_more(P: int, v: in
     it = IterationModel(spec, par, _hbd(32 * P, 8, 2.4, 100, overlap=["D"], interleave=v))
     assert it.bubble_slots == pytest.approx(slots)
     assert it.compute_total_s == pytest.approx((n + slots) * (it.forward_s + it.backward_s))
+
+
+@pytest.mark.parametrize(("P", "v"), [(4, 2), (16, 4), (16, 8)])
+def test_layer_dp_overlap_of_an_interleaved_stage_hides_each_chunk_under_its_own_window(P: int, v: int) -> None:
+    """Calculon's DP overlap with v chunks: one layer's all-reduce exposed; the v - 1 earlier chunks'
+    share (v - 1)/v hides under P t_b (v - 1)/v, the last chunk's other layers' share under its own
+    layers' backward, each exposed only beyond its window."""
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=8, P=P, D=8, micro_batches=2 * P, sequence=2048, interleave=v)
+    it = IterationModel(spec, par, _hbd(64 * P, 8, 2.4, 100, overlap=["D"], dp_overlap="layer", interleave=v))
+    dp_s, rest_s = _split(it)
+    n, t_b = 128 / P, it.backward_s
+    earlier, last = (v - 1) / v, (n / v - 1) / n
+    windows = [(earlier * dp_s, P * t_b * earlier), (last * dp_s, t_b * last)]
+    expected = it.compute_total_s + sum(max(w, x) - w for x, w in windows) + dp_s / n + rest_s
+    assert float(it.evaluate().total_s) == pytest.approx(expected, rel=1e-12)
+    assert sum(w for _, w in it.sub_windows_s("D")) == pytest.approx(it.windows_s()["D"])

@@ -156,14 +156,29 @@ class IterationModel:
         """L/P: the layers of one pipeline stage."""
         return self.model.values()["layers"] / self.par.P
 
+    def sub_windows_s(self, cls: OverlapClass) -> list[tuple[float, float]]:
+        """(share of the class's hideable communication, compute window it hides under) pairs;
+        each share is exposed only beyond its own window. One pair but for Calculon's per-layer
+        DP overlap of an interleaved stage (`dp_overlap = "layer"`, v > 1), whose v chunks finish
+        their backward at different times: the v - 1 earlier chunks' all-reduces ((v - 1)/v of
+        the stage's) hide under the backward of P micro-batches through one chunk each
+        (P t_b (v - 1)/v), the last chunk's under its other layers' backward of one micro-batch
+        (`calculon/llm/llm.py`, `_compute_batch_stats`, its DP overlap)."""
+        if cls == "P":
+            return [(1.0, (self.par.micro_batches - 1) * (self.forward_s + self.backward_s))]
+        if self.system.training.dp_overlap == "stage":
+            return [(1.0, self.backward_s)]
+        n, v = self.layers_per_stage, self.par.interleave
+        last = (n / v - 1) / n  # the last chunk's layers but the exposed one, as a share of the stage
+        hideable = 1 - 1 / n
+        if v == 1:
+            return [(1.0, self.backward_s * hideable)] if hideable > 0 else []
+        earlier = (v - 1) / v
+        return [(earlier / hideable, self.par.P * self.backward_s * earlier), (last / hideable, self.backward_s * last)]
+
     def windows_s(self) -> dict[OverlapClass, float]:
-        """Compute each overlapped class can hide under (see module docstring)."""
-        tail = 1 / self.layers_per_stage if self.system.training.dp_overlap == "layer" else 0.0
-        window: dict[OverlapClass, float] = {
-            "D": self.backward_s * (1 - tail),
-            "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s),
-        }
-        return {c: window[c] for c in self.overlap}
+        """Compute each overlapped class can hide under (see module docstring and :meth:`sub_windows_s`)."""
+        return {c: sum(w for _, w in self.sub_windows_s(c)) for c in self.overlap}
 
     # ---- communication ---------------------------------------------------------------------
     def _shares(self, coll: Collective) -> list[tuple[OverlapClass | None, float]]:
@@ -265,7 +280,8 @@ class IterationModel:
                 hidden[term.overlap] = hidden[term.overlap] + t
         windows = self.windows_s()
         compute_exposed = self.compute_total_s - sum(windows.values())
-        total = compute_exposed + exposed + sum((np.maximum(windows[c], hidden[c]) for c in self.overlap), zero)
+        overlapped = (np.maximum(w, share * hidden[c]) for c in self.overlap for share, w in self.sub_windows_s(c))
+        total = compute_exposed + exposed + sum(overlapped, zero)
         return IterationTime(total, compute_exposed, windows, hidden, exposed, by_par, by_coll)
 
 

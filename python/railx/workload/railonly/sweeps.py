@@ -5,8 +5,9 @@ Every point is the fastest parallelisation the search finds (:func:`best_paralle
 paper's §V-B enumerates them) on N GPUs of :data:`DGX_GH200` in HB domains of K; K = N is the ideal
 (one full-bisection HB domain). Two sets of modelling choices (:class:`Choices`):
 :data:`RAILX` (the default: :data:`SWEEP_TRAINING`, plain 1F1B) and :data:`CALCULON` (what
-Calculon, which the paper's model follows, does: pipeline sends on the critical path and every
-pipeline interleaving searched), which docs/reproductions.md compares on Figs. 8-10.
+Calculon, which the paper's model follows, does: pipeline sends on the critical path, its bubble
+and DP overlap, and its search over interleavings, micro-batch sizes, recomputation and optimizer
+sharding), which docs/reproductions.md compares on Figs. 8-10.
 """
 
 from __future__ import annotations
@@ -66,14 +67,19 @@ CALCULON = Choices(
     "calculon",
     {**SWEEP_TRAINING, "overlap": ["D"], "dp_overlap": "layer", "bubble_comm": True},
     search_interleave=True,
+    optimizer_sharding=True,
+    search_micro_batch=True,
+    search_recompute=True,
 )
 """Calculon's (Isaev et al., SC'23) execution model where it differs from railx's default, each a
-choice of the same iteration model: the pipeline sends are on the critical path
-(`calculon/llm/llm.py`, `_compute_batch_stats`, counts all of their time as exposed), the bubble's
-slots carry each micro-batch's exposed communication (its bubble is P - 1 chunk times, a chunk's
-time including the exposed TP and PP time), one layer's gradient all-reduce stays exposed (its
-exposed DP time is one block's plus whatever the other blocks' backward cannot hide), and the
-search also enumerates every pipeline interleaving (`calculon/llm/optimal_execution.py`)."""
+choice of the same iteration model (`calculon/llm/llm.py`, `_compute_batch_stats`): the pipeline
+sends are on the critical path (all of their time counts as exposed); the bubble's slots carry
+each micro-batch's exposed communication (its bubble is P - 1 chunk times, a chunk's time
+including the exposed TP and PP time, plus the missing-micro-batch slots of an interleaved
+schedule); per-layer DP all-reduces (one layer's always exposed, each chunk's others hidden under
+its own window). Its search (`calculon/llm/optimal_execution.py`) also enumerates every pipeline
+interleaving, micro-batch size and recomputation mode, and tries optimizer sharding, which
+with railx's collectives always fits at least as much at the same time, so it is simply on."""
 
 HB_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """K of Fig. 8 (the ideal K = N is added to every sweep)."""
