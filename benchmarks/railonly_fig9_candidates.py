@@ -178,7 +178,7 @@ CALCULON_ROWS = [
     calculon_variant("... but plain 1F1B (no interleaving)", search_interleave=False),
     calculon_variant("... but pipeline sends hidden", overlap=["D", "P"]),
     calculon_variant("... but no comm in the bubble", bubble_comm=False),
-    calculon_variant("... but all DP hideable", dp_overlap="stage"),
+    calculon_variant("... but DP under the last backward only", dp_overlap="stage"),
     calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
     calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
 ]

@@ -477,3 +477,35 @@ def test_layer_dp_overlap_of_an_interleaved_stage_hides_each_chunk_under_its_own
     expected = it.compute_total_s + sum(max(w, x) - w for x, w in windows) + dp_s / n + rest_s
     assert float(it.evaluate().total_s) == pytest.approx(expected, rel=1e-12)
     assert sum(w for _, w in it.sub_windows_s("D")) == pytest.approx(it.windows_s()["D"])
+
+
+def test_each_recomputation_mode_keeps_korthikantis_activation_bytes() -> None:
+    """Table 2 of Korthikanti et al., per layer and token over T: 34 h (selective), h (34 + 5 a s / h)
+    (none); full keeps the 2-byte inputs of every layer plus one whole layer."""
+    spec = load_model("gpt-1t")
+    v = spec.values()
+    par = Parallelism(T=8, P=16, D=8, micro_batches=32, sequence=2048)
+    states = 16 * spec.parameter_count() / (8 * 16)
+    per_layer = 2048 * v["hidden"] / 8
+    layers, in_flight = 128 / 16, 16
+    whole = 34 + 5 * v["heads"] * 2048 / v["hidden"]
+    expected = {
+        "selective": 34 * per_layer * layers * in_flight,
+        "none": whole * per_layer * layers * in_flight,
+        "full": 2 * per_layer * layers * in_flight + whole * per_layer,
+    }
+    for mode, activations in expected.items():
+        assert memory_bytes(spec, par, recompute=mode) == pytest.approx(states + activations, rel=1e-12)
+    system = platform_system(DGX_GH200, 1024, 8, training=SWEEP_TRAINING)
+    searched = best_parallelism(spec, system, 256, search_recompute=True)
+    assert searched.time_s <= best_parallelism(spec, system, 256).time_s
+    assert searched.memory_bytes == pytest.approx(memory_bytes(spec, searched.par, recompute=searched.recompute))
+
+
+def test_the_micro_batch_search_never_loses_and_keeps_the_batch() -> None:
+    spec = load_model("gpt-1t")
+    system = platform_system(DGX_GH200, 1024, 8, training=SWEEP_TRAINING)
+    fixed = best_parallelism(spec, system, 256)
+    searched = best_parallelism(spec, system, 256, search_micro_batch=True)
+    assert searched.time_s <= fixed.time_s and searched.memory_bytes <= 80e9
+    assert searched.par.micro_batch * searched.par.micro_batches * searched.par.D == 256
