@@ -7,9 +7,11 @@ HB and NIC bandwidth, and global batch.
 Prints the Fig. 7 table (railx's HFU beside the measured one, and the paper's model's errors) and
 the headline numbers of Figs. 8-10 beside the paper's, writes railonly_fig7.png ... fig10.png to
 docs/figures/ (or DIR), and prints the wall time of each part and of the whole run. With
-`--choices calculon` the sweeps of Figs. 8-10 use Calculon's execution choices
-(railx.workload.railonly.sweeps.CALCULON: exposed pipeline sends, interleaving searched) and the
-figures are written as railonly_fig8_calculon.png ... fig10_calculon.png (Fig. 7 does not change).
+`--choices calculon` the sweeps of Figs. 8-10 use Calculon's execution model
+(railx.workload.railonly.sweeps.CALCULON: exposed pipeline sends, its bubble and DP overlap, and
+its search over interleavings, micro-batch sizes, recomputation and optimizer sharding; about a
+minute) and the figures are written as railonly_fig8_calculon.png ... fig10_calculon.png (Fig. 7
+does not change).
 """
 
 from __future__ import annotations
