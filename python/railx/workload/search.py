@@ -95,7 +95,7 @@ def memory_bytes(
     in_flight: float = min(par.P, par.micro_batches)  # 1F1B: the first stage holds up to P micro-batches
     if par.interleave > 1:  # the interleaved schedule runs more micro-batches ahead on the first stage
         in_flight *= 1 + (par.P - 1) / (par.P * par.interleave)
-    layer_token_hidden = par.sequence * par.micro_batch * v["hidden"] / (par.T * par.C)  # per layer and byte rate
+    layer_token_hidden = par.sequence * par.micro_batch * v["hidden"] / (par.T * par.C)  # one layer's, per rank
     whole_layer = (
         ACTIVATION_BYTES_PER_TOKEN_HIDDEN + ATTENTION_BYTES_PER_TOKEN_HEAD * v["heads"] * par.sequence / v["hidden"]
     )
@@ -127,8 +127,9 @@ def best_parallelism(
     `search_micro_batch`, over every micro-batch size dividing the batch of a data-parallel rank
     (else the system's); with `search_recompute`, over the recomputation modes (else the
     system's `[training] recompute`); with `optimizer_sharding`, under the sharded memory rule
-    (:func:`memory_bytes`). Ties go to the smaller T, then P, then micro-batch, then v. One-line
-    ConfigError when nothing fits."""
+    (:func:`memory_bytes`). Ties go to the smaller T, then P, then v, then the recomputation mode
+    named first (none, selective, full), then the smaller micro-batch. One-line ConfigError when
+    nothing fits."""
     v = model.values()
     capacity_bytes = system.chip.memory_bytes
     memory_GB = capacity_bytes / 1e9
