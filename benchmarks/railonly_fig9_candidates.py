@@ -17,7 +17,9 @@ The last rows are not patches but railx's own options (:data:`sweeps.CALCULON` a
 the execution choices of Calculon, the tool the paper's model follows (pipeline sends exposed,
 bubble slots carrying communication, one layer's gradient all-reduce exposed, every pipeline
 interleaving, micro-batch size and recomputation mode searched, optimizer sharding), all of them,
-some removed one at a time, and some added to railx's default.
+some removed one at a time, and some added to railx's default. Five rows add to them, as patches
+local to this script, what railx does not model of Calculon: its H100 systems' network
+efficiencies (bandwidths scaled), its DP/PP collision on a shared network and its tiled TP overlap.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import contextlib
 import dataclasses
 import importlib
 import itertools
+import math
 import statistics
 import time
 from collections.abc import Iterator
@@ -61,6 +64,49 @@ class Variant:
     gpus: int = 32768
     speedup: bool = False  # "improvement" read as t_before / t_after - 1, not 1 - t_after / t_before
     choices: Choices = RAILX  # the sweep's modelling choices (railx's options, not a patch)
+    tp_tiled: bool = False  # Calculon's tiled TP overlap (ring schedule, NVLink's processor usage)
+    dp_pp_collide: bool = False  # Calculon's DP/PP collision on a shared network
+
+
+NVLINK_PROCESSOR_USAGE = 0.15
+"""Calculon's H100 systems (`systems/h100_80g_nvl8.json`, `_nvl256.json`): the compute share NVLink
+traffic takes while it overlaps a GEMM."""
+
+
+def tiled_tp_total_s(it: Any, out: Any) -> float:
+    """The iteration with Calculon's tiled TP overlap (`calculon/llm/layers.py`, `LinearOverlapped`,
+    ring schedule): each TP reduce-scatter or all-gather in T tiles under its own GEMM (the
+    attention's beside qkv and the projection, the FFN's beside each FFN matrix, forward and
+    backward), (T - 1)/T of max(0, comm - GEMM) exposed, hidden tiles slowing the GEMM by
+    NVLink's processor usage."""
+    nb, n = it.par.micro_batches, it.par.T
+    weight = 1 + it.bubble_slots / nb if it.system.training.bubble_comm else 1.0
+    per_kind = 4 * nb * weight  # one kind of TP collective, one micro-batch, all the stage's layers
+    attention = float(out.by_collective_s.get("T.attention", 0.0)) / per_kind
+    ffn = sum(float(t) for name, t in out.by_collective_s.items() if name.startswith("T.ffn")) / per_kind
+    rate, f = it.system.chip.flops_per_s, it.flops
+    pairs = 2 * [
+        (attention, f.qkv / rate),
+        (attention, f.out_proj / rate),
+        (ffn, f.ffn / 2 / rate),
+        (ffn, f.ffn / 2 / rate),
+    ]
+    exposed = sum((n - 1) / n * max(0.0, c - g) for c, g in pairs)
+    slowed = sum(NVLINK_PROCESSOR_USAGE * (n - 1) / n * min(c, g) for c, g in pairs)
+    return float(out.total_s) - float(out.by_parallelism_s["T"]) + weight * nb * exposed + nb * slowed
+
+
+def collided_windows(it: Any, pairs: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Calculon's DP/PP collision (`llm.py`, when the DP and PP networks are one): the earlier chunks'
+    DP window shrinks by min(chunk DP time // chunk backward time, P) backward pipeline sends each."""
+    v, P = it.par.interleave, it.par.P
+    if v == 1 or P == 1 or len(pairs) < 2:
+        return pairs
+    dp_s = sum(float(t.time_s(it.links[t.dim].bw_bytes_per_s)) for t in it.terms if t.parallelism == "D")
+    send_s = next(c for c in it.collectives if c.parallelism == "P").volume_bytes / it.links["P"].bw_bytes_per_s
+    sends = min(math.floor(dp_s / it.backward_s), P)
+    (share, window), *rest = pairs
+    return [(share, max(0.0, window - (v - 1) * sends * send_s)), *rest]
 
 
 @contextlib.contextmanager
@@ -79,17 +125,25 @@ def applied(v: Variant) -> Iterator[None]:
             for c in traffic(m, par)
         ]
 
-    class Bounded(model):  # type: ignore[misc,valid-type]
+    class Patched(model):  # type: ignore[misc,valid-type]
+        def sub_windows_s(self, cls: Any) -> Any:
+            pairs = super().sub_windows_s(cls)
+            return collided_windows(self, pairs) if v.dp_pp_collide and cls == "D" else pairs
+
         def evaluate(self, bw: Any = None) -> Any:
             out = super().evaluate(bw)
-            limit = 8 if v.t_max == "8" else self.system.hb_domains.size
-            return dataclasses.replace(out, total_s=float("inf")) if self.par.T > limit else out
+            limit = {"8": 8, "K": self.system.hb_domains.size}.get(v.t_max, self.par.T)
+            if self.par.T > limit:
+                return dataclasses.replace(out, total_s=float("inf"))
+            if v.tp_tiled and self.par.T > 1 and bw is None:
+                return dataclasses.replace(out, total_s=tiled_tp_total_s(self, out))
+            return out
 
     try:
         if v.flat:
             HbDomainsConfig.links = flat_links  # type: ignore[method-assign]
-        if v.t_max != "-":
-            SEARCH.IterationModel = Bounded
+        if v.t_max != "-" or v.tp_tiled or v.dp_pp_collide:
+            SEARCH.IterationModel = Patched
         ITERATION.traffic = switched
         sweeps.SWEEP_TRAINING["overlap"] = list(v.overlap)
         yield
@@ -179,6 +233,11 @@ CALCULON_ROWS = [
     calculon_variant("... but pipeline sends hidden", overlap=["D", "P"]),
     calculon_variant("... but no comm in the bubble", bubble_comm=False),
     calculon_variant("... but DP under the last backward only", dp_overlap="stage"),
+    dataclasses.replace(calculon_variant("... + InfiniBand at 0.9 efficiency"), nic_scale=0.9),
+    dataclasses.replace(calculon_variant("... and NVLink at 0.9 (RS/AG)"), nic_scale=0.9, hb_scale=0.9),
+    dataclasses.replace(calculon_variant("... and NVLink at 0.6 (p2p/AR)"), nic_scale=0.9, hb_scale=0.6),
+    dataclasses.replace(calculon_variant("... + DP/PP collision"), dp_pp_collide=True),
+    dataclasses.replace(calculon_variant("... + tiled TP overlap"), tp_tiled=True),
     calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
     calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
 ]
@@ -187,7 +246,7 @@ CROSS_CHECK = {
     "PP whole and exposed",
     "PP whole, nothing overlapped",
     "... and PP whole and exposed",
-    *(v.label for v in CALCULON_ROWS),
+    *(v.label for v in CALCULON_ROWS if v.nic_scale == v.hb_scale == 1.0),  # other_figures keeps the bandwidths
 }
 
 
