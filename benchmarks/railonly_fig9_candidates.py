@@ -17,9 +17,10 @@ The last rows are not patches but railx's own options (:data:`sweeps.CALCULON` a
 the execution choices of Calculon, the tool the paper's model follows (pipeline sends exposed,
 bubble slots carrying communication, one layer's gradient all-reduce exposed, every pipeline
 interleaving, micro-batch size and recomputation mode searched, optimizer sharding), all of them,
-some removed one at a time, and some added to railx's default. Five rows add to them, as patches
+some removed one at a time, and some added to railx's default. Six rows add to them, as patches
 local to this script, what railx does not model of Calculon: its H100 systems' network
-efficiencies (bandwidths scaled), its DP/PP collision on a shared network and its tiled TP overlap.
+efficiencies (bandwidths scaled), its DP/PP collision on a shared network, the compute share
+hidden DP traffic takes (`processor_usage`) and its tiled TP overlap.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Variant:
     choices: Choices = RAILX  # the sweep's modelling choices (railx's options, not a patch)
     tp_tiled: bool = False  # Calculon's tiled TP overlap (ring schedule, NVLink's processor usage)
     dp_pp_collide: bool = False  # Calculon's DP/PP collision on a shared network
+    dp_processor_usage: float = 0.0  # compute share hidden DP traffic takes (Calculon's InfiniBand: 0.02)
 
 
 NVLINK_PROCESSOR_USAGE = 0.15
@@ -136,13 +138,17 @@ def applied(v: Variant) -> Iterator[None]:
             if self.par.T > limit:
                 return dataclasses.replace(out, total_s=float("inf"))
             if v.tp_tiled and self.par.T > 1 and bw is None:
-                return dataclasses.replace(out, total_s=tiled_tp_total_s(self, out))
+                out = dataclasses.replace(out, total_s=tiled_tp_total_s(self, out))
+            if v.dp_processor_usage and "D" in out.comm_hidden_class_s:  # `llm.py`: hidden DP slows compute
+                out = dataclasses.replace(
+                    out, total_s=out.total_s + v.dp_processor_usage * out.comm_hidden_class_s["D"]
+                )
             return out
 
     try:
         if v.flat:
             HbDomainsConfig.links = flat_links  # type: ignore[method-assign]
-        if v.t_max != "-" or v.tp_tiled or v.dp_pp_collide:
+        if v.t_max != "-" or v.tp_tiled or v.dp_pp_collide or v.dp_processor_usage:
             SEARCH.IterationModel = Patched
         ITERATION.traffic = switched
         sweeps.SWEEP_TRAINING["overlap"] = list(v.overlap)
@@ -237,6 +243,7 @@ CALCULON_ROWS = [
     dataclasses.replace(calculon_variant("... and NVLink at 0.9 (RS/AG)"), nic_scale=0.9, hb_scale=0.9),
     dataclasses.replace(calculon_variant("... and NVLink at 0.6 (p2p/AR)"), nic_scale=0.9, hb_scale=0.6),
     dataclasses.replace(calculon_variant("... + DP/PP collision"), dp_pp_collide=True),
+    dataclasses.replace(calculon_variant("... + DP processor usage 0.02"), dp_processor_usage=0.02),
     dataclasses.replace(calculon_variant("... + tiled TP overlap"), tp_tiled=True),
     calculon_variant("railx + interleavings searched", search_interleave=True, base=RAILX),
     calculon_variant("railx + sends exposed, interleaved", search_interleave=True, base=RAILX, overlap=["D"]),
