@@ -2,11 +2,16 @@
 and the iteration time of GPT training on Rail-only clusters of H100 GPUs against HB-domain size,
 HB and NIC bandwidth, and global batch.
 
-    python3 benchmarks/railonly_iteration.py [--out DIR]
+    python3 benchmarks/railonly_iteration.py [--out DIR] [--choices railx|calculon]
 
 Prints the Fig. 7 table (railx's HFU beside the measured one, and the paper's model's errors) and
 the headline numbers of Figs. 8-10 beside the paper's, writes railonly_fig7.png ... fig10.png to
-docs/figures/ (or DIR), and prints the wall time of each part and of the whole run.
+docs/figures/ (or DIR), and prints the wall time of each part and of the whole run. With
+`--choices calculon` the sweeps of Figs. 8-10 use Calculon's execution model
+(railx.workload.railonly.sweeps.CALCULON: exposed pipeline sends, its bubble and DP overlap, and
+its search over interleavings, micro-batch sizes, recomputation and optimizer sharding; about a
+minute) and the figures are written as railonly_fig8_calculon.png ... fig10_calculon.png (Fig. 7
+does not change).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from railx.workload.railonly import EFFICIENCY, Point, bandwidth_sweep, batch_sweep, hb_size_sweep, validate_hfu
-from railx.workload.railonly.sweeps import FIG8_GPUS, HB_SIZES
+from railx.workload.railonly.sweeps import CALCULON, FIG8_GPUS, HB_SIZES, RAILX
 
 ROOT = Path(__file__).resolve().parents[1]
 R = TypeVar("R")
@@ -65,7 +70,7 @@ def fig7(out: Path) -> None:
     plt.close(fig)
 
 
-def fig8(points: list[Point], out: Path) -> None:
+def fig8(points: list[Point], out: Path, suffix: str = "") -> None:
     t = {(p.model, p.gpus, p.size): p.time_s for p in points}
     print("\nFig. 8: iteration time (s) against HB-domain size K (each the fastest parallelisation)")
     print(f"{'model':<9}{'GPUs':>7}" + "".join(f"{k:>7}" for k in HB_SIZES) + f"{'ideal':>7}{'K=256 vs ideal':>16}")
@@ -74,10 +79,13 @@ def fig8(points: list[Point], out: Path) -> None:
             row = "".join(f"{t[(model, n, k)]:>7.3f}" for k in (*HB_SIZES, n))
             print(f"{model:<9}{n:>7}{row}{t[(model, n, 256)] / t[(model, n, n)] - 1:>+15.1%}")
     picks = {(p.model, p.gpus, p.size): p.best.par for p in points}
-    print("  fastest (T, P, D) at K = 8 / 256 / ideal:")
+    print("  fastest (T, P, D, and v when interleaved) at K = 8 / 256 / ideal:")
     for model in ("gpt-1t", "gpt-146b"):
         for n in FIG8_GPUS:
-            chosen = " / ".join(f"({q.T}, {q.P}, {q.D})" for q in (picks[(model, n, k)] for k in (8, 256, n)))
+            chosen = " / ".join(
+                f"({q.T}, {q.P}, {q.D}{f', v={q.interleave}' if q.interleave > 1 else ''})"
+                for q in (picks[(model, n, k)] for k in (8, 256, n))
+            )
             print(f"    {model:<9}{n:>7}: {chosen}")
     print(f"{'':<16}{'railx (16,384 / 32,768 / 65,536 GPUs)':<44}paper")
     claims = [
@@ -107,11 +115,11 @@ def fig8(points: list[Point], out: Path) -> None:
         ax.legend(fontsize=6)
     fig.suptitle("Fig. 8: iteration time against HB-domain size", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "railonly_fig8.png")
+    fig.savefig(out / f"railonly_fig8{suffix}.png")
     plt.close(fig)
 
 
-def fig9(points: list[Point], out: Path) -> None:
+def fig9(points: list[Point], out: Path, suffix: str = "") -> None:
     t = {(p.size, p.hb_tbps, p.nic_gbps): p.time_s for p in points}
     hbs = sorted({p.hb_tbps for p in points})
     nics = sorted({p.nic_gbps for p in points})
@@ -137,11 +145,11 @@ def fig9(points: list[Point], out: Path) -> None:
         ax.legend(fontsize=7)
     fig.suptitle("Fig. 9: GPT-1T iteration time against HB and NIC bandwidth", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "railonly_fig9.png")
+    fig.savefig(out / f"railonly_fig9{suffix}.png")
     plt.close(fig)
 
 
-def fig10(points: list[Point], out: Path) -> None:
+def fig10(points: list[Point], out: Path, suffix: str = "") -> None:
     gpus = points[0].gpus
     t = {(p.size, p.global_batch): p.time_s for p in points}
     sizes = sorted({p.size for p in points})
@@ -176,20 +184,27 @@ def fig10(points: list[Point], out: Path) -> None:
     b.set_title("(b) relative performance", fontsize=9)
     fig.suptitle("Fig. 10: GPT-1T against global batch", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "railonly_fig10.png")
+    fig.savefig(out / f"railonly_fig10{suffix}.png")
     plt.close(fig)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "figures", help="where the PNGs go")
+    parser.add_argument(
+        "--choices", choices=("railx", "calculon"), default="railx", help="the sweeps' modelling choices"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    choices = CALCULON if args.choices == "calculon" else RAILX
+    suffix = "" if choices is RAILX else f"_{choices.name}"
     start = time.perf_counter()
-    timed("Fig. 7", lambda: fig7(args.out))
-    fig8(timed("Fig. 8 sweep (60 points)", hb_size_sweep), args.out)
-    fig9(timed("Fig. 9 sweep (32 points)", bandwidth_sweep), args.out)
-    fig10(timed("Fig. 10 sweep (35 points)", batch_sweep), args.out)
+    if choices is RAILX:
+        timed("Fig. 7", lambda: fig7(args.out))
+    print(f"\nFigs. 8-10 with the {choices.name} choices")
+    fig8(timed("Fig. 8 sweep (60 points)", lambda: hb_size_sweep(choices=choices)), args.out, suffix)
+    fig9(timed("Fig. 9 sweep (32 points)", lambda: bandwidth_sweep(choices=choices)), args.out, suffix)
+    fig10(timed("Fig. 10 sweep (35 points)", lambda: batch_sweep(choices=choices)), args.out, suffix)
     print(f"\ntotal {time.perf_counter() - start:.1f} s; figures in {args.out}")
 
 

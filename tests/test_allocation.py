@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from conftest import EXAMPLES, run_railx
 from railx.allocation.dynamic import dynamic_split
 from railx.allocation.static import static_split, time_for_ports
 from railx.allocation.sweep import FIG16_SEQUENCES, fig16_table
+from railx.config import ConfigError
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.system import load_workload_system
@@ -131,3 +133,16 @@ def test_allocate_bw_cli() -> None:
     assert order["dp_all_reduce_order"] == "C-first" and report["dp_all_reduce_order"] == "De-first"
     bad = run_railx(*args, "--dp-all-reduce-order", "E-first")
     assert bad.rc == 2 and bad.stderr.startswith("error: --dp-all-reduce-order = 'E-first': must be one of")
+
+
+def test_milp_refuses_per_chunk_dp_windows_and_exhaustive_still_splits() -> None:
+    """Calculon's per-chunk DP windows (dp_overlap = "layer", interleave > 1) are not one window per
+    class, so the MILP's linearisation does not hold: one line naming the fields; exhaustive is exact."""
+    it = model_on(5, ["D"])
+    training = it.system.training.model_copy(update={"dp_overlap": "layer", "interleave": 2})
+    system = it.system.model_copy(update={"training": training})
+    chunked = IterationModel(it.model, replace(it.par, interleave=2), system)
+    assert len(chunked.sub_windows_s("D")) == 2
+    with pytest.raises(ConfigError, match=r"dp_overlap = \"layer\" with interleave > 1"):
+        static_split(chunked, "milp")
+    assert static_split(chunked, "exhaustive").time_s == pytest.approx(brute_force(chunked), rel=1e-12)

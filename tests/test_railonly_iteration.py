@@ -6,6 +6,7 @@ the sweeps' monotonicity (Figs. 8-10), and their one-line errors."""
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from railx.config import ConfigError
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.railonly import DGX_A100, DGX_GH200, hfu_cases, platform_system, validate_hfu
-from railx.workload.railonly.sweeps import SWEEP_TRAINING, point
+from railx.workload.railonly.sweeps import CALCULON, RAILX, SWEEP_TRAINING, Choices, bandwidth_sweep, point
 from railx.workload.search import best_parallelism, memory_bytes
 from railx.workload.system import WorkloadSystem, load_workload_system
 from railx.workload.traffic import Parallelism, compute_flops
@@ -340,3 +341,171 @@ def test_the_papers_trends_hold() -> None:
     for k in (8, 256):
         rel = [point("gpt-1t", 32768, 32768, b).time_s / point("gpt-1t", 32768, k, b).time_s for b in (256, 4096)]
         assert rel[0] < rel[1] <= 1
+
+
+# ---- Calculon's critical-path choices and the interleaving search (Fig. 9's gap) -------------------
+def _split(it: IterationModel) -> tuple[float, float]:
+    """(DP communication time, every other communication time) of an evaluation, at one count each."""
+    plain = IterationModel(
+        it.model,
+        it.par,
+        it.system.model_copy(
+            update={"training": it.system.training.model_copy(update={"dp_overlap": "stage", "bubble_comm": False})}
+        ),
+    )
+    by = plain.evaluate().by_parallelism_s
+    return float(by["D"]), sum(float(t) for p, t in by.items() if p != "D")
+
+
+@pytest.mark.parametrize("P", [4, 16, 128])
+def test_layer_dp_overlap_keeps_one_layers_all_reduce_exposed(P: int) -> None:
+    """T_iter = compute - w + max(w, X (1 - 1/n)) + X/n + the rest, with w = t_b (1 - 1/n) and n = L/P."""
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=8, P=P, D=8, micro_batches=4, sequence=2048)
+    stage, layer = (
+        IterationModel(spec, par, _hbd(64 * P, 8, 2.4, 100, overlap=["D"], dp_overlap=mode))
+        for mode in ("stage", "layer")
+    )
+    dp_s, rest_s = _split(layer)
+    n = 128 / P
+    w = layer.backward_s * (1 - 1 / n)
+    expected = layer.compute_total_s - w + max(w, dp_s * (1 - 1 / n)) + dp_s / n + rest_s
+    assert float(layer.evaluate().total_s) == pytest.approx(expected, rel=1e-12)
+    assert float(layer.evaluate().total_s) >= float(stage.evaluate().total_s)
+
+
+def test_bubble_comm_repeats_a_micro_batchs_exposed_communication_in_the_bubble() -> None:
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=16, P=16, D=4, micro_batches=32, sequence=2048, interleave=2)
+    off, on = (
+        IterationModel(spec, par, _hbd(1024, 8, 2.4, 100, overlap=["D"], interleave=2, bubble_comm=flag))
+        for flag in (False, True)
+    )
+    _, exposed_s = _split(on)  # TP and PP: exposed, once per micro-batch
+    bubble = (16 - 1) / (2 * 32)
+    assert float(on.evaluate().total_s) - float(off.evaluate().total_s) == pytest.approx(bubble * exposed_s, rel=1e-9)
+
+
+def test_the_interleaved_schedule_holds_more_activations_and_the_search_may_use_it() -> None:
+    spec = load_model("gpt-1t")
+    plain = Parallelism(T=8, P=16, D=8, micro_batches=32, sequence=2048)
+    states = 16 * spec.parameter_count() / (8 * 16)
+    for v in (2, 4, 8):
+        ratio = (memory_bytes(spec, replace(plain, interleave=v)) - states) / (memory_bytes(spec, plain) - states)
+        assert ratio == pytest.approx(1 + 15 / (16 * v))  # Korthikanti et al. §4.2.3
+    system = platform_system(DGX_GH200, 1024, 8, training=SWEEP_TRAINING)
+    fixed = best_parallelism(spec, system, 256)
+    searched = best_parallelism(spec, system, 256, search_interleave=True)
+    assert fixed.par.interleave == 1 and searched.time_s <= fixed.time_s
+    assert searched.memory_bytes <= 80e9
+
+
+def _fig9_gains(choices: Choices) -> tuple[float, ...]:
+    t = {(p.size, p.hb_tbps, p.nic_gbps): p.time_s for p in bandwidth_sweep(choices=choices)}
+    hbs, nics = (2.4, 4.8, 7.2, 9.6), (100, 200, 300, 400)
+    nic = [statistics.mean(100 * (1 - t[(k, hb, 400)] / t[(k, hb, 100)]) for hb in hbs) for k in (8, 256)]
+    hb = [statistics.mean(100 * (1 - t[(k, 9.6, n)] / t[(k, 2.4, n)]) for n in nics) for k in (8, 256)]
+    return (*nic, *hb)
+
+
+def test_calculons_model_puts_fig9s_hb_gains_on_the_papers_and_its_nic_gains_below() -> None:
+    """docs/reproductions.md, Fig. 9: railx's default is 14.5 points off the paper's worst number;
+    Calculon's model lands both HB gains within 0.2 points and leaves both NIC gains low (8.0 and
+    3.5 points; the documented residual). Micro-batch and recomputation searches are off here:
+    the benchmark shows they move none of the four numbers (and they are the slow part)."""
+    paper = (35.9, 8.0, 8.0, 13.3)
+    railx = _fig9_gains(RAILX)
+    calculon = _fig9_gains(replace(CALCULON, search_micro_batch=False, search_recompute=False))
+    assert railx == pytest.approx((21.4, 2.8, 9.4, 22.6), abs=0.05)
+    assert calculon == pytest.approx((27.9, 4.5, 7.9, 13.2), abs=0.05)
+    assert max(abs(a - b) for a, b in zip(railx, paper, strict=True)) > 14
+    assert max(abs(a - b) for a, b in zip(calculon[2:], paper[2:], strict=True)) < 0.2
+    assert all(a < b for a, b in zip(calculon[:2], paper[:2], strict=True))
+
+
+def test_optimizer_sharding_keeps_the_weights_whole_and_shards_the_rest_over_D() -> None:
+    """Calculon's sharded memory rule: 2 + 14/D bytes per parameter over T x P, plus one layer's
+    unsharded 2-byte gradients; the activations do not change, and D = 1 is the unsharded 16 bytes
+    plus that one layer."""
+    spec = load_model("gpt-1t")
+    params = spec.parameter_count()
+    for T, P, D in ((8, 16, 8), (16, 8, 64), (8, 32, 1)):
+        par = Parallelism(T=T, P=P, D=D, micro_batches=16, sequence=2048)
+        whole, sharded = memory_bytes(spec, par), memory_bytes(spec, par, optimizer_sharding=True)
+        activations = whole - 16 * params / (T * P)
+        states = (2 + 14 / D) * params / (T * P) + 2 * params / (T * 128)
+        assert sharded == pytest.approx(states + activations, rel=1e-12)
+        assert (sharded < whole) == (D > 1 and 14 * (1 - 1 / D) > 2 * P / 128)
+
+
+def test_optimizer_sharding_lets_the_search_use_more_data_parallelism() -> None:
+    system = platform_system(DGX_GH200, 32768, 256, training=SWEEP_TRAINING)
+    spec = load_model("gpt-1t")
+    plain = best_parallelism(spec, system, 4096)
+    sharded = best_parallelism(spec, system, 4096, optimizer_sharding=True)
+    assert sharded.time_s <= plain.time_s and sharded.par.D >= plain.par.D
+    assert sharded.memory_bytes == pytest.approx(memory_bytes(spec, sharded.par, optimizer_sharding=True))
+    assert sharded.memory_bytes <= 80e9
+
+
+@pytest.mark.parametrize(
+    ("P", "v", "n", "slots"),
+    [(8, 1, 3, 7), (8, 4, 16, 7 / 4), (8, 4, 3, (7 + 3 * 5) / 4), (4, 32, 1, (3 + 31 * 3) / 32)],
+)
+def test_an_interleaved_pipeline_short_of_micro_batches_idles_more(P: int, v: int, n: int, slots: float) -> None:
+    """Bubble slots (P - 1)/v, plus (v - 1)(P - N_B mod P)/v when N_B is not a multiple of P and v > 1
+    (Calculon's missing-micro-batch bubble); the compute total is (N_B + slots)(t_f + t_b)."""
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=8, P=P, D=4, micro_batches=n, sequence=2048, interleave=v)
+    it = IterationModel(spec, par, _hbd(32 * P, 8, 2.4, 100, overlap=["D"], interleave=v))
+    assert it.bubble_slots == pytest.approx(slots)
+    assert it.compute_total_s == pytest.approx((n + slots) * (it.forward_s + it.backward_s))
+
+
+@pytest.mark.parametrize(("P", "v"), [(4, 2), (16, 4), (16, 8)])
+def test_layer_dp_overlap_of_an_interleaved_stage_hides_each_chunk_under_its_own_window(P: int, v: int) -> None:
+    """Calculon's DP overlap with v chunks: one layer's all-reduce exposed; the v - 1 earlier chunks'
+    share (v - 1)/v hides under P t_b (v - 1)/v, the last chunk's other layers' share under its own
+    layers' backward, each exposed only beyond its window."""
+    spec = load_model("gpt-1t")
+    par = Parallelism(T=8, P=P, D=8, micro_batches=2 * P, sequence=2048, interleave=v)
+    it = IterationModel(spec, par, _hbd(64 * P, 8, 2.4, 100, overlap=["D"], dp_overlap="layer", interleave=v))
+    dp_s, rest_s = _split(it)
+    n, t_b = 128 / P, it.backward_s
+    earlier, last = (v - 1) / v, (n / v - 1) / n
+    windows = [(earlier * dp_s, P * t_b * earlier), (last * dp_s, t_b * last)]
+    expected = it.compute_total_s + sum(max(w, x) - w for x, w in windows) + dp_s / n + rest_s
+    assert float(it.evaluate().total_s) == pytest.approx(expected, rel=1e-12)
+    assert sum(w for _, w in it.sub_windows_s("D")) == pytest.approx(it.windows_s()["D"])
+
+
+def test_each_recomputation_mode_keeps_korthikantis_activation_bytes() -> None:
+    """Table 2 of Korthikanti et al., per layer and token over T: 34 h (selective), h (34 + 5 a s / h)
+    (none); full keeps the 2-byte inputs of every layer plus one whole layer."""
+    spec = load_model("gpt-1t")
+    v = spec.values()
+    par = Parallelism(T=8, P=16, D=8, micro_batches=32, sequence=2048)
+    states = 16 * spec.parameter_count() / (8 * 16)
+    per_layer = 2048 * v["hidden"] / 8
+    layers, in_flight = 128 / 16, 16
+    whole = 34 + 5 * v["heads"] * 2048 / v["hidden"]
+    expected = {
+        "selective": 34 * per_layer * layers * in_flight,
+        "none": whole * per_layer * layers * in_flight,
+        "full": 2 * per_layer * layers * in_flight + whole * per_layer,
+    }
+    for mode, activations in expected.items():
+        assert memory_bytes(spec, par, recompute=mode) == pytest.approx(states + activations, rel=1e-12)
+    system = platform_system(DGX_GH200, 1024, 8, training=SWEEP_TRAINING)
+    searched = best_parallelism(spec, system, 256, search_recompute=True)
+    assert searched.time_s <= best_parallelism(spec, system, 256).time_s
+    assert searched.memory_bytes == pytest.approx(memory_bytes(spec, searched.par, recompute=searched.recompute))
+
+
+def test_the_micro_batch_search_never_loses_and_keeps_the_batch() -> None:
+    spec = load_model("gpt-1t")
+    system = platform_system(DGX_GH200, 1024, 8, training=SWEEP_TRAINING)
+    fixed = best_parallelism(spec, system, 256)
+    searched = best_parallelism(spec, system, 256, search_micro_batch=True)
+    assert searched.time_s <= fixed.time_s and searched.memory_bytes <= 80e9
+    assert searched.par.micro_batch * searched.par.micro_batches * searched.par.D == 256

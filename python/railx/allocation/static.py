@@ -117,6 +117,11 @@ def _exhaustive(it: IterationModel, groups: dict[str, list[Dim]], n: dict[str, i
 
 
 def _milp(it: IterationModel, groups: dict[str, list[Dim]], n: dict[str, int], count: int) -> StaticSplit:
+    if any(len(it.sub_windows_s(c)) > 1 for c in it.overlap):  # the linearisation has one window per class
+        raise ConfigError(
+            '[training] dp_overlap = "layer" with interleave > 1 hides each chunk under its own window, '
+            'which the MILP split cannot linearise; use method = "exhaustive", dp_overlap = "stage" or interleave = 1'
+        )
     dims = [(a, d) for a, ds in groups.items() for d in ds]
     values = {d: np.arange(1, n[a] - len(groups[a]) + 2) for a, d in dims}
     offset, pos = {}, 0

@@ -4,11 +4,19 @@ T_iter = T_comp + sum over overlap classes c of max(T*_comp,c, T*_comm,c) + T_co
 
 - Compute: one micro-batch takes t_f forward and t_b backward (with any activation recomputation,
   `[training] recompute`) on a stage; a 1F1B pipeline runs N_B + (P - 1)/v micro-batch slots (the
-  (P - 1)/v are the bubble; v = `[training] interleave`, model chunks per stage, 1 for plain 1F1B).
+  (P - 1)/v are the bubble; v = `[training] interleave`, model chunks per stage, 1 for plain 1F1B;
+  an interleaved schedule with N_B not a multiple of P idles (v - 1)(P - N_B mod P)/v slots more).
 - Class "D" (data-parallel gradient all-reduces) can hide under the backward of the last
   micro-batch (window t_b); class "P" (pipeline sends) under the compute of the other N_B - 1
   micro-batches. The windows are disjoint; what is not a window of an overlapped class is T_comp.
 - Everything else (T, C, E, and D or P when not overlapped) is exposed: T_comm.
+- Two choices of the critical path (`[training]`, both off by default; Calculon's when on):
+  `dp_overlap = "layer"` keeps one layer's share (P/L) of class D's all-reduces exposed, as
+  per-layer gradient buckets leave the last-computed layer's all-reduce nothing to hide under,
+  and shrinks D's window to the backward of the stage's other layers; `bubble_comm = true` lets
+  the bubble slots carry a micro-batch's exposed communication too (a pipeline slot is
+  the stage's compute plus its exposed TP, CP, EP and PP time), so that communication counts
+  (N_B + bubble slots)/N_B times.
 
 Communication times come from the analytic collective models (railx.collectives.analytic) on the
 bandwidth each dimension gets: from a RailX plant's port mapping, or measured on any system's
@@ -27,7 +35,7 @@ recomputation over time x GPUs x peak).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -107,10 +115,19 @@ class IterationModel:
 
     # ---- compute ---------------------------------------------------------------------------
     @property
+    def bubble_slots(self) -> float:
+        """Micro-batch slots of the pipeline bubble: (P - 1)/v, plus, for an interleaved schedule
+        whose N_B is not a multiple of P, (v - 1)(P - N_B mod P)/v more, as each of the v - 1
+        earlier model chunks waits for the micro-batches missing from its last round of P
+        (Calculon's "missing microbatches" bubble, `calculon/llm/llm.py`, `_compute_batch_stats`)."""
+        P, v, n = self.par.P, self.par.interleave, self.par.micro_batches
+        shortage = P - n % P if v > 1 and n % P else 0
+        return (P - 1 + (v - 1) * shortage) / v
+
+    @property
     def compute_total_s(self) -> float:
-        """All compute of an iteration including the pipeline bubble: (N_B + (P - 1)/v)(t_f + t_b)."""
-        bubble = (self.par.P - 1) / self.par.interleave
-        return (self.par.micro_batches + bubble) * (self.forward_s + self.backward_s)
+        """All compute of an iteration including the pipeline bubble: (N_B + bubble slots)(t_f + t_b)."""
+        return (self.par.micro_batches + self.bubble_slots) * (self.forward_s + self.backward_s)
 
     # ---- FLOPs utilisation -----------------------------------------------------------------
     @property
@@ -134,17 +151,60 @@ class IterationModel:
         """Model FLOPs utilisation: as :meth:`hfu` without the recomputation."""
         return self.iteration_flops()[0] / (time_s * self.par.ranks * self.system.chip.peak_flops_per_s)
 
+    @property
+    def layers_per_stage(self) -> float:
+        """L/P: the layers of one pipeline stage."""
+        return self.model.values()["layers"] / self.par.P
+
+    def sub_windows_s(self, cls: OverlapClass) -> list[tuple[float, float]]:
+        """(share of the class's hideable communication, compute window it hides under) pairs;
+        each share is exposed only beyond its own window. One pair but for Calculon's per-layer
+        DP overlap of an interleaved stage (`dp_overlap = "layer"`, v > 1), whose v chunks finish
+        their backward at different times: the v - 1 earlier chunks' all-reduces ((v - 1)/v of
+        the stage's) hide under the backward of P micro-batches through one chunk each
+        (P t_b (v - 1)/v), the last chunk's under its other layers' backward of one micro-batch
+        (`calculon/llm/llm.py`, `_compute_batch_stats`, its DP overlap)."""
+        if cls == "P":
+            return [(1.0, (self.par.micro_batches - 1) * (self.forward_s + self.backward_s))]
+        if self.system.training.dp_overlap == "stage":
+            return [(1.0, self.backward_s)]
+        n, v = self.layers_per_stage, self.par.interleave
+        last = (n / v - 1) / n  # the last chunk's layers but the exposed one, as a share of the stage
+        hideable = 1 - 1 / n
+        if v == 1:
+            return [(1.0, self.backward_s * hideable)] if hideable > 0 else []
+        earlier = (v - 1) / v
+        return [(earlier / hideable, self.par.P * self.backward_s * earlier), (last / hideable, self.backward_s * last)]
+
     def windows_s(self) -> dict[OverlapClass, float]:
-        """Compute each overlapped class can hide under (see module docstring)."""
-        window: dict[OverlapClass, float] = {
-            "D": self.backward_s,
-            "P": (self.par.micro_batches - 1) * (self.forward_s + self.backward_s),
-        }
-        return {c: window[c] for c in self.overlap}
+        """Compute each overlapped class can hide under (see module docstring and :meth:`sub_windows_s`)."""
+        return {c: sum(w for _, w in self.sub_windows_s(c)) for c in self.overlap}
 
     # ---- communication ---------------------------------------------------------------------
+    def _shares(self, coll: Collective) -> list[tuple[OverlapClass | None, float]]:
+        """Where a collective's time goes: (overlap class or None for exposed, weight) pairs whose
+        weights sum to 1, or to more when the bubble repeats exposed communication (module docstring)."""
+        training = self.system.training
+        cls: OverlapClass | None = coll.parallelism if coll.parallelism in self.overlap else None
+        if coll.parallelism == "D":
+            if cls == "D" and training.dp_overlap == "layer":
+                tail = 1 / self.layers_per_stage
+                return [(None, tail), ("D", 1 - tail)] if tail < 1 else [(None, 1.0)]
+            return [(cls, 1.0)]
+        if cls is None and training.bubble_comm:  # per micro-batch traffic, also in the bubble's slots
+            return [(None, 1 + self.bubble_slots / self.par.micro_batches)]
+        return [(cls, 1.0)]
+
     def _terms(self, coll: Collective) -> list[CommTerm]:
-        cls = coll.parallelism if coll.parallelism in self.overlap else None
+        return [
+            replace(term, overlap=cls, count=term.count * weight)
+            for term in self._collective_terms(coll)
+            for cls, weight in self._shares(coll)
+        ]
+
+    def _collective_terms(self, coll: Collective) -> list[CommTerm]:
+        """The collective's terms, one per dimension (level) whose bandwidth it depends on, all
+        with overlap None (:meth:`_terms` places them)."""
         dims = [d for d in coll.dims if self.par.size(d) > 1]
         if not dims:
             return []
@@ -154,7 +214,7 @@ class IterationModel:
             levels = [level for d in order for level in self._levels(d)]
             return [
                 CommTerm(
-                    coll.name, coll.parallelism, lv.dim, cls, coll.frequency, partial(self._level_stage, V, levels, i)
+                    coll.name, coll.parallelism, lv.dim, None, coll.frequency, partial(self._level_stage, V, levels, i)
                 )
                 for i, lv in enumerate(levels)
             ]
@@ -164,7 +224,7 @@ class IterationModel:
             levels = self._levels(d)
             return [
                 CommTerm(
-                    coll.name, coll.parallelism, d, cls, coll.frequency / 2, partial(self._level_stage, V, levels, i)
+                    coll.name, coll.parallelism, d, None, coll.frequency / 2, partial(self._level_stage, V, levels, i)
                 )
                 for i in range(len(levels))
             ]
@@ -177,7 +237,7 @@ class IterationModel:
             stage = partial(_rs, ring_reduce_scatter_time_s, p, V, link.alpha_s)
         else:
             stage = partial(_p2p, V, link.alpha_s)
-        return [CommTerm(coll.name, coll.parallelism, d, cls, coll.frequency, stage)]
+        return [CommTerm(coll.name, coll.parallelism, d, None, coll.frequency, stage)]
 
     def _levels(self, dim: Dim) -> list[_Level]:
         """The dimension as levels of a hierarchical collective: inside the HB domains then across
@@ -220,7 +280,8 @@ class IterationModel:
                 hidden[term.overlap] = hidden[term.overlap] + t
         windows = self.windows_s()
         compute_exposed = self.compute_total_s - sum(windows.values())
-        total = compute_exposed + exposed + sum((np.maximum(windows[c], hidden[c]) for c in self.overlap), zero)
+        overlapped = (np.maximum(w, share * hidden[c]) for c in self.overlap for share, w in self.sub_windows_s(c))
+        total = compute_exposed + exposed + sum(overlapped, zero)
         return IterationTime(total, compute_exposed, windows, hidden, exposed, by_par, by_coll)
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "ChipConfig",
     "DimLink",
     "DpAllReduceOrder",
+    "DpOverlap",
     "HbDomainsConfig",
     "OverlapClass",
     "TrainingConfig",
@@ -83,6 +84,12 @@ TFLOPS = 1e12  # FLOP/s in one TFLOP/s
 
 OverlapClass = Literal["D", "P"]
 """A parallelism whose traffic may hide under compute (eq. 10): data-parallel or pipeline."""
+
+DpOverlap = Literal["stage", "layer"]
+"""How class D's gradient all-reduces hide (with "D" in `overlap`): "stage", all of a stage's under
+the last micro-batch's backward; "layer", per-layer buckets, so the all-reduce of the layer whose
+gradients come last (one L/P-th of the stage's) is always exposed and the rest hides under the
+backward of the stage's other layers (Calculon's DP overlap)."""
 
 DpAllReduceOrder = Literal["De-first", "C-first"]
 DP_ALL_REDUCE_ORDERS: tuple[str, ...] = get_args(DpAllReduceOrder)
@@ -135,8 +142,9 @@ _DEFAULT_OVERLAP: list[OverlapClass] = ["D"]
 
 class TrainingConfig(Strict):
     """Batch shape, which parallelisms' traffic overlaps compute (eq. 10), the level order of the
-    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`), activation recomputation (:data:`railx.workload.traffic.Recompute`)
-    and the pipeline interleaving (model chunks per stage)."""
+    DP all-reduces (see :data:`DP_ALL_REDUCE_ORDERS`), activation recomputation (:data:`railx.workload.traffic.Recompute`),
+    the pipeline interleaving (model chunks per stage), how the DP all-reduces hide
+    (:data:`DpOverlap`) and whether the pipeline bubble carries communication."""
 
     micro_batch: int = Field(default=1, gt=0)
     micro_batches: int = Field(default=1, gt=0)
@@ -146,6 +154,10 @@ class TrainingConfig(Strict):
     dp_all_reduce_order: DpAllReduceOrder = Field(default="De-first", examples=["De-first"])
     recompute: Recompute = Field(default="none", examples=["selective"])
     interleave: int = Field(default=1, gt=0)
+    dp_overlap: DpOverlap = Field(default="stage", examples=["layer"])
+    bubble_comm: bool = False
+    """True: the (P - 1)/v fill-and-drain slots of the pipeline carry a micro-batch's exposed
+    communication as well as its compute (Calculon's bubble); False: compute only."""
 
 
 class DimLink(Strict):

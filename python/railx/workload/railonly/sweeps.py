@@ -2,24 +2,32 @@
 Figs. 8-10): against the HB-domain size K, the HB and NIC bandwidths, and the global batch.
 
 Every point is the fastest parallelisation the search finds (:func:`best_parallelism`, as the
-paper's §V-B enumerates them) on N GPUs of :data:`DGX_GH200` in HB domains of K, with
-:data:`SWEEP_TRAINING`; K = N is the ideal (one full-bisection HB domain).
+paper's §V-B enumerates them) on N GPUs of :data:`DGX_GH200` in HB domains of K; K = N is the ideal
+(one full-bisection HB domain). Two sets of modelling choices (:class:`Choices`):
+:data:`RAILX` (the default: :data:`SWEEP_TRAINING`, plain 1F1B) and :data:`CALCULON` (what
+Calculon, which the paper's model follows, does: pipeline sends on the critical path, its bubble
+and DP overlap, and its search over interleavings, micro-batch sizes, recomputation and optimizer
+sharding), which docs/reproductions.md compares on Figs. 8-10.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from railx.workload.catalogue import load_model
 from railx.workload.railonly.platform import DGX_GH200, EFFICIENCY, platform_system
 from railx.workload.search import Candidate, best_parallelism
 
 __all__ = [
+    "CALCULON",
     "FIG8_BATCH",
     "FIG8_GPUS",
     "HB_SIZES",
+    "RAILX",
     "SWEEP_TRAINING",
+    "Choices",
     "Point",
     "batch_sweep",
     "bandwidth_sweep",
@@ -36,6 +44,42 @@ SWEEP_TRAINING = {
 """Megatron-LM's setup as Korthikanti et al. recommend it (selective recomputation, micro-batch 1,
 sequence 2048), with the data-parallel all-reduce hidden under the last backward and the
 pipeline sends under the other micro-batches (eq. 10's overlap classes)."""
+
+
+@dataclass(frozen=True)
+class Choices:
+    """The modelling choices of a sweep: its `[training]` table, whether the search also tries
+    every pipeline interleaving (and every micro-batch size and recomputation mode), and whether its memory rule shards
+    the optimizer state and gradients over D (:func:`best_parallelism`'s `search_interleave`,
+    `search_micro_batch`, `search_recompute` and `optimizer_sharding`)."""
+
+    name: str
+    training: Mapping[str, Any]
+    search_interleave: bool
+    optimizer_sharding: bool = False
+    search_micro_batch: bool = False
+    search_recompute: bool = False
+
+
+RAILX = Choices("railx", SWEEP_TRAINING, search_interleave=False)
+"""railx's default: :data:`SWEEP_TRAINING`, plain 1F1B (one model chunk per stage)."""
+CALCULON = Choices(
+    "calculon",
+    {**SWEEP_TRAINING, "overlap": ["D"], "dp_overlap": "layer", "bubble_comm": True},
+    search_interleave=True,
+    optimizer_sharding=True,
+    search_micro_batch=True,
+    search_recompute=True,
+)
+"""Calculon's (Isaev et al., SC'23) execution model where it differs from railx's default, each a
+choice of the same iteration model (`calculon/llm/llm.py`, `_compute_batch_stats`): the pipeline
+sends are on the critical path (all of their time counts as exposed); the bubble's slots carry
+each micro-batch's exposed communication (its bubble is P - 1 chunk times, a chunk's time
+including the exposed TP and PP time, plus the missing-micro-batch slots of an interleaved
+schedule); per-layer DP all-reduces (one layer's always exposed, each chunk's others hidden under
+its own window). Its search (`calculon/llm/optimal_execution.py`) also enumerates every pipeline
+interleaving, micro-batch size and recomputation mode, and tries optimizer sharding, which
+with railx's collectives always fits at least as much at the same time, so it is simply on."""
 
 HB_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """K of Fig. 8 (the ideal K = N is added to every sweep)."""
@@ -70,12 +114,27 @@ def point(
     hb_tbps: float = DGX_GH200.hb_tbps,
     nic_gbps: float = DGX_GH200.nic_gbps,
     efficiency: float = EFFICIENCY,
+    choices: Choices = RAILX,
 ) -> Point:
     """The best iteration time of `model` on `gpus` H100 in HB domains of `size`."""
     system = platform_system(
-        DGX_GH200, gpus, size, hb_tbps=hb_tbps, nic_gbps=nic_gbps, efficiency=efficiency, training=SWEEP_TRAINING
+        DGX_GH200,
+        gpus,
+        size,
+        hb_tbps=hb_tbps,
+        nic_gbps=nic_gbps,
+        efficiency=efficiency,
+        training=dict(choices.training),
     )
-    best = best_parallelism(load_model(model), system, global_batch)
+    best = best_parallelism(
+        load_model(model),
+        system,
+        global_batch,
+        search_interleave=choices.search_interleave,
+        optimizer_sharding=choices.optimizer_sharding,
+        search_micro_batch=choices.search_micro_batch,
+        search_recompute=choices.search_recompute,
+    )
     return Point(model, gpus, size, hb_tbps, nic_gbps, global_batch, best)
 
 
@@ -83,9 +142,10 @@ def hb_size_sweep(
     models: Sequence[str] = ("gpt-1t", "gpt-146b"),
     gpus: Sequence[int] = FIG8_GPUS,
     sizes: Sequence[int] = HB_SIZES,
+    choices: Choices = RAILX,
 ) -> list[Point]:
     """Fig. 8: every model, cluster and K (and K = N), at the model's batch of the paper."""
-    return [point(m, n, k, FIG8_BATCH[m]) for m in models for n in gpus for k in (*sizes, n)]
+    return [point(m, n, k, FIG8_BATCH[m], choices=choices) for m in models for n in gpus for k in (*sizes, n)]
 
 
 def bandwidth_sweep(
@@ -94,10 +154,11 @@ def bandwidth_sweep(
     hb_tbps: Sequence[float] = (2.4, 4.8, 7.2, 9.6),
     nic_gbps: Sequence[float] = (100, 200, 300, 400),
     model: str = "gpt-1t",
+    choices: Choices = RAILX,
 ) -> list[Point]:
     """Fig. 9: GPT-1T (batch 4096) for every K, HB bandwidth and NIC bandwidth."""
     batch = FIG8_BATCH[model]
-    return [point(model, gpus, k, batch, hb, nic) for k in sizes for hb in hb_tbps for nic in nic_gbps]
+    return [point(model, gpus, k, batch, hb, nic, choices=choices) for k in sizes for hb in hb_tbps for nic in nic_gbps]
 
 
 def batch_sweep(
@@ -105,6 +166,7 @@ def batch_sweep(
     sizes: Sequence[int] = (8, 16, 32, 64, 128, 256),
     batches: Sequence[int] = (256, 512, 1024, 2048, 4096),
     model: str = "gpt-1t",
+    choices: Choices = RAILX,
 ) -> list[Point]:
     """Fig. 10: GPT-1T on 32,768 GPUs for every K (and K = N) and global batch."""
-    return [point(model, gpus, k, b) for k in (*sizes, gpus) for b in batches]
+    return [point(model, gpus, k, b, choices=choices) for k in (*sizes, gpus) for b in batches]
