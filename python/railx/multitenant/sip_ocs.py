@@ -57,6 +57,7 @@ __all__ = [
     "concurrent_flow",
     "decompose",
     "exact_steering",
+    "moore_bound",
     "steer_job",
 ]
 
@@ -113,7 +114,11 @@ def _flow_program(
     n = n_x + n_f + 1  # x, f (source-major), lambda
     src = np.array([a[0] for a in arcs])
     dst = np.array([a[1] for a in arcs])
-    rows, cols, vals, lo, hi = [], [], [], [], []
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    lo: list[float] = []
+    hi: list[float] = []
 
     def add(row_cols: np.ndarray, row_vals: np.ndarray, b_lo: float, b_hi: float) -> None:
         rows.append(np.full(len(row_cols), len(lo)))
@@ -247,7 +252,11 @@ def _cayley_program(gens: list[np.ndarray], q: int, shares: np.ndarray | None) -
     n_f = k * m  # f(v, g) at index g * k + v
     free = shares is None
     n = n_f + (m if free else 0) + 1
-    rows, cols, vals, lo, hi = [], [], [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    lo: list[float] = []
+    hi: list[float] = []
     for v in range(1, k):  # conservation at v != 0: in - out = lambda
         into = [(g * k + int(u)) for g, perm in enumerate(gens) for u in np.flatnonzero(perm == v)]
         out = [g * k + v for g in range(m)]
@@ -317,21 +326,62 @@ def cayley_steering(k: int, q: int) -> Steering:
         candidates += [([k], list(c)) for c in combinations(range(1, k), width)]
     else:
         candidates.append(([k], sorted({1 + (i * (k - 1)) // q for i in range(q)})))
-    best: tuple[tuple[float, float], Steering] | None = None
+    best: tuple[tuple[float, float, float], Steering] | None = None
     for digits, shifts in candidates:
         gens = _generators(digits, shifts)
-        _, shares = _cayley_program(gens, q, None)
-        whole = _round_shares(shares, q)
-        lam, _ = _cayley_program(gens, q, whole)
-        perms = np.array([gens[g] for g in np.repeat(np.arange(len(gens)), whole)], dtype=np.int64)
-        # Equal lambda: the fewer mean hops wins (less latency, and the flow level routes on
-        # shortest paths only).
-        key = (round(lam, 9), -_mean_hops(perms))
-        if best is None or key > best[0]:
-            label = "x".join(map(str, digits)) if shifts is None else f"Z_{k} shifts {shifts}"
-            best = (key, Steering(perms, lam, f"Cayley heuristic ({label})"))
+        loads = _shortest_path_loads(np.array(gens))
+        _, relaxed = _cayley_program(gens, q, None)
+        # Two whole-OCS splits: the LP's rounded, and the one best for shortest-path routing.
+        for whole in (_round_shares(relaxed, q), _shortest_path_shares(loads, q)):
+            lam, _ = _cayley_program(gens, q, whole)
+            perms = np.array([gens[g] for g in np.repeat(np.arange(len(gens)), whole)], dtype=np.int64)
+            # The objective first; at equal lambda what the flow level's shortest-path routing
+            # delivers, then the fewer mean hops.
+            key = (round(lam, 9), round(float((whole / loads).min()), 9), -_mean_hops(perms))
+            if best is None or key > best[0]:
+                label = "x".join(map(str, digits)) if shifts is None else f"Z_{k} shifts {shifts}"
+                best = (key, Steering(perms, lam, f"Cayley heuristic ({label})"))
     assert best is not None
     return best[1]
+
+
+def _shortest_path_loads(gens: np.ndarray) -> np.ndarray:
+    """Per generator, the load one circuit of it carries when every GPU sends one unit to every
+    other over shortest paths, split evenly over the next hops at every branching (the flow
+    level's routing): one source's flows, every arc of a generator alike by symmetry."""
+    m, k = gens.shape
+    # dist[w, v]: circuits from w to v, relaxed until stable (at most the diameter's rounds).
+    dist = np.full((k, k), np.inf)
+    np.fill_diagonal(dist, 0)
+    while True:
+        relaxed = np.minimum(dist, 1 + dist[gens].min(axis=0))
+        if (relaxed == dist).all():
+            break
+        dist = relaxed
+    if np.isinf(dist).any():
+        return np.full(m, np.inf)  # not strongly connected: no throughput
+    at = np.zeros((k, k))  # at[w, v]: GPU 0's flow towards v now at w
+    at[0, 1:] = 1.0
+    next_hop = dist[gens] == dist[None, :, :] - 1  # m x k x k: generator g leads w closer to v
+    fanout = next_hop.sum(axis=0)
+    loads = np.zeros(m)
+    for h in range(int(dist.max()), 0, -1):
+        moving = np.where(dist == h, at, 0.0) / np.maximum(fanout, 1)
+        at = np.where(dist == h, 0.0, at)
+        for g in range(m):
+            share = np.where(next_hop[g], moving, 0.0)
+            loads[g] += share.sum()
+            at[gens[g]] += share
+    return loads
+
+
+def _shortest_path_shares(loads: np.ndarray, q: int) -> np.ndarray:
+    """Whole OCSs per generator summing to q, one each and every spare to the generator with
+    the most load per circuit (the max-min split for fixed loads)."""
+    whole = np.ones(len(loads), dtype=np.int64)
+    for _ in range(q - len(loads)):
+        whole[int(np.argmax(loads / whole))] += 1
+    return whole
 
 
 def _mean_hops(perms: np.ndarray) -> float:
@@ -346,6 +396,19 @@ def _mean_hops(perms: np.ndarray) -> float:
         dist[reached] = dist[frontier[0]] + 1
         frontier = reached
     return float(dist[1:].mean()) if (dist >= 0).all() else np.inf
+
+
+def moore_bound(k: int, q: int) -> float:
+    """An upper bound on lambda for a mesh of k GPUs on q OCSs, whatever the steering: a GPU has
+    at most q^h GPUs h circuits away, every unit of traffic to a GPU h away crosses h circuits,
+    and the k GPUs own k q circuits, so lambda <= q / sum_h h n_h with n_h = min(q^h, the rest)."""
+    left, hops, h = k - 1, 0, 0
+    while left > 0:
+        h += 1
+        n_h = min(q**h, left)
+        hops += h * n_h
+        left -= n_h
+    return q / hops
 
 
 def steer_job(k: int, q: int) -> Steering:
