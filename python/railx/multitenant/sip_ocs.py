@@ -29,8 +29,8 @@ bipartite multigraphs), and `decompose` recovers the Q permutations.
 The MILP has k^3 flow variables for a job of k GPUs; railx solves it exactly up to
 `EXACT_MAX_GPUS`. Larger jobs with uniform traffic (a mesh, the estimate paper 003 uses) get the
 **Cayley heuristic**: GPUs numbered in mixed radix b_0 x b_1 x ... = k (every factorisation with
-sum (b_d - 1) <= Q, and circulants Z_k: every set of Q shifts where there are at most
-`MAX_SHIFT_SETS`, else Q evenly spread shifts), one OCS per generator
+sum (b_d - 1) <= Q), or circulants Z_k (every set of Q shifts where there are at most
+`MAX_SHIFT_SETS`, else Q evenly spread shifts and `RANDOM_SHIFT_SETS` seeded random sets), one OCS per generator
 "add a to digit d" (a permutation); an LP chooses each generator's share of the Q OCSs, rounded
 to whole OCSs, and a second LP gives the rounded network's lambda exactly (by symmetry one
 source's flow suffices on a Cayley graph with uniform traffic); the best candidate wins. Its gap
@@ -66,6 +66,9 @@ EXACT_MAX_GPUS = 5
 a second; 6 GPUs on 2 OCSs takes about 20 s, the relabelling symmetry of a mesh grows as k!)."""
 MAX_SHIFT_SETS = 120
 """The Cayley heuristic tries every set of shifts of a circulant up to this many sets."""
+RANDOM_SHIFT_SETS = 8
+"""Beyond, it tries this many random sets of q distinct shifts (seeded by the job size): random
+circulants come nearer the Moore bound than products of complete graphs at hundreds of GPUs."""
 
 
 @dataclass(frozen=True)
@@ -326,13 +329,21 @@ def cayley_steering(k: int, q: int) -> Steering:
         candidates += [([k], list(c)) for c in combinations(range(1, k), width)]
     else:
         candidates.append(([k], sorted({1 + (i * (k - 1)) // q for i in range(q)})))
+        rng = np.random.default_rng(k)  # seeded: a job size always gets the same circuits
+        candidates += [
+            ([k], sorted(int(x) for x in rng.choice(np.arange(1, k), size=q, replace=False)))
+            for _ in range(RANDOM_SHIFT_SETS)
+        ]
     best: tuple[tuple[float, float, float], Steering] | None = None
     for digits, shifts in candidates:
         gens = _generators(digits, shifts)
         loads = _shortest_path_loads(np.array(gens))
-        _, relaxed = _cayley_program(gens, q, None)
-        # Two whole-OCS splits: the LP's rounded, and the one best for shortest-path routing.
-        for whole in (_round_shares(relaxed, q), _shortest_path_shares(loads, q)):
+        # Two whole-OCS splits: the LP's rounded, and the one best for shortest-path routing
+        # (one OCS per generator when there are q of them).
+        splits = [np.ones(len(gens), dtype=np.int64)]
+        if len(gens) < q:
+            splits = [_round_shares(_cayley_program(gens, q, None)[1], q), _shortest_path_shares(loads, q)]
+        for whole in splits:
             lam, _ = _cayley_program(gens, q, whole)
             perms = np.array([gens[g] for g in np.repeat(np.arange(len(gens)), whole)], dtype=np.int64)
             # The objective first; at equal lambda what the flow level's shortest-path routing
