@@ -7,8 +7,8 @@ paper's claim that Flex-SiPAC cuts the JCT at 1 MB by 26-29% against the DGX-H10
   analytic bound (labelled) on Flex-SiPAC and static SiPAC.
 - Fig. 8: 64 and 512 CUs, two jobs of one workload (VGG-16, CANDLE Uno, BERT-large per-layer
   gradients) of varying sizes; one iteration = the layers' all-reduces one after another.
-- §5.B testbed, as far as a network model goes: Flex-SiPAC(2, 2) with two 10 Gb/s wavelengths
-  per GPU, two 2-GPU jobs, against static SiPAC (and BCube, the same links electrically).
+- §5.B testbed at flow level: Flex-SiPAC(2, 2) with two 10 Gb/s wavelengths per GPU, two 2-GPU
+  jobs, against static SiPAC, BCube and leaf-spine (railx.multitenant.testbed).
 
 Mesh times come from two flow simulations per network and mix (a step's rates do not depend on
 the message size, see railx.multitenant.evaluation.mesh_step_times), so every message size is
@@ -34,9 +34,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from railx.multitenant import TOPOLOGIES, JctRow, JobMix, evaluate, map_jobs, two_job_mixes  # noqa: E402
-from railx.multitenant.baselines import FlexSipacShape, flex_sipac, sipac_static  # noqa: E402
+from railx.multitenant.baselines import flex_sipac  # noqa: E402
 from railx.multitenant.commands import workload_jct  # noqa: E402
-from railx.multitenant.evaluation import mesh_all_reduce  # noqa: E402
+from railx.multitenant.testbed import run_testbed  # noqa: E402
 from railx.multitenant.workloads import WORKLOADS, iteration_messages  # noqa: E402
 from railx.systems import System  # noqa: E402
 
@@ -165,17 +165,16 @@ def allocation_table(rows_h: list[JctRow], rows_r: list[JctRow], mixes: Sequence
 
 
 def testbed() -> None:
-    """§5.B: Flex-SiPAC(2, 2), 2 x 10 Gb/s wavelengths per GPU, jobs on GPUs {0, 1} and {2, 3}."""
-    print("\n### §5.B testbed as a network model: MobileNetV2 gradients (3.5M parameters, 14 MB) per iteration\n")
-    shape = FlexSipacShape(2, 2, 2, 10e9 / 8)
-    mix = map_jobs([2, 2], 4)
-    size = 3_504_872 * 4
-    static = mesh_all_reduce(sipac_static(mix, shape), mix, [size]).max()
-    flex = mesh_all_reduce(flex_sipac(mix, "mesh", shape), mix, [size]).max()
-    print("| network | all-reduce (ms) | change |")
-    print("| --- | ---: | ---: |")
-    print(f"| static SiPAC = BCube (same links) | {static * 1e3:.3f} | |")
-    print(f"| Flex-SiPAC | {flex * 1e3:.3f} | {flex / static - 1:+.0%} |")
+    """§5.B at flow level: Flex-SiPAC(2, 2) against static SiPAC, BCube and leaf-spine (two
+    readings of its link rate), two 2-GPU MobileNetV2 jobs (railx.multitenant.testbed)."""
+    t = time.perf_counter()
+    print("\n### §5.B testbed at flow level: MobileNetV2 gradients (3,504,872 fp32, 14.0 MB), two 2-GPU jobs\n")
+    print("| network | all-reduce (ms) | Flex-SiPAC's reduction (railx) | paper (JCT) |")
+    print("| --- | ---: | ---: | ---: |")
+    for row in run_testbed():
+        paper = "" if row.paper_reduction is None else f"{row.paper_reduction:.0%}"
+        print(f"| {row.label} | {row.all_reduce_s * 1e3:.3f} | {row.reduction:.1%} | {paper} |")
+    print(f"# testbed: {time.perf_counter() - t:.1f} s")
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ bandwidth and built as a railx system the flow level simulates:
 - `superpod`: the DGX-H100 SuperPOD as the paper abstracts it, one giant non-blocking switch
   (a 1-tier fat-tree peer, one port of the whole per-CU bandwidth per CU);
 - `sip-ocs`: SiP-ML's SiP-OCS, N GPUs with Q ports each on Q OCSs of radix N, every OCS a
-  permutation of circuits steered to the jobs (see `sip_ocs`);
+  permutation of circuits steered to the jobs by SiP-ML's objective (railx.multitenant.sip_ocs);
 - `tpuv4`: TPUv4 with job-aware OCS rewiring: 4^3 blocks whose OCS links join the blocks of a
   job into extended rings along the dimensions it spans (see `tpuv4`);
 - `flex-sipac`: Flex-SiPAC with wavelengths allocated to the jobs by eq. 1 (railx.wavelengths):
@@ -20,12 +20,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from railx.config import ConfigError
 from railx.multitenant.jobs import JobMix
+from railx.multitenant.sip_ocs import Steering, steer_job
 from railx.systems import System
 from railx.wavelengths import Instance, Job, SiPAC, heuristic, relax, traffic_matrix, wavelength_targets
 from railx.wavelengths.exact import EXACT_MAX_VARIABLES
@@ -106,67 +108,11 @@ def superpod(mix: JobMix) -> System:
     return System("superpod", "DGX-H100 SuperPOD (giant switch)", peer=peer)
 
 
-def _factorisations(k: int, smallest: int = 2) -> list[list[int]]:
-    """Every way to write k as a product of factors >= `smallest`, each list non-decreasing."""
-    found = [[k]] if k >= smallest else []
-    for f in range(smallest, int(k**0.5) + 1):
-        if k % f == 0:
-            found += [[f, *rest] for rest in _factorisations(k // f, f)]
-    return found
-
-
-def _spread(digits: list[int], k: int, q: int) -> dict[tuple[int, int], int]:
-    """OCSs per circuit class (digit d, step a): one each, the spare ones one at a time to the
-    class with the most uniform traffic per circuit (k / b_d per class of a base-b_d digit)."""
-    classes = [(d, a) for d, b in enumerate(digits) for a in range(1, b)]
-    count = dict.fromkeys(classes, 1)
-    for _ in range(q - len(classes)):
-        busiest = max(classes, key=lambda c: (k / digits[c[0]]) / count[c])
-        count[busiest] += 1
-    return count
-
-
-def _ocs_digits(k: int, q: int) -> list[int] | None:
-    """The digit bases b_0, b_1, ... (product k, sum of b - 1 at most q) whose Hamming graph
-    carries a uniform all-to-all fastest: the least traffic per circuit on its busiest circuit
-    class, then the fewest mean hops (sum of 1 - 1/b); None when none fits."""
-    fits = [f for f in _factorisations(k) if sum(b - 1 for b in f) <= q]
-
-    def cost(f: list[int]) -> tuple[float, float]:
-        count = _spread(f, k, q)
-        return max((k / f[d]) / n for (d, _), n in count.items()), sum(1 - 1 / b for b in f)
-
-    return min(fits, key=cost) if fits else None
-
-
-def _job_circuits(k: int, q: int) -> dict[tuple[int, int], float]:
-    """Circuits among positions 0..k-1 of a job, in units of one OCS's circuit (1/q of a CU).
-
-    Hamming steering: positions as mixed-radix numbers of the digits `_ocs_digits`; a circuit
-    on one OCS adds a to one digit (mod its base), a permutation, so each OCS realises one
-    (digit, a) class, spread by `_spread`. With one digit (k - 1 <= q) that is a direct circuit
-    to every peer. When k has no such factorisation, a circulant: q shifts spread evenly over
-    1..k-1."""
-    digits = _ocs_digits(k, q)
-    if digits is None:
-        return {(p, (p + 1 + (i * (k - 1)) // q) % k): 1.0 for i in range(q) for p in range(k)}
-    weights = np.cumprod([1, *digits[:-1]])
-    circuits: dict[tuple[int, int], float] = {}
-    for (d, a), n in _spread(digits, k, q).items():
-        for p in range(k):
-            digit = (p // weights[d]) % digits[d]
-            other = p + (((digit + a) % digits[d]) - digit) * weights[d]
-            circuits[(p, int(other))] = circuits.get((p, int(other)), 0.0) + n
-    return circuits
-
-
 def sip_ocs(mix: JobMix, q: int = SIP_OCS_DEFAULT_Q) -> System:
-    """SiP-OCS with its Q OCSs steered to the jobs. Each OCS joins port i of every GPU, so it
-    realises one permutation of circuits, each 1/Q of the per-CU bandwidth; railx steers every
-    job's circuits on its own GPUs by `_job_circuits` (a Hamming graph fitted to Q ports and
-    balanced for uniform traffic) and relays the rest over shortest paths.
-    This replaces SiP-ML's ILP (maximise the smallest inverse completion time for the estimated
-    traffic) by a constructed steering for one uniform all-to-all (mesh) per job."""
+    """SiP-OCS with its Q OCSs steered to the jobs by SiP-ML's objective (railx.multitenant.sip_ocs):
+    each job's circuits among its own GPUs, chosen for the mesh all-to-all paper 003 estimates
+    (the exact MILP for small jobs, the Cayley heuristic beyond), each circuit 1/Q of the per-CU
+    bandwidth; traffic between GPUs without a circuit is relayed over shortest paths."""
     if q < 1:
         raise ConfigError(f"q = {q}: SiP-OCS has at least one OCS; e.g. q = {SIP_OCS_DEFAULT_Q}")
     links: dict[tuple[int, int], float] = defaultdict(float)
@@ -174,9 +120,17 @@ def sip_ocs(mix: JobMix, q: int = SIP_OCS_DEFAULT_Q) -> System:
         cus = list(mix.cus(job))
         if len(cus) < 2:
             continue
-        for (a, b), n in _job_circuits(len(cus), q).items():
-            links[(cus[a], cus[b])] += n * CU_BANDWIDTH_BPS / q
-    return _graph("sip-ocs", f"SiP-OCS (Q = {q}, steered)", mix.n_cus, links)
+        circuits = _steering(len(cus), q).circuits()
+        for a, b in zip(*np.nonzero(circuits)):
+            links[(cus[a], cus[b])] += float(circuits[a, b]) * CU_BANDWIDTH_BPS / q
+    return _graph("sip-ocs", f"SiP-OCS (Q = {q}, ILP-steered)", mix.n_cus, links)
+
+
+@lru_cache(maxsize=64)
+def _steering(k: int, q: int) -> Steering:
+    """One steering per job size: jobs of one size get the same circuits (cached, the heuristic
+    takes seconds at 512 GPUs)."""
+    return steer_job(k, q)
 
 
 def _block_grid(blocks: int) -> tuple[int, int, int]:
