@@ -15,8 +15,20 @@ from railx.config import ConfigError
 __all__ = ["CATALOGUE", "REPO", "Reproduction", "catalogue", "spec_path"]
 
 CATALOGUE = Path(__file__).with_name("reproductions.toml")
-#: The repository checkout this package lives in: the shipped specs and docs are read from it.
-REPO = Path(__file__).resolve().parents[3]
+
+
+def _checkout() -> Path:
+    """The repository checkout the shipped specs and docs are read from: the one this package
+    lives in (an editable install), else the working directory (a clone after `pip install .`,
+    whose package lives in site-packages)."""
+    for root in (Path(__file__).resolve().parents[3], Path.cwd()):
+        if (root / "examples" / "sweeps").is_dir() and (root / "docs").is_dir():
+            return root
+    return Path.cwd()
+
+
+#: The repository checkout: the shipped specs and docs are read from it.
+REPO = _checkout()
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,6 @@ def spec_path(name: str) -> Path:
     if not path.is_file():
         raise ConfigError(
             f"spec = {name!r}: {path} not found; railx report reads the shipped specs from a repository "
-            "checkout (or give --store with the sweeps already run)"
+            "checkout: run it from the clone's root (or give --store with the sweeps already run)"
         )
     return path
