@@ -132,6 +132,19 @@ pub fn simulate_collective_flit(
     flit_bytes: u32,
 ) -> Result<FlitCollectiveRun> {
     let config = flit_config(net, flit_bytes, routing.vcs())?;
+    simulate_collective_flit_with(net, routing, group, spec, &config)
+}
+
+/// `simulate_collective_flit` with the simulator settings given (e.g. `flit_config`'s with some
+/// changed, to see which router resource a schedule's flit-level time depends on).
+pub fn simulate_collective_flit_with(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    config: &FlitConfig,
+) -> Result<FlitCollectiveRun> {
+    let flit_bytes = config.flit_bytes;
     if net.chips() > MAX_CHIPS {
         return Err(RailxError::invalid(
             "chips",
@@ -153,7 +166,7 @@ pub fn simulate_collective_flit(
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
         .to_dag(spec.reduce_s_per_byte)?
         .unicast_copies();
-    let report = simulate(net, routing, &config, &Traffic::Dag(dag))?;
+    let report = simulate(net, routing, config, &Traffic::Dag(dag))?;
     let cycles = match (report.completed, report.completion_cycles) {
         (true, Some(c)) => c,
         _ => {
