@@ -83,3 +83,5 @@ def test_flit_settings_replace_the_derived_ones(tmp_path: Path) -> None:
     assert json.loads(one_vc["settings"]) == derived | {"vcs_per_class": 1}
     with pytest.raises(RailxError, match="simulator settings.*unknown field `vcs_per_clas`"):
         flit_collective(core, "all-reduce", "ring", 1 << 20, routing="dateline", settings_json='{"vcs_per_clas": 1}')
+    with pytest.raises(RailxError, match="settings_json.flit_bytes = 64.*pass flit_bytes"):
+        flit_collective(core, "all-reduce", "ring", 1 << 20, routing="dateline", settings_json='{"flit_bytes": 64}')

@@ -131,6 +131,15 @@ fn flit_collective<'py>(
 /// `config` with the fields of the JSON object `json` replaced.
 fn with_settings(config: &FlitConfig, json: &str) -> PyResult<FlitConfig> {
     let changes: serde_json::Map<String, serde_json::Value> = parse("simulator settings", json)?;
+    if let Some(bytes) = changes.get("flit_bytes") {
+        // The cycle is derived from the flit size: it is the call's argument, not a setting.
+        return Err(err(CoreError::invalid(
+            "settings_json.flit_bytes",
+            bytes,
+            "the flit size sets the cycle and is not a replaceable setting",
+            "pass flit_bytes as the argument of its own",
+        )));
+    }
     let mut merged =
         serde_json::to_value(config).map_err(|e| err(CoreError::parse("simulator settings", e)))?;
     if let serde_json::Value::Object(fields) = &mut merged {
