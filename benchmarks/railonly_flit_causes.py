@@ -21,7 +21,8 @@ from railx.systems import System, core_of
 PAIR_BYTES = 32 << 10
 CHIPS = 32
 
-# (label, settings replacing the derived ones; None: the derived ones).
+# (label, settings replacing the derived ones, FlitConfig fields; None: the derived ones).
+# "buffer_scale" is not a field: the derived VC buffer depth (the credit round trip) times it.
 SETTINGS: list[tuple[str, dict[str, Any] | None]] = [
     ("derived", None),
     ("1 VC", {"vcs_per_class": 1}),
