@@ -3,14 +3,16 @@ simulators, large messages on small RailX tori, where latency is a small part of
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from conftest import fig15_torus
-from railx._core import RailxError
+from railx._core import RailxError, flit_collective
 from railx.collectives.commands import collective_report
 from railx.config import ConfigError
+from railx.systems import core_of
 
 SIZE_BYTES = 8 << 20  # 8 MB: the latency terms are under 3% of the time on these systems
 
@@ -68,3 +70,18 @@ def test_flit_refuses_large_systems_and_schedules(tmp_path: Path) -> None:
         collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
     with pytest.raises(ConfigError, match="fidelity = 'packet'"):
         collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="packet")
+
+
+def test_flit_settings_replace_the_derived_ones(tmp_path: Path) -> None:
+    core = core_of(fig15_torus(tmp_path, 2, 2))
+    run = flit_collective(core, "all-reduce", "ring", 1 << 20, routing="dateline")
+    derived = json.loads(run["settings"])
+    assert derived["flit_bytes"] == 256 and derived["injection_queues"] == "per-message"
+    one_vc = flit_collective(
+        core, "all-reduce", "ring", 1 << 20, routing="dateline", settings_json='{"vcs_per_class": 1}'
+    )
+    assert json.loads(one_vc["settings"]) == derived | {"vcs_per_class": 1}
+    with pytest.raises(RailxError, match="simulator settings.*unknown field `vcs_per_clas`"):
+        flit_collective(core, "all-reduce", "ring", 1 << 20, routing="dateline", settings_json='{"vcs_per_clas": 1}')
+    with pytest.raises(RailxError, match="settings_json.flit_bytes = 64.*pass flit_bytes"):
+        flit_collective(core, "all-reduce", "ring", 1 << 20, routing="dateline", settings_json='{"flit_bytes": 64}')

@@ -123,12 +123,27 @@ def test_full_mesh_and_switch_hb_models_give_the_same_all_to_all() -> None:
     assert switch.bom()["hb_switches"] == [{"radix": 8, "count": 4}]
 
 
-def test_flit_level_two_step_is_within_25_percent_of_flow() -> None:
-    only = System("x", "x", peer=platform_peer("dgx-h100", 4, "rail-only"))
+@pytest.mark.parametrize("network,algo", [("rail-optimised", "direct"), ("rail-only", "two-step")])
+def test_flit_level_all_to_all_has_no_incast_loss(network: str, algo: str) -> None:
+    """The direct and two-step schedules send in shifted order (step t to the translate by t,
+    digit by digit), so at every step every GPU has its own destination, also among the messages
+    that leave the HB domain: at flit level the all-to-all keeps within 1% of the flow level (rank
+    order: 1.45 and 1.15, shifted modulo the group: 1.40 and 1.00; docs/reproductions.md)."""
+    system = System("x", "x", peer=platform_peer("dgx-h100", 4, network))
     size = 32 * (32 << 10)
-    flow = collective_report(only, "all-to-all", "two-step", size, "flow")["time_s"]
-    flit = collective_report(only, "all-to-all", "two-step", size, "flit")["time_s"]
-    assert flow <= flit <= 1.25 * flow
+    flow = collective_report(system, "all-to-all", algo, size, "flow")["time_s"]
+    flit = collective_report(system, "all-to-all", algo, size, "flit")["time_s"]
+    assert flow <= flit <= 1.01 * flow
+
+
+def test_flit_level_forwarding_slowdown_has_the_flow_levels_sign_and_size() -> None:
+    """Without the incast the flit level reproduces eq. 3 / eq. 2 - 1 as the flow level does (4
+    domains of 8 DGX H100, 32 KiB per pair: flow 12.61%, flit 12.77%; it was -10.40% in rank order)."""
+    kwargs = {"platforms": ("dgx-h100",), "domains": 4, "pair_bytes": 32 << 10}
+    (flow,) = slowdown_rows(fidelity="flow", **kwargs)
+    (flit,) = slowdown_rows(fidelity="flit", **kwargs)
+    assert flit["simulated"] == pytest.approx(flow["simulated"], abs=0.01)
+    assert flit["simulated_direct"] == pytest.approx(0.0, abs=0.01)
 
 
 @pytest.mark.parametrize("network", ["rail-only", "rail-optimised"])

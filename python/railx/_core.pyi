@@ -173,6 +173,8 @@ class FlitCollective(TypedDict):
     cycle_s: float
     flit_bytes: int
     flit_hops: int
+    # The simulator settings used (FlitConfig as JSON).
+    settings: str
 
 @final
 class System:
@@ -338,5 +340,6 @@ def flit_collective(
     misroutes: int | None = None,
     flit_bytes: int = 256,
     cus: Sequence[int] | None = None,
+    settings_json: str | None = None,
     progress: _Progress | None = None,
 ) -> FlitCollective: ...

@@ -320,3 +320,45 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The direct and two-step all-to-alls send in shifted order: in every stage, the t-th
+    /// messages of all ranks go to distinct ranks (no incast when the ranks' messages leave
+    /// interleaved) and every one of them crosses the same group dimensions.
+    #[test]
+    fn all_to_all_steps_are_permutations_crossing_the_same_dimensions(
+        ranks in 2u32..=36, kinds in prop::collection::vec(0u8..6, 1..5), seed in any::<u64>()) {
+        let group = Group::new(mapping(ranks, ranks, seed), shape(ranks, &kinds), ranks).unwrap();
+        for algo in [Algo::Direct, Algo::TwoStep] {
+            let Ok(s) = build(Op::AllToAll, algo, &group, 1 << 16, 1) else { continue };
+            // steps[stage][t]: the t-th message of every rank in that stage.
+            let mut steps: Vec<Vec<Vec<u32>>> = Vec::new();
+            let mut sent = vec![(u16::MAX, 0usize); ranks as usize];
+            for id in 0..s.len() {
+                let (stage, src) = (s.stage_of(id) as usize, s.src(id));
+                let last = &mut sent[src as usize];
+                *last = if last.0 as usize == stage { (last.0, last.1 + 1) } else { (stage as u16, 0) };
+                let t = last.1;
+                if steps.len() <= stage {
+                    steps.resize(stage + 1, Vec::new());
+                }
+                if steps[stage].len() <= t {
+                    steps[stage].resize(t + 1, Vec::new());
+                }
+                steps[stage][t].push(id);
+            }
+            let crossed = |id: u32| -> Vec<usize> {
+                (0..group.dims().len()).filter(|&d| group.coord(s.src(id), d) != group.coord(s.dst(id), d)).collect()
+            };
+            for step in steps.iter().flatten() {
+                let mut dsts: Vec<u32> = step.iter().map(|&id| s.dst(id)).collect();
+                dsts.sort_unstable();
+                dsts.dedup();
+                prop_assert_eq!(dsts.len(), step.len(), "{}: a step sends twice to one rank", algo.name());
+                prop_assert!(step.iter().all(|&id| crossed(id) == crossed(step[0])));
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ use railx_core::RailxError as CoreError;
 
 use crate::progress::observed;
 use crate::{err, to_json, System};
-use railx_core::sim::flit_collective::simulate_collective_flit_observed;
+use railx_core::sim::flit_collective::{flit_config, simulate_collective_flit_with};
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
     serde_json::from_str(json).map_err(|e| err(CoreError::parse(what, e)))
@@ -86,10 +86,11 @@ fn flit_sweep(
 
 /// Runs a collective over every chip of the system at flit level (flits of
 /// `flit_bytes`, `railx_core::sim::flit_collective`). Returns time_s, cycles, cycle_s and the
-/// simulator's counters (short/long latency cycles, flit hops). `progress` as in
-/// `flit_simulate`, counting messages delivered.
+/// simulator's counters (short/long latency cycles, flit hops), and the simulator settings used
+/// (JSON). `settings_json`: settings (a JSON object of `FlitConfig` fields) replacing the ones
+/// derived from the system. `progress` as in `flit_simulate`, counting messages delivered.
 #[pyfunction]
-#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256, cus=None, progress=None))]
+#[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, flit_bytes=256, cus=None, settings_json=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn flit_collective<'py>(
     py: Python<'py>,
@@ -103,6 +104,7 @@ fn flit_collective<'py>(
     misroutes: Option<u8>,
     flit_bytes: u32,
     cus: Option<Vec<u32>>,
+    settings_json: Option<&str>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, group) = crate::collectives::whole_system(
@@ -116,8 +118,12 @@ fn flit_collective<'py>(
     )?;
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
+    let mut config = flit_config(net, flit_bytes, r.vcs()).map_err(err)?;
+    if let Some(json) = settings_json {
+        config = with_settings(&config, json)?;
+    }
     let run = observed(py, progress.as_ref(), |obs| {
-        simulate_collective_flit_observed(net, r.as_ref(), &group, &spec, flit_bytes, obs)
+        simulate_collective_flit_with(net, r.as_ref(), &group, &spec, &config, obs)
     })?;
     let d = PyDict::new(py);
     d.set_item("time_s", run.time_s)?;
@@ -125,7 +131,28 @@ fn flit_collective<'py>(
     d.set_item("cycle_s", run.cycle_s)?;
     d.set_item("flit_bytes", flit_bytes)?;
     d.set_item("flit_hops", run.report.flit_hops)?;
+    d.set_item("settings", to_json(&config)?)?;
     Ok(d)
+}
+
+/// `config` with the fields of the JSON object `json` replaced.
+fn with_settings(config: &FlitConfig, json: &str) -> PyResult<FlitConfig> {
+    let changes: serde_json::Map<String, serde_json::Value> = parse("simulator settings", json)?;
+    if let Some(bytes) = changes.get("flit_bytes") {
+        // The cycle is derived from the flit size: it is the call's argument, not a setting.
+        return Err(err(CoreError::invalid(
+            "settings_json.flit_bytes",
+            bytes,
+            "the flit size sets the cycle and is not a replaceable setting",
+            "pass flit_bytes as the argument of its own",
+        )));
+    }
+    let mut merged =
+        serde_json::to_value(config).map_err(|e| err(CoreError::parse("simulator settings", e)))?;
+    if let serde_json::Value::Object(fields) = &mut merged {
+        fields.extend(changes);
+    }
+    serde_json::from_value(merged).map_err(|e| err(CoreError::parse("simulator settings", e)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -158,7 +158,17 @@ def collective_report(
         from railx._core import flit_collective
 
         flit_run = flit_collective(
-            core, op, algo, size_bytes, chunks, reduce_s_per_byte, routing, misroutes, flit_bytes, job_cus, progress
+            core,
+            op,
+            algo,
+            size_bytes,
+            chunks,
+            reduce_s_per_byte,
+            routing,
+            misroutes,
+            flit_bytes,
+            job_cus,
+            progress=progress,
         )
         report.update(
             time_s=flit_run["time_s"],

@@ -77,8 +77,8 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
         for (s, last) in last_sent.iter_mut().enumerate() {
             let r = stage.senders.rank(s);
             let ranges = &state.ranges[s];
-            let pos = line.pos(r) as u64;
-            for j in (0..size).filter(|&j| j != pos) {
+            for dst in exchange_order(line, r) {
+                let j = line.pos(dst) as u64;
                 // Reduce-scatter: piece j of the rank's range to its owner; all-gather: the
                 // rank's own piece (its top range) to everyone.
                 let run = if reduce {
@@ -86,7 +86,6 @@ pub(crate) fn reduce_or_gather(sched: &mut Schedule, stage: &StageRef<'_>, state
                 } else {
                     [ranges[ranges.len() - 1]]
                 };
-                let dst = line.rank_at(r, j as u32);
                 let id = sched.push(Send {
                     src: r,
                     dst,
@@ -130,10 +129,8 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
         let mut runs = Vec::new();
         for (s, last) in last_sent.iter_mut().enumerate() {
             let r = stage.senders.rank(s);
-            let pos = line.pos(r);
             let src_base = zero_dims(group, r, &done);
-            for j in (0..size).filter(|&j| j != pos) {
-                let peer = line.rank_at(r, j);
+            for peer in exchange_order(line, r) {
                 let dst_base = zero_dims(group, peer, &others);
                 units.clear();
                 for src in span(group, src_base, &done) {
@@ -168,6 +165,19 @@ pub(crate) fn all_to_all(sched: &mut Schedule, stage: &StageRef<'_>, state: &mut
         state.prev = delivered;
     }
     state.done_dims.extend(line.dims.iter().copied());
+}
+
+/// The line peers `rank` sends to, in order: its translates by steps 1, 2, ... of the line's
+/// torus (`Line::shifted`), the shifted exchange. The order matters wherever a sender's messages
+/// leave interleaved (the flit level's injection queues). Were every rank to go through its peers
+/// from position 0, all would send to the same destination at the same moment, an incast the
+/// switches resolve only partly; shifted, the ranks' t-th messages form a permutation. Shifting
+/// digit by digit (not the line coordinate modulo the line's size) makes the dimensions a
+/// message crosses depend on t alone, so the t-th messages that cross one dimension (e.g. leave
+/// an HB domain over the NICs) also form a permutation among themselves. The flow level shares
+/// the links among all of a rank's messages at once and does not see the order.
+fn exchange_order(line: &Line, rank: u32) -> impl Iterator<Item = u32> + '_ {
+    (1..line.size()).map(move |t| line.shifted(rank, t))
 }
 
 /// `rank` with its coordinates on `dims` set to 0.

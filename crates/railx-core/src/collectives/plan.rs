@@ -119,6 +119,22 @@ impl Line {
         base
     }
 
+    /// The rank of the same line instance whose coordinate on every dimension of the line is
+    /// `rank`'s plus the matching mixed-radix digit of `step`, modulo the dimension's size: a
+    /// translation of the line's torus. For each `step` in `1..size` it maps the line instance
+    /// onto itself without fixed points (a permutation of the ranks), and which dimensions a
+    /// message to `shifted(rank, step)` crosses depends on `step` alone.
+    pub fn shifted(&self, rank: u32, step: u32) -> u32 {
+        let mut out = rank;
+        let mut digits = step;
+        for (&stride, &size) in self.strides.iter().zip(&self.sizes) {
+            let c = (rank / stride) % size;
+            out = out - c * stride + (c + digits % size) % size * stride;
+            digits /= size;
+        }
+        out
+    }
+
     /// Data pieces a reduce-scatter on this line cuts a range into (halves for a bidirectional ring).
     pub fn cuts(&self) -> u64 {
         match (self.algo, self.size()) {

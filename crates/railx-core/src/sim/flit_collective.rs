@@ -146,6 +146,21 @@ pub fn simulate_collective_flit_observed(
     observer: &mut dyn Observer,
 ) -> Result<FlitCollectiveRun> {
     let config = flit_config(net, flit_bytes, routing.vcs())?;
+    simulate_collective_flit_with(net, routing, group, spec, &config, observer)
+}
+
+/// `simulate_collective_flit` with the simulator settings given (e.g. `flit_config`'s with some
+/// changed, to see which router resource a schedule's flit-level time depends on), telling
+/// `observer` the messages delivered.
+pub fn simulate_collective_flit_with(
+    net: &Network,
+    routing: &dyn Routing,
+    group: &Group,
+    spec: &CollectiveSpec,
+    config: &FlitConfig,
+    observer: &mut dyn Observer,
+) -> Result<FlitCollectiveRun> {
+    let flit_bytes = config.flit_bytes;
     if net.chips() > MAX_CHIPS {
         return Err(RailxError::invalid(
             "chips",
@@ -167,7 +182,7 @@ pub fn simulate_collective_flit_observed(
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
         .to_dag(spec.reduce_s_per_byte)?
         .unicast_copies();
-    let report = simulate_observed(net, routing, &config, &Traffic::Dag(dag), observer)?;
+    let report = simulate_observed(net, routing, config, &Traffic::Dag(dag), observer)?;
     let cycles = match (report.completed, report.completion_cycles) {
         (true, Some(c)) => c,
         _ => {
