@@ -26,12 +26,7 @@ class Relaxation:
 
 
 def relax(instance: Instance) -> Relaxation:
-    """Solves min ||lambda - t||^2 s.t. egress, ingress <= w, lambda >= 0 (Clarabel, interior point).
-    Targets that already fit every budget are the unique optimum (objective 0) and are returned
-    as they are, without the solver (row-normalised targets of ring, mesh and sipco jobs
-    usually do, docs/flex-sipac.md)."""
-    if not instance.violations(instance.t):
-        return Relaxation(lam=np.array(instance.t, dtype=float), objective=0.0)
+    """Solves min ||lambda - t||^2 s.t. egress, ingress <= w, lambda >= 0 (Clarabel, interior point)."""
     lam = cp.Variable(len(instance.t), nonneg=True)
     problem = cp.Problem(
         cp.Minimize(cp.sum_squares(lam - instance.t)),
