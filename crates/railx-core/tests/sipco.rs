@@ -260,7 +260,11 @@ fn flit_level_runs_sipco_at_the_flow_levels_time() {
     let flit = simulate_collective_flit(&net, routing.as_ref(), &group, &spec, 256).unwrap();
     assert!(flit.report.completed);
     let ratio = flit.time_s / flow;
-    assert!((0.99..1.03).contains(&ratio), "flit {} vs flow {flow}", flit.time_s);
+    assert!(
+        (0.99..1.03).contains(&ratio),
+        "flit {} vs flow {flow}",
+        flit.time_s
+    );
 }
 
 /// Why Flex-SiPCO is slow on sparse placements (docs/collectives.md): a job of k CUs in a box
@@ -278,7 +282,10 @@ fn flex_sipco_on_a_sparse_box_moves_positions_per_cu_times_the_data() {
     let n = 3u64 << 20;
     let group = peer.job_group(vec![0, 5, 10, 15], 16).unwrap();
     let received = |algo: Algo| {
-        let dag = build(Op::AllReduce, algo, &group, n, 1).unwrap().to_dag(0.0).unwrap();
+        let dag = build(Op::AllReduce, algo, &group, n, 1)
+            .unwrap()
+            .to_dag(0.0)
+            .unwrap();
         let mut into = [0u64; 16];
         for id in 0..dag.len() {
             for &d in dag.dsts(id) {
@@ -292,7 +299,9 @@ fn flex_sipco_on_a_sparse_box_moves_positions_per_cu_times_the_data() {
     assert!((sipco_in - 3.0).abs() < 1e-9, "{sipco_in}");
     assert!((direct_in - 1.5).abs() < 1e-9, "{direct_in}");
     // The run is bound by that volume through the receivers' ports (2 wavelengths of 4e9 B/s).
-    let t = simulate(&net, routing.as_ref(), &sipco_dag, 0).unwrap().completion_s;
+    let t = simulate(&net, routing.as_ref(), &sipco_dag, 0)
+        .unwrap()
+        .completion_s;
     let volume_s = sipco_in * n as f64 / (2.0 * RATE_BPS);
     assert!(t >= volume_s && t < 1.05 * volume_s, "{t} vs {volume_s}");
 }
