@@ -168,6 +168,9 @@ def test_concurrent_jobs_sharing_a_cu_are_one_line_errors() -> None:
     with pytest.raises(ConfigError, match=r"jobs\[1\]\.cus = 7: CU 7 is also in jobs\[0\]") as e:
         collectives(
             system,
-            [CollectiveJob("all-reduce", "direct", 1024, range(0, 8)), CollectiveJob("all-reduce", "direct", 1024, [7, 9])],
+            [
+                CollectiveJob("all-reduce", "direct", 1024, range(0, 8)),
+                CollectiveJob("all-reduce", "direct", 1024, [7, 9]),
+            ],
         )
     assert "\n" not in str(e.value)

@@ -300,6 +300,7 @@ def flow_collective(
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
 ) -> FlowCollective: ...
+
 @type_check_only
 class CollectiveJobSpec(TypedDict):
     """One job of `flow_collectives`: its collective and its CUs (`chunks` defaults to 1)."""

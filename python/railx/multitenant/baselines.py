@@ -263,7 +263,9 @@ def flex_sipac_admissible(mix: JobMix, shape: FlexSipacShape) -> bool:
 ALLOCATIONS = ("heuristic", "relaxed")
 
 
-def _eq1_allocation(mix: JobMix, collective: str, shape: FlexSipacShape, allocation: str) -> tuple[Instance, np.ndarray]:
+def _eq1_allocation(
+    mix: JobMix, collective: str, shape: FlexSipacShape, allocation: str
+) -> tuple[Instance, np.ndarray]:
     """Eq. 1's wavelength allocation for the mix's jobs running `collective`: the instance (its
     arcs) and lambda per arc, by `allocation` (see `flex_sipac`)."""
     if allocation not in ALLOCATIONS:
