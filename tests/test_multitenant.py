@@ -225,22 +225,22 @@ def _sipco_closed_form_s(levels: int, n: int, port_Bps: float) -> float:
 def test_flex_sipco_at_flow_level_runs_every_job_at_once() -> None:
     n = 3 << 20
     rate = 4e9
-    # The whole network: SiPCO, every port w / 3, on Flex-SiPAC and static SiPAC alike.
-    whole = map_jobs([512], 512)
+    # The whole network (SiPAC(8, 2)): SiPCO, every port w / 2, on Flex-SiPAC and static SiPAC.
+    whole = map_jobs([64], 64)
     for topology in ("flex-sipac", "sipac"):
         t = flex_sipco_all_reduce(topology, whole, [n])[0, 0]
-        assert t == pytest.approx(_sipco_closed_form_s(3, n, 20 * rate), rel=1e-9)
-    # Two 64-CU sub-SiPACs and one idle rest: eq. 1 puts the jobs' wavelengths on levels 0 and 1
-    # (30 + 30), static SiPAC keeps 20 per level; the jobs share no link, so together each takes
-    # its time alone, the closed form.
-    mix = map_jobs([64, 64], 512)
-    split = port_wavelengths(mix, FlexSipacShape.for_cus(512))
-    assert split[0] == [30, 30, 0] and split[127] == [30, 30, 0] and split[128] == [20, 20, 20]
+        assert t == pytest.approx(_sipco_closed_form_s(2, n, 30 * rate), rel=1e-9)
+    # Two jobs on one level-0 WSS each, the rest idle: eq. 1 puts the jobs' wavelengths on level
+    # 0 (60 + 0), static SiPAC keeps 30 per level; the jobs share no link, so together each
+    # takes its time alone, the closed form.
+    mix = map_jobs([8, 8], 64)
+    split = port_wavelengths(mix, FlexSipacShape.for_cus(64))
+    assert split[0] == [60, 0] and split[15] == [60, 0] and split[16] == [30, 30]
     flex = flex_sipco_all_reduce("flex-sipac", mix, [n])[0]
     static = flex_sipco_all_reduce("sipac", mix, [n])[0]
-    assert flex == pytest.approx([_sipco_closed_form_s(2, n, 30 * rate)] * 2, rel=1e-9)
-    assert static == pytest.approx([_sipco_closed_form_s(2, n, 20 * rate)] * 2, rel=1e-9)
-    alone = flex_sipco_all_reduce("flex-sipac", map_jobs([64], 512, [(64, 128)]), [n])[0, 0]
+    assert flex == pytest.approx([_sipco_closed_form_s(1, n, 60 * rate)] * 2, rel=1e-9)
+    assert static == pytest.approx([_sipco_closed_form_s(1, n, 30 * rate)] * 2, rel=1e-9)
+    alone = flex_sipco_all_reduce("flex-sipac", map_jobs([8], 64, [(8, 16)]), [n])[0, 0]
     assert flex[1] == pytest.approx(alone, rel=1e-12)
     # Below the paper's bound (which budgets transit chunks these full boxes do not have).
     rows = evaluate(["flex-sipac"], ["F"], [mix], [n])
