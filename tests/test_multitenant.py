@@ -1,6 +1,7 @@
 """Multi-tenant all-reduce evaluation (paper 003, §6): skewness (eq. 2), job mapping and its
 one-line errors, the mixes' invariants, the baselines' structure, mesh all-reduce at flow level
-against its closed form, the Flex-SiPCO bound, the workloads' parameter counts and the CLI."""
+against its closed form, Flex-SiPCO at flow level (all jobs at once) against its closed form and
+the paper's bound, the workloads' parameter counts and the CLI."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from railx.multitenant.baselines import (
     FlexSipacShape,
     flex_sipac,
     flex_sipac_admissible,
+    port_wavelengths,
     sip_ocs,
     superpod,
     tpuv4,
 )
 from railx.multitenant.evaluation import (
     flex_sipco_all_reduce,
+    flex_sipco_bound,
     mesh_all_reduce,
     mesh_closed_form_s,
 )
@@ -196,14 +199,46 @@ def test_flex_sipco_bound_is_the_papers_formula() -> None:
     n = 1 << 20
     expected = 4 * (HOP_LATENCY_S + 7 * 2 * n / 24 / (60 * 4e9 / 3))
     assert flex_sipco_bound_s(8, 3, n, 60 * 4e9 / 3, HOP_LATENCY_S) == pytest.approx(expected)
-    assert flex_sipco_all_reduce("flex-sipac", map_jobs([512], 512), n)[0] == pytest.approx(expected)
+    assert flex_sipco_bound("flex-sipac", map_jobs([512], 512), n)[0] == pytest.approx(expected)
     # A 64-CU job spans 2 levels; Flex-SiPAC moves the third level's wavelengths onto them.
-    both = flex_sipco_all_reduce("flex-sipac", map_jobs([64, 64], 512), n)
-    static = flex_sipco_all_reduce("sipac", map_jobs([64, 64], 512), n)
+    both = flex_sipco_bound("flex-sipac", map_jobs([64, 64], 512), n)
+    static = flex_sipco_bound("sipac", map_jobs([64, 64], 512), n)
     assert both[0] == pytest.approx(3 * (HOP_LATENCY_S + 7 * 2 * n / 16 / (60 * 4e9 / 2)))
     assert np.all(static > both)
     with pytest.raises(ConfigError, match="algo = F on superpod"):
-        flex_sipco_all_reduce("superpod", map_jobs([512], 512), n)
+        flex_sipco_bound("superpod", map_jobs([512], 512), n)
+
+
+def _sipco_closed_form_s(levels: int, n: int, port_Bps: float) -> float:
+    """Flex-SiPCO of a job filling a box of radix 8 on `levels` levels, contention-free:
+    (l-hat + 1)(alpha + 7 n / (8 l-hat) / B)."""
+    return (levels + 1) * (HOP_LATENCY_S + 7 * n / (8 * levels) / port_Bps)
+
+
+def test_flex_sipco_at_flow_level_runs_every_job_at_once() -> None:
+    n = 3 << 20
+    rate = 4e9
+    # The whole network (SiPAC(8, 2)): SiPCO, every port w / 2, on Flex-SiPAC and static SiPAC.
+    whole = map_jobs([64], 64)
+    for topology in ("flex-sipac", "sipac"):
+        t = flex_sipco_all_reduce(topology, whole, [n])[0, 0]
+        assert t == pytest.approx(_sipco_closed_form_s(2, n, 30 * rate), rel=1e-9)
+    # Two jobs on one level-0 WSS each, the rest idle: eq. 1 puts the jobs' wavelengths on level
+    # 0 (60 + 0), static SiPAC keeps 30 per level; the jobs share no link, so together each
+    # takes its time alone, the closed form.
+    mix = map_jobs([8, 8], 64)
+    split = port_wavelengths(mix, FlexSipacShape.for_cus(64))
+    assert split[0] == [60, 0] and split[15] == [60, 0] and split[16] == [30, 30]
+    flex = flex_sipco_all_reduce("flex-sipac", mix, [n])[0]
+    static = flex_sipco_all_reduce("sipac", mix, [n])[0]
+    assert flex == pytest.approx([_sipco_closed_form_s(1, n, 60 * rate)] * 2, rel=1e-9)
+    assert static == pytest.approx([_sipco_closed_form_s(1, n, 30 * rate)] * 2, rel=1e-9)
+    alone = flex_sipco_all_reduce("flex-sipac", map_jobs([8], 64, [(8, 16)]), [n])[0, 0]
+    assert flex[1] == pytest.approx(alone, rel=1e-12)
+    # Below the paper's bound (which budgets transit chunks these full boxes do not have).
+    rows = evaluate(["flex-sipac"], ["F"], [mix], [n])
+    assert rows[0].fidelity == "flow" and rows[0].bound_s is not None
+    assert rows[0].jct_s == pytest.approx(max(flex)) and rows[0].jct_s < rows[0].bound_s
 
 
 # --- workloads ---------------------------------------------------------------------------------

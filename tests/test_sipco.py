@@ -136,3 +136,41 @@ def test_cli_runs_and_one_line_errors() -> None:
         assert out.stderr.startswith(message) and out.stderr.count("\n") == 1, out.stderr
     out = run_railx("collective", "ft2", "--algo", "sipco", "--size", "1MB")
     assert out.rc == 2 and "SiPAC" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+# --- several jobs at once (railx.flowsim.collectives) ------------------------------------------
+
+
+def test_concurrent_jobs_one_job_is_the_collective_and_disjoint_jobs_run_as_alone() -> None:
+    from railx.flowsim import CollectiveJob, collective, collectives
+
+    system = sipac(4, 3, 12)
+    n = 1 << 20
+    one = collective(system, "all-reduce", "flex-sipco", n, cus=list(range(16, 48)))
+    jobs = collectives(system, [CollectiveJob("all-reduce", "flex-sipco", n, range(16, 48))])
+    assert jobs == one and jobs.job_completion_s == (one.completion_s,)
+    # Two sub-SiPACs (digit 2 = 0 and 1) and a WSS of a third: they share no link.
+    mix = [
+        CollectiveJob("all-reduce", "flex-sipco", 2 * n, range(0, 16)),
+        CollectiveJob("all-reduce", "direct", n, range(16, 32)),
+        CollectiveJob("all-reduce", "flex-sipco", n, range(32, 36)),
+    ]
+    together = collectives(system, mix)
+    alone = [collectives(system, [j]).completion_s for j in mix]
+    assert together.job_completion_s == pytest.approx(alone, rel=1e-12)
+    assert together.completion_s == max(together.job_completion_s)
+
+
+def test_concurrent_jobs_sharing_a_cu_are_one_line_errors() -> None:
+    from railx.flowsim import CollectiveJob, collectives
+
+    system = sipac(4, 2, 4)
+    with pytest.raises(ConfigError, match=r"jobs\[1\]\.cus = 7: CU 7 is also in jobs\[0\]") as e:
+        collectives(
+            system,
+            [
+                CollectiveJob("all-reduce", "direct", 1024, range(0, 8)),
+                CollectiveJob("all-reduce", "direct", 1024, [7, 9]),
+            ],
+        )
+    assert "\n" not in str(e.value)

@@ -23,6 +23,7 @@ __all__ = [
     "flow_simulate",
     "flow_symmetric_traffic",
     "flow_collective",
+    "flow_collectives",
     "validate_config",
     "verify_ocs",
     "hamiltonian_rails",
@@ -148,9 +149,11 @@ class FlowReport(TypedDict):
 
 @type_check_only
 class FlowCollective(TypedDict):
-    """`flow_collective`: completion and the size of the (possibly aggregated) run."""
+    """`flow_collective` / `flow_collectives`: completion (the run's and each job's, in the
+    order of the jobs) and the size of the (possibly aggregated) run."""
 
     completion_s: float
+    job_completion_s: npt.NDArray[np.float64]
     flows: int
     messages: int
     events: int
@@ -309,6 +312,24 @@ def flow_collective(
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
     progress: _Progress | None = None,
+) -> FlowCollective: ...
+
+@type_check_only
+class CollectiveJobSpec(TypedDict):
+    """One job of `flow_collectives`: its collective and its CUs (`chunks` defaults to 1)."""
+
+    op: str
+    algo: str
+    size_bytes: int
+    cus: Sequence[int]
+    chunks: NotRequired[int]
+
+def flow_collectives(
+    system: System,
+    jobs: Sequence[CollectiveJobSpec],
+    reduce_s_per_byte: float = 0.0,
+    routing: str | None = None,
+    misroutes: int | None = None,
 ) -> FlowCollective: ...
 def flit_simulate(
     system: System,

@@ -7,22 +7,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from railx._core import flow_collective, flow_simulate, flow_symmetric_traffic
+from railx._core import flow_collective, flow_collectives, flow_simulate, flow_symmetric_traffic
 from railx.config import ConfigError
 from railx.progress import ProgressCallback
 from railx.systems import SystemLike, core_of
 
+if TYPE_CHECKING:
+    from railx._core import FlowCollective
+
 __all__ = [
     "CollectiveFlow",
+    "CollectiveJob",
     "Messages",
     "FlowResult",
     "SymmetricTraffic",
     "collective",
+    "collectives",
     "simulate",
     "simulate_symmetric",
     "symmetric_traffic",
@@ -184,6 +189,20 @@ class CollectiveFlow:
     events: int
     aggregated: bool
     orbit: int
+    job_completion_s: tuple[float, ...] = ()
+    """Each job's completion, in the order of the jobs (one entry for a single collective)."""
+
+
+@dataclass(frozen=True)
+class CollectiveJob:
+    """One job of :func:`collectives`: `op` by `algo` over the chips `cus` (rank i on cus[i]),
+    `size_bytes` per rank, cut into `chunks` pipelined chunks."""
+
+    op: str
+    algo: str
+    size_bytes: int
+    cus: Sequence[int]
+    chunks: int = 1
 
 
 def collective(
@@ -223,4 +242,39 @@ def collective(
         None if cus is None else list(cus),
         progress,
     )
-    return CollectiveFlow(**raw)
+    return _collective_flow(raw)
+
+
+def _collective_flow(raw: FlowCollective) -> CollectiveFlow:
+    fields = {k: v for k, v in raw.items() if k != "job_completion_s"}
+    return CollectiveFlow(**fields, job_completion_s=tuple(float(t) for t in raw["job_completion_s"]))  # type: ignore[arg-type]
+
+
+def collectives(
+    system: SystemLike,
+    jobs: Sequence[CollectiveJob],
+    reduce_s_per_byte: float = 0.0,
+    routing: str | None = None,
+    misroutes: int | None = None,
+) -> CollectiveFlow:
+    """Runs several jobs' collective schedules at once on a peer system (e.g. a SiPAC): the
+    union of their message DAGs, started together and sharing the network, one flow per
+    message. Every job holds its own CUs (a CU in two jobs raises RailxError naming both).
+    `job_completion_s` gives each job's completion; `completion_s`, the slowest's, is the mix's
+    job completion time. One job is exactly :func:`collective` over `cus`."""
+    for i, job in enumerate(jobs):
+        if job.size_bytes < 1:
+            raise ConfigError(f"jobs[{i}].size_bytes = {job.size_bytes}: a collective moves at least one byte")
+        if job.chunks < 1:
+            raise ConfigError(f"jobs[{i}].chunks = {job.chunks}: a schedule has at least one chunk; use 1")
+    raw = flow_collectives(
+        core_of(system),
+        [
+            {"op": j.op, "algo": j.algo, "size_bytes": j.size_bytes, "cus": list(j.cus), "chunks": j.chunks}
+            for j in jobs
+        ],
+        reduce_s_per_byte,
+        routing,
+        misroutes,
+    )
+    return _collective_flow(raw)

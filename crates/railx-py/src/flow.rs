@@ -8,7 +8,7 @@ use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::simulate_collective_observed;
+use railx_core::sim::flow::collective::{simulate_collectives_observed, CollectiveJob};
 use railx_core::sim::flow::{
     simulate_observed, simulate_symmetric_observed, traffic, FlowReport, SymmetricDag, Translations,
 };
@@ -17,7 +17,8 @@ use railx_core::RailxError as CoreError;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(flow_symmetric_traffic, m)?)?;
-    m.add_function(wrap_pyfunction!(flow_collective, m)?)
+    m.add_function(wrap_pyfunction!(flow_collective, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_collectives, m)?)
 }
 
 /// Builds a DAG from its columns; lengths must agree.
@@ -155,8 +156,9 @@ fn flow_symmetric_traffic<'py>(
 /// Runs a collective over every chip of the system at flow level: aggregated over the largest
 /// subgroup of the system's symmetry group (RailX: node translations; a peer: its family's
 /// declared symmetries) under which it is invariant, the full schedule otherwise. Returns
-/// completion_s, flows, messages, events, aggregated and orbit (messages per flow). `cus`: a
-/// peer job's chips instead of every chip. `progress` as in `flow_simulate`, counting flows.
+/// completion_s, job_completion_s, flows, messages, events, aggregated and orbit (messages per
+/// flow). `cus`: a peer job's chips instead of every chip. `progress` as in `flow_simulate`,
+/// counting flows.
 #[pyfunction]
 #[pyo3(signature = (system, op, algo, size_bytes, chunks=1, reduce_s_per_byte=0.0, routing=None, misroutes=None, cus=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -182,14 +184,107 @@ fn flow_collective<'py>(
         reduce_s_per_byte,
         cus,
     )?;
+    run_jobs(
+        py,
+        system,
+        vec![CollectiveJob { group, spec }],
+        routing,
+        misroutes,
+        progress,
+    )
+}
+
+/// One job of `flow_collectives` from its dict: `op`, `algo`, `size_bytes`, `cus` and
+/// optionally `chunks` (default 1); other keys are refused.
+fn job_of(
+    system: &System,
+    i: usize,
+    job: &Bound<'_, PyDict>,
+    reduce_s_per_byte: f64,
+) -> PyResult<CollectiveJob> {
+    const KEYS: [&str; 5] = ["op", "algo", "size_bytes", "cus", "chunks"];
+    for key in job.keys() {
+        let key: String = key.extract()?;
+        if !KEYS.contains(&key.as_str()) {
+            return Err(err(CoreError::invalid(
+                format!("jobs[{i}].{key}"),
+                &key,
+                "not a job field",
+                "use op, algo, size_bytes, cus and optionally chunks",
+            )));
+        }
+    }
+    let field = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        job.get_item(key)?.ok_or_else(|| {
+            err(CoreError::invalid(
+                format!("jobs[{i}].{key}"),
+                "missing",
+                "every job names op, algo, size_bytes and cus",
+                "e.g. {\"op\": \"all-reduce\", \"algo\": \"flex-sipco\", \"size_bytes\": 1048576, \"cus\": [0, 1]}",
+            ))
+        })
+    };
+    let op: String = field("op")?.extract()?;
+    let algo: String = field("algo")?.extract()?;
+    let size_bytes: u64 = field("size_bytes")?.extract()?;
+    let cus: Vec<u32> = field("cus")?.extract()?;
+    let chunks: u32 = match job.get_item("chunks")? {
+        Some(c) => c.extract()?,
+        None => 1,
+    };
+    let (spec, group) = crate::collectives::whole_system(
+        system,
+        &op,
+        &algo,
+        size_bytes,
+        chunks,
+        reduce_s_per_byte,
+        Some(cus),
+    )?;
+    Ok(CollectiveJob { group, spec })
+}
+
+/// Runs several jobs' collectives at once on a peer system at flow level (the union of their
+/// DAGs, sharing the network): `jobs`, one dict per job (`op`, `algo`, `size_bytes`, `cus`,
+/// optional `chunks`), CUs disjoint. Returns what `flow_collective` does, `job_completion_s`
+/// in the order of the jobs. `progress` as in `flow_collective`.
+#[pyfunction]
+#[pyo3(signature = (system, jobs, reduce_s_per_byte=0.0, routing=None, misroutes=None, progress=None))]
+fn flow_collectives<'py>(
+    py: Python<'py>,
+    system: &System,
+    jobs: Vec<Bound<'py, PyDict>>,
+    reduce_s_per_byte: f64,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| job_of(system, i, j, reduce_s_per_byte))
+        .collect::<PyResult<Vec<_>>>()?;
+    run_jobs(py, system, jobs, routing, misroutes, progress)
+}
+
+/// Runs `jobs` together (`simulate_collectives`) and reports the run as a dict.
+fn run_jobs<'py>(
+    py: Python<'py>,
+    system: &System,
+    jobs: Vec<CollectiveJob>,
+    routing: Option<&str>,
+    misroutes: Option<u8>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let r = system.routing(routing, misroutes, None)?;
     let net = system.inner.network();
     let symmetry = system.inner.symmetry().map_err(err)?;
     let run = observed(py, progress.as_ref(), |obs| {
-        simulate_collective_observed(net, r.as_ref(), &group, &spec, symmetry.as_ref(), obs)
+        simulate_collectives_observed(net, r.as_ref(), &jobs, symmetry.as_ref(), obs)
     })?;
     let d = PyDict::new(py);
     d.set_item("completion_s", run.report.completion_s)?;
+    d.set_item("job_completion_s", run.job_completion_s.into_pyarray(py))?;
     d.set_item("flows", run.report.flows)?;
     d.set_item("messages", run.report.messages)?;
     d.set_item("events", run.report.events)?;

@@ -41,8 +41,10 @@ __all__ = [
     "Topology",
     "flex_sipac",
     "flex_sipac_admissible",
+    "port_wavelengths",
     "sip_ocs",
     "sipac_static",
+    "sipac_wss",
     "superpod",
     "tpuv4",
 ]
@@ -215,6 +217,24 @@ def flex_sipac_admissible(mix: JobMix, shape: FlexSipacShape) -> bool:
 ALLOCATIONS = ("heuristic", "relaxed")
 
 
+def _eq1_allocation(
+    mix: JobMix, collective: str, shape: FlexSipacShape, allocation: str
+) -> tuple[Instance, np.ndarray]:
+    """Eq. 1's wavelength allocation for the mix's jobs running `collective`: the instance (its
+    arcs) and lambda per arc, by `allocation` (see `flex_sipac`)."""
+    if allocation not in ALLOCATIONS:
+        raise ConfigError(f"allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+    topo = shape.topology()
+    instance = Instance(topo, shape.w, wavelength_targets(traffic_matrix(topo, _flex_jobs(mix, collective)), shape.w))
+    relaxed = relax(instance)
+    if allocation == "relaxed":
+        return instance, relaxed.lam
+    # The completion is an exact solve over arcs x w unit variables: run where the exact solver
+    # runs, skipped beyond (a CU the round robin could not fill keeps those wavelengths dark).
+    complete = len(instance.t) * shape.w <= EXACT_MAX_VARIABLES
+    return instance, heuristic(instance, relaxed, complete=complete).lam
+
+
 def flex_sipac(
     mix: JobMix, collective: str = "mesh", shape: FlexSipacShape | None = None, allocation: str = "heuristic"
 ) -> System:
@@ -224,16 +244,8 @@ def flex_sipac(
     fill, and the completion where the exact solver runs), or `relaxed`, eq. 1's
     continuous optimum (fractional wavelengths): the integer allocation's uneven links give the
     flow level one event per distinct finishing time, minutes per run at 512 CUs."""
-    if allocation not in ALLOCATIONS:
-        raise ConfigError(f"allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
     shape = shape or FlexSipacShape.for_cus(mix.n_cus)
-    topo = shape.topology()
-    instance = Instance(topo, shape.w, wavelength_targets(traffic_matrix(topo, _flex_jobs(mix, collective)), shape.w))
-    relaxed = relax(instance)
-    # The completion is an exact solve over arcs x w unit variables: run where the exact solver
-    # runs, skipped beyond (a CU the round robin could not fill keeps those wavelengths dark).
-    complete = len(instance.t) * shape.w <= EXACT_MAX_VARIABLES
-    lam = relaxed.lam if allocation == "relaxed" else heuristic(instance, relaxed, complete=complete).lam
+    instance, lam = _eq1_allocation(mix, collective, shape, allocation)
     links = {(int(i), int(j)): float(n) * shape.rate_Bps for (i, j), n in zip(instance.arcs, lam) if n > 1e-9}
     return _graph("flex-sipac", f"Flex-SiPAC({shape.r}, {shape.L}), w = {shape.w}", mix.n_cus, links)
 
@@ -245,6 +257,53 @@ def sipac_static(mix: JobMix, shape: FlexSipacShape | None = None) -> System:
     share = shape.w / (shape.L * (shape.r - 1)) * shape.rate_Bps
     links = {(int(i), int(j)): share for i, j in shape.topology().arcs}
     return _graph("sipac", f"SiPAC({shape.r}, {shape.L}), static", mix.n_cus, links)
+
+
+def _whole_split(shares: np.ndarray, w: int) -> list[int]:
+    """w wavelengths split in proportion to `shares` (one per level), in whole wavelengths by
+    the largest remainder; no share at all: the even spread."""
+    if shares.sum() <= 1e-9:
+        shares = np.ones(len(shares))
+    exact = w * shares / shares.sum()
+    split = np.floor(exact).astype(int)
+    for level in np.argsort(-(exact - split), kind="stable")[: w - int(split.sum())]:
+        split[level] += 1
+    return [int(x) for x in split]
+
+
+def port_wavelengths(mix: JobMix, shape: FlexSipacShape, allocation: str = "relaxed") -> list[list[int]]:
+    """Each CU's wavelengths per level port on Flex-SiPAC for the mix's Flex-SiPCO jobs: eq. 1's
+    allocation for the jobs' sipco traffic (railx.wavelengths), summed over each level's arcs
+    and scaled to the CU's w, in whole wavelengths. A job's CUs thus put their wavelengths on
+    the levels it spans, in proportion to their neighbours in the job there (e.g. 25, 25, 10 for
+    a box of 8 x 8 x 4); CUs with no traffic keep the even spread."""
+    instance, lam = _eq1_allocation(mix, "sipco", shape, allocation)
+    per_port = np.zeros((mix.n_cus, shape.L))
+    np.add.at(per_port, (instance.arcs[:, 0], shape.topology().arc_levels), lam)
+    return [_whole_split(row, shape.w) for row in per_port]
+
+
+def sipac_wss(mix: JobMix, reconfigured: bool, shape: FlexSipacShape | None = None) -> System:
+    """SiPAC(r, L) as the railx `sipac` peer (one switch vertex per WSS, CU addresses, digit
+    routing, optical multicast at the WSS), the network Flex-SiPCO's schedule runs on. Static
+    (`reconfigured` False): every CU's w wavelengths spread evenly over its L ports. Flex-SiPAC
+    (True): each CU's port split is eq. 1's allocation for the jobs' sipco traffic
+    (`port_wavelengths`); a port left with none is dark. Within a level the WSS vertex admits
+    any allocation of a port's wavelengths among its peers (docs/sipac-topology.md), so the
+    per-pair allocation eq. 1 gives is one the vertex carries."""
+    shape = shape or FlexSipacShape.for_cus(mix.n_cus)
+    peer: dict[str, Any] = {
+        "family": "sipac",
+        "radix": shape.r,
+        "levels": shape.L,
+        "wavelengths": shape.w,
+        "wavelength_rate_Bps": shape.rate_Bps,
+        "link_latency_s": HOP_LATENCY_S / 2,
+    }
+    if not reconfigured:
+        return System("sipac", f"SiPAC({shape.r}, {shape.L}), w = {shape.w}, static", peer=peer)
+    peer["cu_level_wavelengths"] = port_wavelengths(mix, shape)
+    return System("flex-sipac", f"Flex-SiPAC({shape.r}, {shape.L}), w = {shape.w}, eq. 1 ports", peer=peer)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         algo: Annotated[
             list[str] | None,
-            typer.Option(help="repeatable: M (mesh, flow level) or F (Flex-SiPCO, the paper's analytic bound)"),
+            typer.Option(help="repeatable: M (mesh) or F (Flex-SiPCO, every job at once), both at flow level"),
         ] = None,
         size: Annotated[list[str] | None, typer.Option(help="all-reduce message, repeatable, e.g. 1MB")] = None,
         workload: Annotated[
@@ -122,10 +122,18 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
             return
         table = Table(title=f"multi-tenant all-reduce, {cus} CUs, 1,920 Gb/s per CU")
-        for col in ("topology", "algo", "fidelity", "jobs", "sigma", "message", "JCT (us)"):
+        for col in ("topology", "algo", "fidelity", "jobs", "sigma", "message", "JCT (us)", "paper's bound (us)"):
             table.add_column(col, justify="right")
         for r in rows:
+            bound = "" if r.bound_s is None else f"{r.bound_s * 1e6:.2f}"
             table.add_row(
-                r.topology, r.algo, r.fidelity, r.mix, f"{r.sigma:.3f}", f"{r.size_bytes:,} B", f"{r.jct_s * 1e6:.2f}"
+                r.topology,
+                r.algo,
+                r.fidelity,
+                r.mix,
+                f"{r.sigma:.3f}",
+                f"{r.size_bytes:,} B",
+                f"{r.jct_s * 1e6:.2f}",
+                bound,
             )
         Console().print(table)

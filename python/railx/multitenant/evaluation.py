@@ -9,9 +9,12 @@ completion time:
   its job (reduce-scatter), then every CU sends its reduced chunk to every other CU of the job
   (all-gather): two steps of the same traffic. Every job's step is simulated at once, so jobs
   share the network (see `mesh_step_times`).
-- `F`, Flex-SiPCO (Flex-SiPAC and static SiPAC only): for now the paper's analytic upper bound
-  (l-hat + 1)(alpha + (r - 1) 2n / (r l-hat) beta), labelled as such in every output, until the
-  flow-level Flex-SiPCO schedule replaces `flex_sipco_all_reduce`.
+- `F`, Flex-SiPCO (Flex-SiPAC and static SiPAC only) at flow level: every job's Flex-SiPCO
+  schedule (railx.collectives, Algorithm 1 with stand-ins for non-communicating CUs) run at once
+  on the `sipac` peer (`sipac_wss`: CU addresses, WSS vertices with optical multicast; on
+  Flex-SiPAC each job's CUs move their wavelengths onto the levels the job spans), one flow
+  simulation per message size (see `flex_sipco_all_reduce`). The paper's analytic upper bound
+  (l-hat + 1)(alpha + (r - 1) 2n / (r l-hat) beta) is reported beside it (`JctRow.bound_s`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ import numpy as np
 
 from railx.collectives.sipco import flex_sipco_bound_s, spanned_levels
 from railx.config import ConfigError
-from railx.flowsim import Messages, simulate
-from railx.multitenant.baselines import HOP_LATENCY_S, TOPOLOGIES, FlexSipacShape
+from railx.flowsim import CollectiveJob, Messages, collectives, simulate
+from railx.multitenant.baselines import HOP_LATENCY_S, TOPOLOGIES, FlexSipacShape, sipac_wss
 from railx.multitenant.jobs import JobMix
 from railx.systems import System
 
@@ -34,6 +37,7 @@ __all__ = [
     "JctRow",
     "evaluate",
     "flex_sipco_all_reduce",
+    "flex_sipco_bound",
     "jct",
     "mesh_all_reduce",
     "mesh_closed_form_s",
@@ -110,12 +114,16 @@ def mesh_closed_form_s(k: int, size_bytes: int, port_Bps: float, latency_s: floa
     return 2 * (latency_s + (k - 1) * (size_bytes / k) / port_Bps)
 
 
-def flex_sipco_all_reduce(topology: str, mix: JobMix, size_bytes: int) -> np.ndarray:
+def _check_sipco_topology(topology: str) -> None:
+    if topology not in ("flex-sipac", "sipac"):
+        raise ConfigError(f"algo = F on {topology}: Flex-SiPCO runs on Flex-SiPAC or SiPAC; use algo M there")
+
+
+def flex_sipco_bound(topology: str, mix: JobMix, size_bytes: int) -> np.ndarray:
     """ANALYTIC BOUND, not a simulation: every job's Flex-SiPCO all-reduce time by the paper's
     bound. On Flex-SiPAC a job's CUs move all w wavelengths onto the l-hat levels it spans
     (port = w rate / l-hat); on static SiPAC every port keeps w / L. Single-CU jobs take 0."""
-    if topology not in ("flex-sipac", "sipac"):
-        raise ConfigError(f"algo = F on {topology}: Flex-SiPCO runs on Flex-SiPAC or SiPAC; use algo M there")
+    _check_sipco_topology(topology)
     shape = FlexSipacShape.for_cus(mix.n_cus)
     out = np.zeros(len(mix.ranges))
     for job in range(len(mix.ranges)):
@@ -128,7 +136,27 @@ def flex_sipco_all_reduce(topology: str, mix: JobMix, size_bytes: int) -> np.nda
     return out
 
 
-ALGORITHM_FIDELITY: dict[str, str] = {"M": "flow", "F": "analytic bound (paper eq.)"}
+def flex_sipco_all_reduce(
+    topology: str, mix: JobMix, sizes_bytes: Sequence[int], shape: FlexSipacShape | None = None
+) -> np.ndarray:
+    """Flex-SiPCO all-reduce time of every job (columns) at every message size (rows), in
+    seconds, at flow level: all jobs' schedules in one run on `sipac_wss` (reconfigured on
+    Flex-SiPAC, static on SiPAC), sharing the network; single-CU jobs take 0. A job too sparse
+    for the schedule's stand-ins raises (use M)."""
+    _check_sipco_topology(topology)
+    shape = shape or FlexSipacShape.for_cus(mix.n_cus)
+    system = sipac_wss(mix, topology == "flex-sipac", shape)
+    active = [job for job in range(len(mix.ranges)) if mix.sizes[job] >= 2]
+    out = np.zeros((len(sizes_bytes), len(mix.ranges)))
+    if not active:
+        return out
+    for row, n in enumerate(sizes_bytes):
+        jobs = [CollectiveJob("all-reduce", "flex-sipco", int(n), list(mix.cus(j))) for j in active]
+        out[row, active] = collectives(system, jobs).job_completion_s
+    return out
+
+
+ALGORITHM_FIDELITY: dict[str, str] = {"M": "flow", "F": "flow"}
 ALGORITHMS: tuple[str, ...] = tuple(ALGORITHM_FIDELITY)
 
 
@@ -140,7 +168,8 @@ def jct(per_job_s: np.ndarray) -> float:
 @dataclass(frozen=True)
 class JctRow:
     """One result: a topology and algorithm (its fidelity), a mix (sizes joined by +, its
-    skewness), a message size, the mix's JCT and every job's completion time, in seconds."""
+    skewness), a message size, the mix's JCT and every job's completion time, in seconds; for F,
+    `bound_s`, the mix's JCT by the paper's analytic bound (None for M)."""
 
     topology: str
     algo: str
@@ -150,6 +179,7 @@ class JctRow:
     size_bytes: int
     jct_s: float
     per_job_s: tuple[float, ...]
+    bound_s: float | None = None
 
 
 def evaluate(
@@ -176,9 +206,11 @@ def evaluate(
                     continue
                 if algo == "M":
                     times = mesh_all_reduce(build(name, mix), mix, sizes_bytes)
+                    bounds: list[float | None] = [None] * len(sizes_bytes)
                 else:
-                    times = np.array([flex_sipco_all_reduce(name, mix, n) for n in sizes_bytes])
-                for n, per_job in zip(sizes_bytes, times):
+                    times = flex_sipco_all_reduce(name, mix, sizes_bytes)
+                    bounds = [jct(flex_sipco_bound(name, mix, n)) for n in sizes_bytes]
+                for n, per_job, bound in zip(sizes_bytes, times, bounds):
                     rows.append(
                         JctRow(
                             name,
@@ -189,6 +221,7 @@ def evaluate(
                             int(n),
                             jct(per_job),
                             tuple(float(t) for t in per_job),
+                            bound,
                         )
                     )
     return rows

@@ -120,6 +120,10 @@ def traffic_matrix(topology: SiPAC, jobs: Sequence[Job]) -> np.ndarray:
             _add_uniform_demand(T, graph, 2 / graph.number_of_nodes())
             continue
         for (src, dst), volume in logical_traffic(topology, job).items():
+            if graph.has_edge(src, dst):
+                # Neighbours: the edge is the one shortest path (no search over the job).
+                T[src, dst] += volume
+                continue
             paths = list(nx.all_shortest_paths(graph, src, dst))
             for path in paths:
                 for a, b in zip(path, path[1:]):

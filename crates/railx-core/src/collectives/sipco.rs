@@ -179,12 +179,14 @@ impl JobBox {
         p - self.digit(p, k) * stride + c * stride
     }
 
-    /// The other positions on `p`'s WSS of virtual level `k`.
+    /// The other positions on `p`'s WSS of virtual level `k`, in rotated order: digit own + 1,
+    /// own + 2, .. (mod the radix). Every position of a WSS thus addresses a different peer at
+    /// each turn (a Latin square), so a simulator that starts a chip's messages in the order it
+    /// lists them does not send every position's first message to the same peer (which halves
+    /// the flit level's throughput, docs/flex-sipac.md).
     fn peers(&self, p: u32, k: u32) -> impl Iterator<Item = u32> + '_ {
-        let own = self.digit(p, k);
-        (0..self.radix(k))
-            .filter(move |&c| c != own)
-            .map(move |c| self.with_digit(p, k, c))
+        let (own, r) = (self.digit(p, k), self.radix(k));
+        (1..r).map(move |i| self.with_digit(p, k, (own + i) % r))
     }
 
     /// The units of chunk `c` of group `g`.

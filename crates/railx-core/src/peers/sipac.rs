@@ -43,6 +43,12 @@ pub struct SipacFields {
     /// paper's even spread, w / L each.
     #[serde(default)]
     pub level_wavelengths: Vec<u32>,
+    /// Per CU (in address order), wavelengths on each level's port, level 0 first, summing to
+    /// `wavelengths`; 0 leaves that port dark (no link). Empty: every CU as `level_wavelengths`.
+    /// Flex-SiPAC's reconfiguration of each CU's transceiver, e.g. a job's CUs moving all their
+    /// wavelengths onto the levels the job spans.
+    #[serde(default)]
+    pub cu_level_wavelengths: Vec<Vec<u32>>,
     /// Latency of one CU-WSS fibre hop (a lightpath between two CUs is two), seconds.
     #[serde(default = "default_latency")]
     pub link_latency_s: f64,
@@ -154,6 +160,7 @@ impl SipacSpec {
         }
         check_chips(cus(f.radix, f.levels))?;
         let (w, l) = (f.wavelengths, f.levels);
+        self.check_cu_splits()?;
         if f.level_wavelengths.is_empty() {
             if w < l || !w.is_multiple_of(l) {
                 return Err(RailxError::invalid(
@@ -175,6 +182,45 @@ impl SipacSpec {
             ));
         }
         Ok(split.clone())
+    }
+
+    /// The per-CU splits, when given: one per CU, one count per level, summing to w.
+    fn check_cu_splits(&self) -> Result<()> {
+        let f = &self.fields;
+        let (w, l) = (f.wavelengths, f.levels);
+        if f.cu_level_wavelengths.is_empty() {
+            return Ok(());
+        }
+        let n = cus(f.radix, l);
+        if f.cu_level_wavelengths.len() as u64 != n {
+            return Err(RailxError::invalid(
+                "sipac.cu_level_wavelengths",
+                format!("{} CUs", f.cu_level_wavelengths.len()),
+                format!("needs one split per CU ({n}), or none"),
+                "list every CU's split in address order, or leave it out",
+            ));
+        }
+        let bad = f
+            .cu_level_wavelengths
+            .iter()
+            .position(|c| c.len() != l as usize || c.iter().sum::<u32>() != w);
+        if let Some(cu) = bad {
+            return Err(RailxError::invalid(
+                format!("sipac.cu_level_wavelengths[{cu}]"),
+                format!("{:?}", f.cu_level_wavelengths[cu]),
+                format!("needs one count per level ({l}) summing to wavelengths = {w} (0 leaves a port dark)"),
+                format!("e.g. {:?}", even_or_front(w, l)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Wavelengths on CU `cu`'s port of `level`: its own split when given, else `split`'s.
+    fn port_wavelengths(&self, split: &[u32], cu: u32, level: u32) -> u32 {
+        match self.fields.cu_level_wavelengths.get(cu as usize) {
+            Some(own) => own[level as usize],
+            None => split[level as usize],
+        }
     }
 
     /// Chip id of the CU on WSS (`level`, `index`) whose digit `level` is `digit`.
@@ -245,11 +291,15 @@ impl PeerBuilder for SipacSpec {
         let mut net = Network::with_capacity(None, chips, 2 * links(r, l) as usize);
         for level in 0..l {
             let axis = if level == 0 { Axis::X } else { Axis::Y };
-            let bw = split[level as usize] as f64 * self.fields.wavelength_rate_Bps;
             for index in 0..per_level {
                 let wss = net.add_switch(r);
                 for digit in 0..r {
                     let cu = self.cu_on(level, index, digit);
+                    let lambdas = self.port_wavelengths(&split, cu, level);
+                    if lambdas == 0 {
+                        continue; // a dark port: the CU moved its wavelengths elsewhere
+                    }
+                    let bw = lambdas as f64 * self.fields.wavelength_rate_Bps;
                     self.link
                         .duplex_bw(&mut net, cu, wss, LinkClass::Switch, axis, level, bw);
                 }

@@ -162,6 +162,24 @@ impl MessageDag {
         out
     }
 
+    /// Appends every message of `other` after this DAG's, its dependencies renumbered, as an
+    /// independent component (no message of one waits for the other's); returns the ids the
+    /// appended messages took.
+    pub fn append(&mut self, other: &MessageDag) -> std::ops::Range<MessageId> {
+        let offset = self.len();
+        let (dsts, deps) = (self.dsts.len() as u64, self.deps.len() as u64);
+        self.src.extend_from_slice(&other.src);
+        self.dsts.extend_from_slice(&other.dsts);
+        self.dst_start
+            .extend(other.dst_start[1..].iter().map(|&s| s + dsts));
+        self.bytes.extend_from_slice(&other.bytes);
+        self.delay_s.extend_from_slice(&other.delay_s);
+        self.deps.extend(other.deps.iter().map(|&d| d + offset));
+        self.dep_start
+            .extend(other.dep_start[1..].iter().map(|&s| s + deps));
+        offset..self.len()
+    }
+
     pub fn bytes(&self, id: MessageId) -> u64 {
         self.bytes[id as usize]
     }

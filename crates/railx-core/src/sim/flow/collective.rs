@@ -4,6 +4,11 @@
 //! network are invariant, when the collective group is the whole system (see
 //! `collectives::symmetric::largest_invariant`); otherwise the full message DAG. Either way at
 //! most `MAX_FLOWS` flows.
+//!
+//! Several jobs (each its own group, disjoint from the others', and its own collective) run
+//! together as one DAG: the union of their schedules' DAGs, independent components started at
+//! once that share the network's links; each job's completion is its last arrival. A single
+//! collective is the run of one job.
 
 use super::symmetry::{LinkOrbits, Symmetry, Translations};
 use super::{simulate_observed, simulate_symmetric_observed, FlowReport};
@@ -13,6 +18,8 @@ use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::progress::{Observer, Silent};
 use crate::routing::Routing;
+use crate::sim::dag::MessageDag;
+use rustc_hash::FxHashMap;
 
 /// Most flows a schedule is simulated with: its messages, or its representatives when
 /// aggregated (about 0.5 KB of memory each, schedule and simulator state together).
@@ -30,7 +37,14 @@ pub struct CollectiveSpec {
     pub reduce_s_per_byte: f64,
 }
 
-/// A flow-level run of a collective.
+/// One job of a run: its process group and the collective it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectiveJob {
+    pub group: Group,
+    pub spec: CollectiveSpec,
+}
+
+/// A flow-level run of one or more jobs' collectives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveRun {
     pub report: FlowReport,
@@ -40,6 +54,9 @@ pub struct CollectiveRun {
     pub orbit: u64,
     /// The labels of that group's generators (empty when not aggregated), e.g. `["(0, 1)"]`.
     pub generators: Vec<String>,
+    /// When each job's last message arrived, in the order of the jobs; the run's completion
+    /// is their maximum.
+    pub job_completion_s: Vec<f64>,
 }
 
 /// The group to aggregate over: the largest subgroup of `symmetry` under which the schedule and
@@ -47,14 +64,13 @@ pub struct CollectiveRun {
 fn aggregation_group(
     net: &Network,
     routing: &dyn Routing,
-    group: &Group,
-    spec: &CollectiveSpec,
+    job: &CollectiveJob,
     symmetry: &Symmetry,
 ) -> Option<Symmetry> {
     if routing.chips().len() != net.chips() as usize {
         return None;
     }
-    let h = largest_invariant(spec.op, spec.algo, group, symmetry)?;
+    let h = largest_invariant(job.spec.op, job.spec.algo, &job.group, symmetry)?;
     (h.order() > 1 && LinkOrbits::of(net, &h).is_ok()).then_some(h)
 }
 
@@ -72,7 +88,7 @@ pub fn simulate_collective(
 
 /// Runs the collective `spec` over `group` on `net` routed by `routing`, aggregated over the
 /// largest subgroup of `symmetry` (the system's symmetry group, if it has one) under which it
-/// is exact (module docs).
+/// is exact (module docs): [`simulate_collectives`] with one job.
 pub fn simulate_collective_with(
     net: &Network,
     routing: &dyn Routing,
@@ -80,64 +96,149 @@ pub fn simulate_collective_with(
     spec: &CollectiveSpec,
     symmetry: Option<&Symmetry>,
 ) -> Result<CollectiveRun> {
-    simulate_collective_observed(net, routing, group, spec, symmetry, &mut Silent)
+    let job = CollectiveJob {
+        group: group.clone(),
+        spec: *spec,
+    };
+    simulate_collectives(net, routing, std::slice::from_ref(&job), symmetry)
 }
 
-/// `simulate_collective_with`, telling `observer` the flows (messages, or representatives when
-/// aggregated) arrived (`crate::progress`).
-pub fn simulate_collective_observed(
+/// The name of a job's field in errors: plain for a single job, `jobs[i].field` among several.
+fn job_field(jobs: usize, i: usize, field: &str) -> String {
+    if jobs == 1 {
+        field.to_string()
+    } else {
+        format!("jobs[{i}].{field}")
+    }
+}
+
+/// Checks what a run needs of its jobs: at least one, valid reduction delays, and no chip in
+/// two jobs (concurrent jobs share the network, never a CU).
+fn check_jobs(jobs: &[CollectiveJob]) -> Result<()> {
+    if jobs.is_empty() {
+        return Err(RailxError::invalid(
+            "jobs",
+            "[]",
+            "a run has at least one job",
+            "give one job (a group and its collective)",
+        ));
+    }
+    let mut owner: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, job) in jobs.iter().enumerate() {
+        let delay = job.spec.reduce_s_per_byte;
+        if !(delay.is_finite() && delay >= 0.0) {
+            return Err(RailxError::invalid(
+                job_field(jobs.len(), i, "reduce_s_per_byte"),
+                delay,
+                "must be a finite number of seconds per byte >= 0",
+                "use 0 for no reduction delay",
+            ));
+        }
+        for &chip in job.group.chips() {
+            if let Some(other) = owner.insert(chip, i) {
+                return Err(RailxError::invalid(
+                    format!("jobs[{i}].cus"),
+                    chip,
+                    format!(
+                        "CU {chip} is also in jobs[{other}]; concurrent jobs hold disjoint CUs"
+                    ),
+                    "give each job its own CUs",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs every job's collective at once on `net` routed by `routing`: the union of their
+/// message DAGs, independent components that share the network's links, started together. A
+/// single job runs aggregated over the largest subgroup of `symmetry` under which it is exact
+/// (module docs); several run as the full union. Reports each job's completion and the run's.
+pub fn simulate_collectives(
     net: &Network,
     routing: &dyn Routing,
-    group: &Group,
-    spec: &CollectiveSpec,
+    jobs: &[CollectiveJob],
+    symmetry: Option<&Symmetry>,
+) -> Result<CollectiveRun> {
+    simulate_collectives_observed(net, routing, jobs, symmetry, &mut Silent)
+}
+
+/// `simulate_collectives`, telling `observer` the flows (messages, or representatives when
+/// aggregated) arrived (`crate::progress`).
+pub fn simulate_collectives_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    jobs: &[CollectiveJob],
     symmetry: Option<&Symmetry>,
     observer: &mut dyn Observer,
 ) -> Result<CollectiveRun> {
-    if !(spec.reduce_s_per_byte.is_finite() && spec.reduce_s_per_byte >= 0.0) {
-        return Err(RailxError::invalid(
-            "reduce_s_per_byte",
-            spec.reduce_s_per_byte,
-            "must be a finite number of seconds per byte >= 0",
-            "use 0 for no reduction delay",
-        ));
+    check_jobs(jobs)?;
+    let mut messages = 0u64;
+    for job in jobs {
+        let s = &job.spec;
+        messages += counts(s.op, s.algo, &job.group, s.size_bytes, s.chunks)?.messages;
     }
-    let size = (spec.size_bytes, spec.chunks);
-    let c = counts(spec.op, spec.algo, group, size.0, size.1)?;
-    let h = symmetry.and_then(|s| aggregation_group(net, routing, group, spec, s));
+    let h = match (jobs, symmetry) {
+        ([job], Some(s)) => aggregation_group(net, routing, job, s),
+        _ => None,
+    };
     let orbit = h.as_ref().map_or(1, Symmetry::order);
-    let flows = c.messages / orbit;
+    let flows = messages / orbit;
     if flows > MAX_FLOWS {
         let aggregated = match (&h, symmetry) {
             (Some(h), _) => format!("aggregated over {} {}", h.order(), h.what()),
+            (None, _) if jobs.len() > 1 => {
+                format!("{} concurrent jobs, not aggregated", jobs.len())
+            }
             (None, Some(s)) => format!("invariant under none of the system's {}", s.what()),
             (None, None) => "not aggregatable: the system declares no symmetry".to_string(),
         };
+        let algos: Vec<&str> = jobs.iter().map(|j| j.spec.algo.name()).collect();
         return Err(RailxError::invalid(
             "schedule",
-            format!("{} messages", c.messages),
+            format!("{messages} messages"),
             format!(
                 "this {} schedule ({aggregated}) needs {flows} flows, more than the {MAX_FLOWS} a flow-level run is limited to",
-                spec.algo.name()
+                algos.join(" + ")
             ),
             "use the analytic fidelity, a smaller system, or an algorithm invariant under more of the system's symmetry (hierarchical or 2d-ring on a torus, direct all-to-all)",
         ));
     }
-    if let Some(h) = h {
-        let sym = representatives(spec.op, spec.algo, group, &h, size, spec.reduce_s_per_byte)?;
+    if let (Some(h), [job]) = (h, jobs) {
+        let s = &job.spec;
+        let size = (s.size_bytes, s.chunks);
+        let sym = representatives(s.op, s.algo, &job.group, &h, size, s.reduce_s_per_byte)?;
         let report = simulate_symmetric_observed(net, routing, &sym, 0, observer)?;
         return Ok(CollectiveRun {
+            job_completion_s: vec![report.completion_s],
             report,
             aggregated: true,
             orbit,
             generators: h.labels(),
         });
     }
-    let dag = build(spec.op, spec.algo, group, size.0, size.1)?.to_dag(spec.reduce_s_per_byte)?;
+    let mut dag = MessageDag::new();
+    let mut ranges = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let s = &job.spec;
+        let own =
+            build(s.op, s.algo, &job.group, s.size_bytes, s.chunks)?.to_dag(s.reduce_s_per_byte)?;
+        ranges.push(dag.append(&own));
+    }
     let report = simulate_observed(net, routing, &dag, 0, observer)?;
+    let job_completion_s = ranges
+        .into_iter()
+        .map(|r| {
+            report.arrival_s[r.start as usize..r.end as usize]
+                .iter()
+                .fold(0.0, |a: f64, &b| a.max(b))
+        })
+        .collect();
     Ok(CollectiveRun {
         report,
         aggregated: false,
         orbit: 1,
         generators: Vec::new(),
+        job_completion_s,
     })
 }
