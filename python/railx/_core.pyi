@@ -330,6 +330,7 @@ def flow_collectives(
     reduce_s_per_byte: float = 0.0,
     routing: str | None = None,
     misroutes: int | None = None,
+    progress: _Progress | None = None,
 ) -> FlowCollective: ...
 def flit_simulate(
     system: System,
