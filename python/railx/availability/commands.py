@@ -19,7 +19,7 @@ from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_fai
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
 from railx.network import realize, verify_ocs_text
-from railx.sweep.progress import sample_progress
+from railx.progress import live_progress
 
 console = Console()
 
@@ -141,7 +141,12 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k not in ("rows_kept", "cols_kept")}
             shown["job"] = f"{len(found.cols)} columns x {len(found.rows)} rows"
         else:
-            with sample_progress(samples, "samples", quiet=as_json) as on_sample:
+            with live_progress("Monte Carlo availability", quiet=as_json) as bar:
+
+                def on_sample(done: int) -> None:
+                    if bar is not None:
+                        bar(done, samples, "samples")
+
                 stats = availability(
                     grid,
                     rate=rate,

@@ -1,18 +1,16 @@
-"""Live progress on stderr: a sweep's done / total, rate, ETA, failures and workers, and a long
-single analysis's samples (quiet with --json). Ctrl-C stops either cleanly: a sweep keeps every
-point already stored, a single analysis prints one line and exits 130."""
+"""Live progress of a sweep on stderr: done / total, rate, ETA, failures and workers (quiet with
+--json); Ctrl-C stops it cleanly, keeping every point already stored. A long single analysis's
+bar is railx.progress.live_progress."""
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-__all__ = ["SweepProgress", "sample_progress"]
+__all__ = ["SweepProgress"]
 
 
 class SweepProgress:
@@ -67,34 +65,3 @@ class SweepProgress:
     def refresh(self) -> None:
         if self._progress is not None:
             self._progress.update(self._task, completed=self.done, **self._fields())
-
-
-@contextlib.contextmanager
-def sample_progress(total: int, unit: str, quiet: bool) -> Iterator[Callable[[int], None]]:
-    """A progress bar for one long analysis of `total` `unit`s: yields the hook to call with the
-    count done; an interrupt (Ctrl-C) ends the command with one line and exit status 130."""
-    import typer
-
-    progress = Progress(
-        TextColumn(unit),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=quiet,
-    )
-    task = progress.add_task(unit, total=total)
-    done = 0
-
-    def hook(count: int) -> None:
-        nonlocal done
-        done = count
-        progress.update(task, completed=count)
-
-    try:
-        with progress:
-            yield hook
-    except KeyboardInterrupt:
-        Console(stderr=True).print(f"interrupted after {done} of {total} {unit}; nothing was written")
-        raise typer.Exit(130) from None
