@@ -30,13 +30,13 @@ import argparse
 import json
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomllib
 import yaml
 
 from railx.libra.loops import NumericAlgebra, TimeExpr, build_time

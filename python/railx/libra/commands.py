@@ -15,7 +15,7 @@ from rich.table import Table
 from railx.config import ConfigError, is_one_of, read_text
 from railx.libra.constraints import ConstraintSet, parse_constraints
 from railx.libra.cost import CostModel, parse_cost_model
-from railx.libra.loops import LOOP_NAMES, TimeExpr, build_time
+from railx.libra.loops import LOOP_NAMES, LoopName, TimeExpr, build_time
 from railx.libra.network import LibraNetwork, parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
@@ -73,7 +73,7 @@ class LibraProblem:
     weights: dict[str, float]
     constraints: ConstraintSet
     parsed: dict[str, tuple[LibraWorkload, Communicator]]
-    loop: str
+    loop: LoopName
 
 
 def libra_problem(
@@ -123,7 +123,7 @@ def libra_problem(
         wl = parse_workload(w_text, Path(w_source).stem, w_source)
         name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
         comm = parse_communicator(c_text, c_source, net)
-        time = build_time(wl, comm, loop)  # type: ignore[arg-type]
+        time = build_time(wl, comm, loop)
         times[name] = time if ring_bw_share == 1.0 else time.with_bandwidth_share(share)
         weight_of[name] = w
         parsed[name] = (wl, comm)

@@ -11,13 +11,14 @@ keeps busy and the time a design using all of it would take (railx.libra.utiliza
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from railx.config import ConfigError
 from railx.libra.chunked import ChunkedAlgebra
 from railx.libra.commands import LibraProblem
-from railx.libra.loops import NumericAlgebra, TimeExpr, build_time
+from railx.libra.loops import Algebra, NumericAlgebra, TimeExpr, build_time
 from railx.libra.optimize import LibraResult
 from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
 
@@ -27,18 +28,21 @@ __all__ = ["MODELS", "evaluate"]
 MODELS = ("chunked", "subgroups", "utilization")
 
 
-def _weighted_s(times: dict[str, TimeExpr], weights: dict[str, float], value: Callable[[TimeExpr], float]) -> float:
-    return sum(weights[name] * value(expr) for name, expr in times.items())
+def _weighted_s(times: dict[str, TimeExpr], weights: dict[str, float], algebra: Algebra[Any]) -> float:
+    """The weighted sum of the workloads' iteration seconds under `algebra`."""
+    return sum(weights[name] * float(expr.evaluate(algebra)) for name, expr in times.items())
 
 
 def _times_both(
-    problem: LibraProblem, result: LibraResult, times: dict[str, TimeExpr], algebra: Callable[[np.ndarray], object]
+    problem: LibraProblem,
+    result: LibraResult,
+    times: dict[str, TimeExpr],
+    algebra: Callable[[np.ndarray], Algebra[Any]],
 ) -> dict[str, float]:
     """Weighted iteration seconds of the optimum and of EqualBW under one algebra."""
     out = {}
     for key, design in (("time_s", result.optimum), ("baseline_time_s", result.baseline)):
-        alg = algebra(np.array(design.bw_per_dim_GBps))
-        out[key] = _weighted_s(times, problem.weights, lambda e: float(e.evaluate(alg)))  # type: ignore[arg-type]
+        out[key] = _weighted_s(times, problem.weights, algebra(np.array(design.bw_per_dim_GBps)))
     return out
 
 
@@ -72,7 +76,7 @@ def evaluate(
             out[model] = _times_both(problem, result, problem.times, lambda bw: ChunkedAlgebra(bw, chunks))
         elif model == "subgroups":
             sub = {
-                name: build_time(wl, comm, problem.loop, network=problem.network)  # type: ignore[arg-type]
+                name: build_time(wl, comm, problem.loop, network=problem.network)
                 for name, (wl, comm) in problem.parsed.items()
             }
             out[model] = _times_both(problem, result, sub, NumericAlgebra)
