@@ -17,8 +17,7 @@ import pytest
 
 from railx.collectives import RailxParams, estimate
 from railx.collectives.commands import collective_report
-from railx.config import read_toml
-from railx.config import ConfigError
+from railx.config import ConfigError, read_toml
 from railx.libra.chunked import ChunkedAlgebra
 from railx.libra.commands import libra_from_texts, result_json
 from railx.libra.loops import NumericAlgebra, build_time
