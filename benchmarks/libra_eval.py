@@ -83,11 +83,10 @@ CONSTRAINTS_4D: dict[str, dict[str, Any]] = {
 }
 
 
-def case_options(network: str, workloads: tuple[str, ...], prefix: str = INPUTS_PREFIX) -> dict[str, Any]:
-    """The libra analysis's file options for workloads on a network, LIBRA's files named under
-    `prefix` (the spec's `libra-inputs/`, or the inputs directory), the repository's by path
-    relative to the spec (examples/sweeps)."""
-    repo = "../../benchmarks/"
+def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
+    """The libra analysis's file options for workloads on a network, as the spec names them:
+    LIBRA's files under `libra-inputs/`, the repository's relative to the spec (examples/sweeps)."""
+    prefix, repo = INPUTS_PREFIX, "../../benchmarks/"
     if network in SHIPPED_COMMUNICATORS:
         dims = network[:2].lower()
         out: dict[str, Any] = {
@@ -142,6 +141,7 @@ class Engine:
 
     def __init__(self, run_on: Runner, inputs: Path) -> None:
         self.run_on, self.inputs = run_on, inputs
+        self._spec_rows: list[dict[str, object]] | None = None
 
     def records(self, sweep: Sweep) -> list[dict[str, Any]]:
         frame = self.run_on.frame(sweep)
@@ -152,6 +152,13 @@ class Engine:
 
     def run(self, name: str, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self.records(built_sweep(name, self.inputs, points))
+
+    def spec_rows(self, cases: list[tuple[str, str]]) -> list[dict[str, object]]:
+        """The shipped spec's rows of these cases (the whole spec runs once, with the first
+        figure that asks: Figs. 13-16 share it)."""
+        if self._spec_rows is None:
+            self._spec_rows = sweep_rows(list(SPEC_CASES), self.records(spec_sweep(self.inputs)))
+        return [r for r in self._spec_rows if (r["network"], r["workload"]) in cases]
 
 
 def _design(r: dict[str, Any]) -> dict[str, object]:
@@ -232,31 +239,12 @@ def fig10(engine: Engine) -> dict[str, object]:
     return {"rows": rows}
 
 
-class SpecRows:
-    """The shipped spec's rows (Figs. 13-16), computed once for the figures that share them."""
-
-    def __init__(self) -> None:
-        self.rows: list[dict[str, object]] | None = None
-
-    def of(self, engine: Engine) -> list[dict[str, object]]:
-        if self.rows is None:
-            self.rows = sweep_rows(list(SPEC_CASES), engine.records(spec_sweep(engine.inputs)))
-        return self.rows
-
-
-SPEC_ROWS = SpecRows()
-
-
-def _rows_of(engine: Engine, cases: list[tuple[str, str]]) -> list[dict[str, object]]:
-    return [r for r in SPEC_ROWS.of(engine) if (r["network"], r["workload"]) in cases]
-
-
 def fig13_14(engine: Engine) -> dict[str, object]:
     """Turing-NLG, GPT-3 and MSFT-1T on 3D-4K and 4D-4K over the budget sweep; the same with
     rings at half bandwidth (every ring collective reaching half its links' bandwidth, as if it
     used one direction) as a sensitivity."""
     cases = [(net, w) for net in ("3D-4K", "4D-4K") for w in LLMS]
-    rows = _rows_of(engine, cases)
+    rows = engine.spec_rows(cases)
     half_points = [
         case_options(net, (w,)) | {"options.ring_bw_share": 0.5, "options.total_bw": b, "options.objective": o}
         for net, w in cases
@@ -288,14 +276,14 @@ def fig13_14(engine: Engine) -> dict[str, object]:
 
 def fig15(engine: Engine) -> dict[str, object]:
     """ResNet-50 and DLRM on 4D-4K; how much cheaper PerfPerCostOpt's designs are than PerfOpt's."""
-    rows = _rows_of(engine, [("4D-4K", "ResNet_50"), ("4D-4K", "DLRM")])
+    rows = engine.spec_rows([("4D-4K", "ResNet_50"), ("4D-4K", "DLRM")])
     cheaper = [1 - r["perf-per-cost"]["cost_usd"] / r["perf"]["cost_usd"] for r in rows]  # type: ignore[index]
     return {"rows": rows, "mean_cheaper": float(np.mean(cheaper)), "cheaper": cheaper}
 
 
 def fig16(engine: Engine) -> dict[str, object]:
     """MSFT-1T on 3D-512, 3D-1K and 4D-2K."""
-    return {"rows": _rows_of(engine, [(net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")])}
+    return {"rows": engine.spec_rows([(net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")])}
 
 
 def _times(inputs: Path) -> dict[str, TimeExpr]:

@@ -74,6 +74,18 @@ class LibraProblem:
     constraints: ConstraintSet
     parsed: dict[str, tuple[LibraWorkload, Communicator]]
     loop: LoopName
+    ring_bw_share: float = 1.0
+
+    def time_of(self, name: str, subgroups: bool = False) -> TimeExpr:
+        """Workload `name`'s time expression; with `subgroups`, a group reaches only its
+        members' links of a fully-connected dimension (railx.libra.collective.group_share)."""
+        wl, comm = self.parsed[name]
+        time = build_time(wl, comm, self.loop, network=self.network if subgroups else None)
+        if self.ring_bw_share == 1.0:
+            return time
+        return time.with_bandwidth_share(
+            tuple(self.ring_bw_share if d.kind == "RI" else 1.0 for d in self.network.dims)
+        )
 
 
 def libra_problem(
@@ -115,24 +127,21 @@ def libra_problem(
     if cost_dims is not None:
         net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
     cost_model = parse_cost_model(cost[1], cost[0])
-    share = tuple(ring_bw_share if d.kind == "RI" else 1.0 for d in net.dims)
-    times: dict[str, TimeExpr] = {}
     weight_of: dict[str, float] = {}
     parsed: dict[str, tuple[LibraWorkload, Communicator]] = {}
     for (w_source, w_text), (c_source, c_text), w in zip(workloads, communicators, weights_in):
         wl = parse_workload(w_text, Path(w_source).stem, w_source)
-        name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
-        comm = parse_communicator(c_text, c_source, net)
-        time = build_time(wl, comm, loop)
-        times[name] = time if ring_bw_share == 1.0 else time.with_bandwidth_share(share)
+        name = wl.name if wl.name not in parsed else f"{wl.name}#{len(parsed)}"
+        parsed[name] = (wl, parse_communicator(c_text, c_source, net))
         weight_of[name] = w
-        parsed[name] = (wl, comm)
     cons = (
         ConstraintSet(len(net.dims))
         if constraints is None
         else parse_constraints(constraints[1], constraints[0], len(net.dims))
     )
-    return LibraProblem(net, cost_model, times, weight_of, cons.with_total(total_bw), parsed, loop)
+    problem = LibraProblem(net, cost_model, {}, weight_of, cons.with_total(total_bw), parsed, loop, ring_bw_share)
+    problem.times.update({name: problem.time_of(name) for name in parsed})
+    return problem
 
 
 def solve(problem: LibraProblem, objective: str) -> LibraResult:

@@ -18,7 +18,7 @@ import numpy as np
 from railx.config import ConfigError
 from railx.libra.chunked import ChunkedAlgebra
 from railx.libra.commands import LibraProblem
-from railx.libra.loops import Algebra, NumericAlgebra, TimeExpr, build_time
+from railx.libra.loops import Algebra, NumericAlgebra, TimeExpr
 from railx.libra.optimize import LibraResult
 from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
 
@@ -75,10 +75,7 @@ def evaluate(
         if model == "chunked":
             out[model] = _times_both(problem, result, problem.times, lambda bw: ChunkedAlgebra(bw, chunks))
         elif model == "subgroups":
-            sub = {
-                name: build_time(wl, comm, problem.loop, network=problem.network)
-                for name, (wl, comm) in problem.parsed.items()
-            }
+            sub = {name: problem.time_of(name, subgroups=True) for name in problem.parsed}
             out[model] = _times_both(problem, result, sub, NumericAlgebra)
         else:
             out[model] = _utilization(problem, result)
