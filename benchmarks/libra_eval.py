@@ -1,16 +1,25 @@
 """LIBRA's evaluation (paper 004 §VI: Figs. 10, 13-18) recomputed with railx's LIBRA model.
 
     python3 benchmarks/libra_eval.py [--inputs PATH_TO_LIBRA_INPUTS] [--out docs/reproductions/libra]
+                                     [--workers N] [--scheduler ADDRESS] [--store FILE]
 
 Settings are the paper's (§V-B, §VI): EqualBW (budget / dimensions) as the baseline; the
-shipped workloads with their communicators (DLRM's spans every dimension, benchmarks/libra_dlrm);
-the 3D-4K and 4D-4K networks with the shipped cost models; budgets of 100-1,000 GB/s per NPU
-(the paper gives the range, not its points: here every 100 GB/s). Every design is optimised with
-LIBRA's model (perfectly pipelined collectives, every group using its dimension's whole bandwidth)
-and then also evaluated two ways the paper's ASTRA-sim runs differ from that model:
+shipped workloads with their communicators (DLRM's spans every dimension, benchmarks/libra_dlrm;
+MSFT-1T on Table III's other networks, benchmarks/libra_derived); the 3D-4K and 4D-4K networks
+with the shipped cost models; budgets of 100-1,000 GB/s per NPU (the paper gives the range, not
+its points: here every 100 GB/s). Every design is optimised with LIBRA's model (perfectly
+pipelined collectives, every group using its dimension's whole bandwidth) and then also
+evaluated two ways the paper's ASTRA-sim runs differ from that model (railx.libra.evaluation):
 - `chunked`: each collective split into 64 chunks (railx.libra.chunked), as in the paper;
 - `subgroups`: a group smaller than a fully-connected dimension reaches only its members' links
   (railx.libra.collective.group_share); this changes only GPT-3 on 4D-4K (TP 4 and DP 2 on FC(8)).
+
+Every optimisation is a point of the libra analysis run by railx's sweep engine, its evaluations
+asked for with the analysis's `evaluate` option: Figs. 13-16 are the shipped spec
+examples/sweeps/libra-eval.toml (its `libra-inputs/` paths pointed at --inputs); Fig. 10, the
+rings-at-half sensitivity (`ring_bw_share = 0.5`) and Figs. 17-18 are sweeps built here (Fig. 18's
+link prices as cost-model files written to a temporary directory; Fig. 17's group weights from its
+own designs' times). Fig. 17 evaluates every workload on every design here (no optimisation).
 Writes one JSON file and one PNG per figure to --out and prints a table per figure with the
 paper's statements beside the results.
 """
@@ -19,26 +28,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import tomllib
+import yaml
 
-from railx.libra.chunked import ChunkedAlgebra
-from railx.libra.constraints import ConstraintSet, parse_constraint
-from railx.libra.cost import CostModel, load_cost_model
-from railx.libra.loops import Comm, NumericAlgebra, TimeExpr, build_time
-from railx.libra.network import LibraNetwork, load_network, parse_notation
-from railx.libra.optimize import LibraResult, Objective, optimize
-from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
-from railx.libra.workload import Communicator, load_communicator, load_workload
+from railx.libra.loops import NumericAlgebra, TimeExpr, build_time
+from railx.libra.network import load_network
+from railx.libra.workload import load_communicator, load_workload
+from railx.sweep import Sweep, parse_spec
+from railx.sweep.batch import Runner, runner
 
 HERE = Path(__file__).resolve().parent
+SPEC = HERE.parent / "examples" / "sweeps" / "libra-eval.toml"
 DEFAULT_INPUTS = HERE.parents[1] / "shared" / "peers" / "libra-inputs"
+INPUTS_PREFIX = "libra-inputs/"  # how the spec names LIBRA's files (from the working directory)
 BUDGETS_GBps = tuple(float(b) for b in range(100, 1001, 100))
-CHUNKS = 64  # ASTRA-sim's chunks per collective in the paper (§V-B)
+EVALUATE = ["chunked", "subgroups", "utilization"]
 LLMS = ("Turing_NLG", "GPT_3", "MSFT_1T")
 ALL_FIVE = ("ResNet_50", "DLRM", "Turing_NLG", "GPT_3", "MSFT_1T")
 SHIPPED_COMMUNICATORS = {
@@ -47,130 +59,152 @@ SHIPPED_COMMUNICATORS = {
 }
 # Table III's other networks (and Fig. 10's 2D one, which the paper does not name). The paper
 # does not give their cost dimensions; they are priced like the shipped network of the same
-# dimensionality (3D: InterPackage, InterNode, InterPod; 4D: InterChiplet first).
+# dimensionality (3D: InterPackage, InterNode, InterPod; 4D: InterChiplet first). Their network
+# files and MSFT-1T's communicators on them (TP 128 on the inner dimensions, DP over the last) are
+# benchmarks/libra_derived; the value is the cost model's dimensionality.
 DERIVED_NETWORKS = {
-    "2D-4K": ("SW(128)_SW(32)", ["InterNode", "InterPod"], "4d"),  # Fig. 10 only: times, not costs
-    "3D-512": ("SW(16)_SW(8)_SW(4)", ["InterPackage", "InterNode", "InterPod"], "3d"),
-    "3D-1K": ("FC(8)_RI(16)_SW(8)", ["InterPackage", "InterNode", "InterPod"], "3d"),
-    "4D-2K": ("RI(4)_SW(4)_SW(8)_SW(16)", ["InterChiplet", "InterPackage", "InterNode", "InterPod"], "4d"),
+    "2D-4K": "4d",  # Fig. 10 only: times, not costs
+    "3D-512": "3d",
+    "3D-1K": "3d",
+    "4D-2K": "4d",
 }
-
-
+# The spec's cases (Figs. 13-16), in its order: each over BUDGETS_GBps x both objectives.
+SPEC_CASES = (
+    *((net, w) for net in ("3D-4K", "4D-4K") for w in LLMS),
+    ("4D-4K", "ResNet_50"),
+    ("4D-4K", "DLRM"),
+    *((net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")),
+)
 # Figs. 17 and 18 use 4D-4K at 1,000 GB/s per NPU without naming constraints; LIBRA ships two
 # sets, and `multiple_constraints` (4D, 1,000 GB/s) is its default configuration, so both are run.
-CONSTRAINTS_4D = {
-    "sum 1000": ConstraintSet(4, total_bw_GBps=1000.0),
-    "multiple_constraints": ConstraintSet(
-        4,
-        tuple(c for t in ("bw0 == 500", "bw0 >= bw1 >= bw2", "bw2 + bw3 == 200") for c in parse_constraint(t, 4)),
-        total_bw_GBps=1000.0,
-    ),
+CONSTRAINTS_4D: dict[str, dict[str, Any]] = {
+    "sum 1000": {"options.total_bw": 1000.0},
+    "multiple_constraints": {"options.constraints": str(HERE / "libra_constraints.toml")},
 }
 
 
-@dataclass(frozen=True)
-class Case:
-    """One workload on one network: LIBRA's time model and the two ASTRA-sim-like variants."""
-
-    network_name: str
-    network: LibraNetwork
-    cost: CostModel
-    workload: str
-    time: TimeExpr  # LIBRA's model
-    subgroup_time: TimeExpr  # groups reach only their members' links
-
-    def times_at(self, bw_GBps: tuple[float, ...]) -> dict[str, float]:
-        """Iteration seconds at a design: LIBRA's model, chunked, and with subgroup links."""
-        bw = np.array(bw_GBps)
-        return {
-            "analytic": float(self.time.evaluate(NumericAlgebra(bw))),  # type: ignore[arg-type]
-            "chunked": float(self.time.evaluate(ChunkedAlgebra(bw, CHUNKS))),  # type: ignore[arg-type]
-            "subgroups": float(self.subgroup_time.evaluate(NumericAlgebra(bw))),  # type: ignore[arg-type]
+def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
+    """The libra analysis's file options for workloads on a network, as the spec names them:
+    LIBRA's files under `libra-inputs/`, the repository's relative to the spec (examples/sweeps)."""
+    prefix, repo = INPUTS_PREFIX, "../../benchmarks/"
+    if network in SHIPPED_COMMUNICATORS:
+        dims = network[:2].lower()
+        out: dict[str, Any] = {
+            "options.network": f"{prefix}network/{dims}_network.yml",
+            "options.cost": f"{prefix}cost_model/{dims}_cost_model.yml",
         }
-
-    def solve(self, budget: float | ConstraintSet, objective: Objective) -> LibraResult:
-        """LIBRA's optimum (its model) at a total per-NPU budget in GB/s, or under constraints."""
-        cons = (
-            budget if isinstance(budget, ConstraintSet) else ConstraintSet(len(self.network.dims), total_bw_GBps=budget)
-        )
-        return optimize(self.network, self.cost, {self.workload: self.time}, {self.workload: 1.0}, cons, objective)
-
-
-class Inputs:
-    """LIBRA's shipped files and the derived networks and communicators."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def network(self, name: str) -> tuple[LibraNetwork, CostModel]:
-        if name in SHIPPED_COMMUNICATORS:
-            dims = name[:2].lower()
-            return load_network(self.root / "network" / f"{dims}_network.yml"), self._cost(dims)
-        notation, cost_dims, model = DERIVED_NETWORKS[name]
-        return parse_notation(notation).with_cost_dimensions(cost_dims), self._cost(model)
-
-    def _cost(self, dims: str) -> CostModel:
-        return load_cost_model(self.root / "cost_model" / f"{dims}_cost_model.yml")
-
-    def communicator(self, network_name: str, network: LibraNetwork, workload: str) -> Communicator:
-        if network_name in SHIPPED_COMMUNICATORS:
-            if workload == "DLRM":
-                return load_communicator(HERE / "libra_dlrm" / f"DLRM_{network_name[:2].lower()}.yml", network)
-            return load_communicator(
-                self.root / "communicator" / f"{SHIPPED_COMMUNICATORS[network_name][workload]}.yml", network
-            )
-        if workload != "MSFT_1T":
-            raise ValueError(f"{network_name}: only MSFT-1T has a communicator (TP 128, DP over the rest)")
-        return msft_1t_communicator(network)
-
-    def case(self, network_name: str, workload: str, cost: CostModel | None = None) -> Case:
-        network, shipped_cost = self.network(network_name)
-        comm = self.communicator(network_name, network, workload)
-        wl = load_workload(self.root / "workload" / f"{workload}.txt")
-        return Case(
-            network_name,
-            network,
-            cost or shipped_cost,
-            workload,
-            build_time(wl, comm),
-            build_time(wl, comm, network=network),
-        )
+        comms = [
+            f"{repo}libra_dlrm/DLRM_{dims}.yml"
+            if w == "DLRM"
+            else f"{prefix}communicator/{SHIPPED_COMMUNICATORS[network][w]}.yml"
+            for w in workloads
+        ]
+    else:
+        if workloads != ("MSFT_1T",):
+            raise ValueError(f"{network}: only MSFT-1T has a communicator (TP 128, DP over the rest)")
+        out = {
+            "options.network": f"{repo}libra_derived/{network}_network.yml",
+            "options.cost": f"{prefix}cost_model/{DERIVED_NETWORKS[network]}_cost_model.yml",
+        }
+        comms = [f"{repo}libra_derived/MSFT_1T_{network}.yml"]
+    return out | {
+        "options.workload": [f"{prefix}workload/{w}.txt" for w in workloads],
+        "options.communicator": comms,
+    }
 
 
-def msft_1t_communicator(network: LibraNetwork) -> Communicator:
-    """MSFT-1T as the shipped files place it (TP 128 on the inner dimensions, DP on the last):
-    every Table III network's dimensions but the last hold exactly 128 NPUs."""
-    inner = tuple(d.size for d in network.dims[:-1])
-    if int(np.prod(inner)) != 128:
-        raise ValueError(f"{network.notation}: the inner dimensions hold {int(np.prod(inner))} NPUs, not TP = 128")
-    tp = (*inner, None)
-    return Communicator(tp, tp, (*(None,) * len(inner), network.dims[-1].size))
+def _rebased(value: Any, inputs: Path) -> Any:
+    """A spec value with its `libra-inputs/` paths under `inputs` instead."""
+    if isinstance(value, str) and value.startswith(INPUTS_PREFIX):
+        return str(inputs / value.removeprefix(INPUTS_PREFIX))
+    if isinstance(value, list):
+        return [_rebased(v, inputs) for v in value]
+    if isinstance(value, dict):
+        return {k: _rebased(v, inputs) for k, v in value.items()}
+    return value
 
 
-def _design(result: LibraResult, case: Case) -> dict[str, object]:
+def spec_sweep(inputs: Path) -> Sweep:
+    """The shipped spec (Figs. 13-16) with LIBRA's files read from `inputs`."""
+    data = _rebased(tomllib.loads(SPEC.read_text()), inputs)
+    return parse_spec(data, SPEC.parent, "libra-eval")
+
+
+def built_sweep(name: str, inputs: Path, points: list[dict[str, Any]]) -> Sweep:
+    """A libra sweep of these points (paths of LIBRA's files under `inputs`)."""
+    data = {"sweep": {"name": name, "analysis": "libra", "retries": 0}, "axis": [{"list": _rebased(points, inputs)}]}
+    return parse_spec(data, SPEC.parent, name)
+
+
+class Engine:
+    """Runs the figures' sweeps on one runner and returns their records in order."""
+
+    def __init__(self, run_on: Runner, inputs: Path) -> None:
+        self.run_on, self.inputs = run_on, inputs
+        self._spec_rows: list[dict[str, object]] | None = None
+
+    def records(self, sweep: Sweep) -> list[dict[str, Any]]:
+        frame = self.run_on.frame(sweep)
+        for point in frame.to_dict("records"):
+            if isinstance(point["error"], str):
+                raise SystemExit(f"{sweep.name} point {point['point']}: {point['error']}")
+        return list(frame["record"])
+
+    def run(self, name: str, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.records(built_sweep(name, self.inputs, points))
+
+    def spec_rows(self, cases: list[tuple[str, str]]) -> list[dict[str, object]]:
+        """The shipped spec's rows of these cases (the whole spec runs once, with the first
+        figure that asks: Figs. 13-16 share it)."""
+        if self._spec_rows is None:
+            self._spec_rows = sweep_rows(list(SPEC_CASES), self.records(spec_sweep(self.inputs)))
+        return [r for r in self._spec_rows if (r["network"], r["workload"]) in cases]
+
+
+def _design(r: dict[str, Any]) -> dict[str, object]:
     """A design's record; speed-ups and perf-per-cost gains over EqualBW under each time model."""
-    opt, base = result.optimum, result.baseline
-    out: dict[str, object] = {"bw_GBps": [round(b, 3) for b in opt.bw_per_dim_GBps], "cost_usd": opt.cost_usd}
-    t_opt, t_base = case.times_at(opt.bw_per_dim_GBps), case.times_at(base.bw_per_dim_GBps)
-    for model in t_opt:
-        speedup = t_base[model] / t_opt[model]
+    base, ev = r["baseline"], r["evaluation"]
+    out: dict[str, object] = {"bw_GBps": [round(b, 3) for b in r["bw_per_dim"]], "cost_usd": r["cost_usd"]}
+    times = {"analytic": (r["time_s"], base["time_s"])} | {
+        m: (ev[m]["time_s"], ev[m]["baseline_time_s"]) for m in ("chunked", "subgroups")
+    }
+    for model, (t_opt, t_base) in times.items():
+        speedup = t_base / t_opt
         out[f"speedup_{model}"] = speedup
-        out[f"ppc_{model}"] = speedup * base.cost_usd / opt.cost_usd
+        out[f"ppc_{model}"] = speedup * base["cost_usd"] / r["cost_usd"]
     return out
 
 
-def sweep(case: Case, budgets: tuple[float, ...] = BUDGETS_GBps) -> list[dict[str, object]]:
-    """PerfOpt and PerfPerCostOpt at each budget (Figs. 13-16)."""
-    rows = []
-    for budget in budgets:
-        row: dict[str, object] = {"network": case.network_name, "workload": case.workload, "budget_GBps": budget}
-        for objective in ("perf", "perf-per-cost"):
-            result = case.solve(budget, objective)  # type: ignore[arg-type]
-            row[objective] = _design(result, case)
-            row["equalbw_cost_usd"] = result.baseline.cost_usd
-            row["full_utilization_speedup"] = result.baseline.time_s / full_utilization_time_s(case.time, budget)
-        rows.append(row)
+def _half(r: dict[str, Any]) -> dict[str, object]:
+    """A design's speed-up and perf-per-cost gain over EqualBW in the model it was optimised in."""
+    base = r["baseline"]
+    speedup = base["time_s"] / r["time_s"]
+    return {"speedup_analytic": speedup, "ppc_analytic": speedup * base["cost_usd"] / r["cost_usd"]}
+
+
+def sweep_rows(
+    cases: list[tuple[str, str]], records: list[dict[str, Any]], design: Callable[[dict], dict] = _design
+) -> list[dict[str, object]]:
+    """Rows of the budget sweep (Figs. 13-16) from its records: cases x budgets x objectives."""
+    rows: list[dict[str, object]] = []
+    it = iter(records)
+    for network, workload in cases:
+        for budget in BUDGETS_GBps:
+            row: dict[str, object] = {"network": network, "workload": workload, "budget_GBps": budget}
+            for objective in ("perf", "perf-per-cost"):
+                r = next(it)
+                row[objective] = design(r)
+                row["equalbw_cost_usd"] = r["baseline"]["cost_usd"]
+                if "evaluation" in r:
+                    row["full_utilization_speedup"] = (
+                        r["baseline"]["time_s"] / r["evaluation"]["utilization"]["full_time_s"]
+                    )
+            rows.append(row)
     return rows
+
+
+def _budget_grid() -> dict[str, Any]:
+    return {"grid": {"options.total_bw": list(BUDGETS_GBps), "options.objective": ["perf", "perf-per-cost"]}}
 
 
 def _stat(rows: list[dict], objective: str, key: str) -> tuple[float, float]:
@@ -178,50 +212,46 @@ def _stat(rows: list[dict], objective: str, key: str) -> tuple[float, float]:
     return float(np.mean(values)), float(np.max(values))
 
 
-def fig10(inputs: Inputs) -> dict[str, object]:
+def fig10(engine: Engine) -> dict[str, object]:
     """MSFT-1T at 300 GB/s on 2D, 3D and 4D networks: EqualBW's bandwidth utilisation and the
     speed-up that full utilisation (and PerfOpt) would give."""
+    names = ("2D-4K", "3D-4K", "4D-4K")
+    points = [
+        case_options(n, ("MSFT_1T",))
+        | {"options.total_bw": 300.0, "options.objective": "perf", "options.evaluate": ["utilization"]}
+        for n in names
+    ]
     rows = []
-    for name in ("2D-4K", "3D-4K", "4D-4K"):
-        case = inputs.case(name, "MSFT_1T")
-        result = case.solve(300.0, "perf")
-        equal = np.array(result.baseline.bw_per_dim_GBps)
+    for name, r in zip(names, engine.run("libra-eval-fig10", points)):
+        u = r["evaluation"]["utilization"]
         rows.append(
             {
                 "network": name,
-                "notation": case.network.notation,
-                "equalbw_utilization": bandwidth_utilization(case.time, equal),
-                "perfopt_utilization": bandwidth_utilization(case.time, np.array(result.optimum.bw_per_dim_GBps)),
-                "speedup_full_utilization": result.baseline.time_s / full_utilization_time_s(case.time, 300.0),
-                "speedup_perfopt": result.speedup,
-                "compute_s": case.time.constant_s,
-                "equalbw_time_s": result.baseline.time_s,
+                "notation": r["network"],
+                "equalbw_utilization": u["baseline"],
+                "perfopt_utilization": u["optimum"],
+                "speedup_full_utilization": r["baseline"]["time_s"] / u["full_time_s"],
+                "speedup_perfopt": r["speedup"],
+                "compute_s": u["compute_s"],
+                "equalbw_time_s": r["baseline"]["time_s"],
             }
         )
     return {"rows": rows}
 
 
-def rings_at_half(case: Case) -> Case:
-    """The case with every ring dimension delivering half its bandwidth (as if a ring collective
-    used one direction of its links): a sensitivity, not railx's model."""
-    share = [0.5 if d.kind == "RI" else 1.0 for d in case.network.dims]
-    terms = tuple(
-        (Comm(tuple(g / s for g, s in zip(node.gb, share)), node.kind), count)
-        for node, count in case.time.terms
-        if isinstance(node, Comm)
-    )
-    if len(terms) != len(case.time.terms):
-        raise ValueError("rings_at_half: only the no-overlap loop (collectives at the top level)")
-    slow = TimeExpr(case.time.constant_s, terms)
-    return Case(case.network_name, case.network, case.cost, case.workload, slow, slow)
-
-
-def fig13_14(inputs: Inputs) -> dict[str, object]:
+def fig13_14(engine: Engine) -> dict[str, object]:
     """Turing-NLG, GPT-3 and MSFT-1T on 3D-4K and 4D-4K over the budget sweep; the same with
-    rings at half bandwidth as a sensitivity."""
-    cases = [inputs.case(net, w) for net in ("3D-4K", "4D-4K") for w in LLMS]
-    rows = [r for case in cases for r in sweep(case)]
-    half = [r for case in cases for r in sweep(rings_at_half(case))]
+    rings at half bandwidth (every ring collective reaching half its links' bandwidth, as if it
+    used one direction) as a sensitivity."""
+    cases = [(net, w) for net in ("3D-4K", "4D-4K") for w in LLMS]
+    rows = engine.spec_rows(cases)
+    half_points = [
+        case_options(net, (w,)) | {"options.ring_bw_share": 0.5, "options.total_bw": b, "options.objective": o}
+        for net, w in cases
+        for b in BUDGETS_GBps
+        for o in ("perf", "perf-per-cost")
+    ]
+    half = sweep_rows(cases, engine.run("libra-eval-rings-at-half", half_points), _half)
     summary = {
         f"{obj} {key}": _stat(rows, obj, key)
         for obj in ("perf", "perf-per-cost")
@@ -244,75 +274,103 @@ def fig13_14(inputs: Inputs) -> dict[str, object]:
     return {"rows": rows, "summary_mean_max": summary}
 
 
-def fig15(inputs: Inputs) -> dict[str, object]:
+def fig15(engine: Engine) -> dict[str, object]:
     """ResNet-50 and DLRM on 4D-4K; how much cheaper PerfPerCostOpt's designs are than PerfOpt's."""
-    rows = [r for w in ("ResNet_50", "DLRM") for r in sweep(inputs.case("4D-4K", w))]
-    cheaper = [1 - r["perf-per-cost"]["cost_usd"] / r["perf"]["cost_usd"] for r in rows]
+    rows = engine.spec_rows([("4D-4K", "ResNet_50"), ("4D-4K", "DLRM")])
+    cheaper = [1 - r["perf-per-cost"]["cost_usd"] / r["perf"]["cost_usd"] for r in rows]  # type: ignore[index]
     return {"rows": rows, "mean_cheaper": float(np.mean(cheaper)), "cheaper": cheaper}
 
 
-def fig16(inputs: Inputs) -> dict[str, object]:
+def fig16(engine: Engine) -> dict[str, object]:
     """MSFT-1T on 3D-512, 3D-1K and 4D-2K."""
-    return {"rows": [r for net in ("3D-512", "3D-1K", "4D-2K") for r in sweep(inputs.case(net, "MSFT_1T"))]}
+    return {"rows": engine.spec_rows([(net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")])}
 
 
-def fig17(inputs: Inputs) -> dict[str, object]:
+def _times(inputs: Path) -> dict[str, TimeExpr]:
+    """Each workload's time expression on 4D-4K (LIBRA's model), to evaluate designs with."""
+    options = _rebased(case_options("4D-4K", ALL_FIVE), inputs)
+    network = load_network(Path(options["options.network"]))
+    return {
+        w: build_time(load_workload(Path(wl)), load_communicator(SPEC.parent / c, network))
+        for w, wl, c in zip(ALL_FIVE, options["options.workload"], options["options.communicator"])
+    }
+
+
+def fig17(engine: Engine) -> dict[str, object]:
     """4D-4K at 1,000 GB/s: each workload's PerfOpt design, every workload run on every design
     (slowdown over its own design), and group designs over the LLMs and over all five, under each
     of CONSTRAINTS_4D. The paper's weights are not stated: `normalised` weighs each workload by
     1 / its own optimal time (the group minimises the sum of slowdowns), `equal` sums raw times."""
-    cases = {w: inputs.case("4D-4K", w) for w in ALL_FIVE}
-    return {name: _cross_designs(cases, cons) for name, cons in CONSTRAINTS_4D.items()}
+    times = _times(engine.inputs)
+    return {name: _cross_designs(engine, times, name, cons) for name, cons in CONSTRAINTS_4D.items()}
 
 
-def _cross_designs(cases: dict[str, Case], cons: ConstraintSet) -> dict[str, object]:
-    designs: dict[str, tuple[float, ...]] = {}
-    own_s, equal_s = {}, {}
-    for w, case in cases.items():
-        result = case.solve(cons, "perf")
-        designs[w] = result.optimum.bw_per_dim_GBps
-        own_s[w], equal_s[w] = result.optimum.time_s, result.baseline.time_s
-    net, cost = cases["GPT_3"].network, cases["GPT_3"].cost
-    for label, members in (("LLMs", LLMS), ("all five", ALL_FIVE)):
-        for normalised in (True, False):
-            weights = {w: 1.0 / own_s[w] if normalised else 1.0 for w in members}
-            result = optimize(net, cost, {w: cases[w].time for w in members}, weights, cons, "perf")
-            designs[f"group {label} ({'normalised' if normalised else 'equal'})"] = result.optimum.bw_per_dim_GBps
+def _cross_designs(engine: Engine, times: dict[str, TimeExpr], name: str, cons: dict[str, Any]) -> dict[str, object]:
+    slug = name.replace(" ", "-")
+    own = engine.run(
+        f"libra-eval-fig17-{slug}",
+        [case_options("4D-4K", (w,)) | cons | {"options.objective": "perf"} for w in ALL_FIVE],
+    )
+    designs: dict[str, tuple[float, ...]] = {w: tuple(r["bw_per_dim"]) for w, r in zip(ALL_FIVE, own)}
+    own_s = {w: r["time_s"] for w, r in zip(ALL_FIVE, own)}
+    equal_s = {w: r["baseline"]["time_s"] for w, r in zip(ALL_FIVE, own)}
+    groups = [
+        (f"group {label} ({'normalised' if normalised else 'equal'})", members, normalised)
+        for label, members in (("LLMs", LLMS), ("all five", ALL_FIVE))
+        for normalised in (True, False)
+    ]
+    group_points = [
+        case_options("4D-4K", members)
+        | cons
+        | {"options.objective": "perf", "options.weight": [1.0 / own_s[w] if normalised else 1.0 for w in members]}
+        for _design_name, members, normalised in groups
+    ]
+    for (design, _members, _n), r in zip(groups, engine.run(f"libra-eval-fig17-groups-{slug}", group_points)):
+        designs[design] = tuple(r["bw_per_dim"])
     slowdown = {
-        design: {w: float(c.time.evaluate(NumericAlgebra(np.array(bw)))) / own_s[w] for w, c in cases.items()}
+        design: {w: float(t.evaluate(NumericAlgebra(np.array(bw)))) / own_s[w] for w, t in times.items()}  # type: ignore[arg-type]
         for design, bw in designs.items()
     }
     speedup = {design: {w: equal_s[w] / (s * own_s[w]) for w, s in row.items()} for design, row in slowdown.items()}
     return {"designs": designs, "slowdown": slowdown, "speedup": speedup}
 
 
-def fig18(inputs: Inputs) -> dict[str, object]:
+def fig18(engine: Engine) -> dict[str, object]:
     """4D-4K at 1,000 GB/s, PerfPerCostOpt, with the inter-Package link priced $1-$5 per GB/s,
-    under each of CONSTRAINTS_4D."""
-    _, base_cost = inputs.network("4D-4K")
+    under each of CONSTRAINTS_4D (each price a cost-model file: the shipped one with that price)."""
+    prices = (1.0, 2.0, 3.0, 4.0, 5.0)
+    shipped = yaml.safe_load((engine.inputs / "cost_model" / "4d_cost_model.yml").read_text())
     out: dict[str, object] = {}
-    for name, cons in CONSTRAINTS_4D.items():
-        rows = []
-        for price in (1.0, 2.0, 3.0, 4.0, 5.0):
-            prices = {k: dict(v) for k, v in base_cost.prices_usd_per_GBps.items()}
-            prices["InterPackage"]["Link"] = price
-            for w in ALL_FIVE:
-                result = inputs.case("4D-4K", w, CostModel(prices)).solve(cons, "perf-per-cost")
-                rows.append(
-                    {
-                        "link_usd_per_GBps": price,
-                        "workload": w,
-                        "bw_GBps": result.optimum.bw_per_dim_GBps,
-                        "ppc_gain": result.perf_per_cost_gain,
-                    }
-                )
-        gains = [r["ppc_gain"] for r in rows]
-        llm = [r["ppc_gain"] for r in rows if r["workload"] in LLMS]
-        out[name] = {
-            "rows": rows,
-            "mean_max_all": (float(np.mean(gains)), float(np.max(gains))),
-            "mean_max_llms": (float(np.mean(llm)), float(np.max(llm))),
-        }
+    with tempfile.TemporaryDirectory() as tmp:
+        for price in prices:
+            model = {k: dict(v) for k, v in shipped.items()}
+            model["InterPackage"]["Link"] = price
+            (Path(tmp) / f"4d_cost_model_link_{price:g}.yml").write_text(yaml.safe_dump(model))
+        for name, cons in CONSTRAINTS_4D.items():
+            points = [
+                case_options("4D-4K", (w,))
+                | cons
+                | {"options.objective": "perf-per-cost", "options.cost": f"{tmp}/4d_cost_model_link_{price:g}.yml"}
+                for price in prices
+                for w in ALL_FIVE
+            ]
+            records = engine.run(f"libra-eval-fig18-{name.replace(' ', '-')}", points)
+            rows = [
+                {
+                    "link_usd_per_GBps": price,
+                    "workload": w,
+                    "bw_GBps": r["bw_per_dim"],
+                    "ppc_gain": r["perf_per_cost_gain"],
+                }
+                for (price, w), r in zip(((p, w) for p in prices for w in ALL_FIVE), records)
+            ]
+            gains = [r["ppc_gain"] for r in rows]
+            llm = [r["ppc_gain"] for r in rows if r["workload"] in LLMS]
+            out[name] = {
+                "rows": rows,
+                "mean_max_all": (float(np.mean(gains)), float(np.max(gains))),
+                "mean_max_llms": (float(np.mean(llm)), float(np.max(llm))),
+            }
     return out
 
 
@@ -519,7 +577,7 @@ def plot_fig18(data: dict, plt) -> object:
 class Figure:
     """How a figure's data are computed, printed and drawn."""
 
-    compute: Callable[[Inputs], dict]
+    compute: Callable[[Engine], dict]
     report: Callable[[dict], list[str]]
     draw: Callable[[dict, object], object]
 
@@ -539,6 +597,9 @@ def main() -> None:
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS, help="LIBRA's shipped input directory")
     parser.add_argument("--out", type=Path, default=Path("docs/reproductions/libra"), help="directory for JSON/PNG")
     parser.add_argument("--figure", choices=sorted(FIGURES), action="append", help="only these figures")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
+    parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
+    parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
     args = parser.parse_args()
     if not args.inputs.is_dir():
         parser.error(f"--inputs {args.inputs}: no such directory; give LIBRA's shipped inputs")
@@ -548,19 +609,22 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    inputs = Inputs(args.inputs)
-    for name in args.figure or FIGURES:
-        figure = FIGURES[name]
-        start = time.perf_counter()
-        data = figure.compute(inputs)
-        seconds = time.perf_counter() - start
-        (args.out / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
-        drawing = figure.draw(data, plt)
-        drawing.tight_layout()
-        drawing.savefig(args.out / f"{name}.png", dpi=110)
-        plt.close(drawing)
-        print(f"== {name} ({seconds:.1f} s)")
-        print("\n".join(figure.report(data)))
+    start_all = time.perf_counter()
+    with runner(args.scheduler, args.workers, args.store) as run_on:
+        engine = Engine(run_on, args.inputs.resolve())
+        for name in args.figure or FIGURES:
+            figure = FIGURES[name]
+            start = time.perf_counter()
+            data = figure.compute(engine)
+            seconds = time.perf_counter() - start
+            (args.out / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+            drawing = figure.draw(data, plt)
+            drawing.tight_layout()
+            drawing.savefig(args.out / f"{name}.png", dpi=110)
+            plt.close(drawing)
+            print(f"== {name} ({seconds:.1f} s)")
+            print("\n".join(figure.report(data)))
+    print(f"total wall time {time.perf_counter() - start_all:.1f} s")
 
 
 if __name__ == "__main__":

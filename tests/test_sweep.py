@@ -455,7 +455,9 @@ def test_the_fig16_spec_gives_the_fig16_curves(tmp_path: Path, client: Any) -> N
 
 
 def test_every_shipped_spec_is_valid() -> None:
-    counts = {path.stem: len(load_spec(path).points) for path in (ROOT / "examples" / "sweeps").glob("*.toml")}
+    # libra-eval reads LIBRA's files from the working directory: tests/test_sweep_benchmarks.py.
+    specs = [p for p in (ROOT / "examples" / "sweeps").glob("*.toml") if p.stem != "libra-eval"]
+    counts = {path.stem: len(load_spec(path).points) for path in specs}
     assert counts == {
         "table6": 12,
         "fig14": 4 * 11,

@@ -1,4 +1,5 @@
-"""The shipped sweeps the benchmarks run (examples/sweeps: Fig. 14, Fig. 15 at three levels, LIBRA)
+"""The shipped sweeps the benchmarks run (examples/sweeps: Fig. 14, Fig. 15 at three levels, LIBRA's
+budget sweep and its evaluation)
 validate, and a tiny variant of each gives what railx's own functions give; a base given inline
 in a spec is the same system as its file."""
 
@@ -6,16 +7,23 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from railx.collectives import RailxParams, estimate
 from railx.collectives.commands import collective_report
-from railx.config import read_toml
+from railx.config import ConfigError, read_toml
+from railx.libra.chunked import ChunkedAlgebra
 from railx.libra.commands import libra_from_texts, result_json
+from railx.libra.loops import NumericAlgebra, build_time
+from railx.libra.network import parse_network
+from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
+from railx.libra.workload import parse_communicator, parse_workload
 from railx.sim import FlitSettings, sweep, sweep_summary
 from railx.sweep import Sweep, load_spec, parse_spec
 from railx.sweep.batch import base_table
@@ -94,6 +102,139 @@ def test_libra_budget_spec_equals_railx_libra() -> None:
         assert math.fsum(record["bw_per_dim"]) == pytest.approx(o["total_bw"], rel=1e-6)
 
 
+LIBRA_INPUTS = Path("/work/shared/peers/libra-inputs")  # LIBRA's shipped files, where available
+
+
+def test_libra_eval_spec_is_the_benchmarks_cases() -> None:
+    """libra-eval.toml lists the benchmark's cases (Figs. 13-16), LIBRA's files under
+    `libra-inputs/`, over every budget and both objectives, with every evaluation."""
+    bench = _benchmark("libra_eval")
+    data = read_toml(SPECS / "libra-eval.toml")
+    assert data["sweep"] == {"name": "libra-eval", "analysis": "libra"}
+    assert data["options"] == {"evaluate": bench.EVALUATE, "chunks": 64}
+    cases, grid = data["axis"]
+    assert cases["list"] == [bench.case_options(net, (w,)) for net, w in bench.SPEC_CASES]
+    assert grid["grid"] == {
+        "options.total_bw": list(bench.BUDGETS_GBps),
+        "options.objective": ["perf", "perf-per-cost"],
+    }
+
+
+def test_libra_eval_spec_names_a_missing_input_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no libra-inputs here
+    with pytest.raises(ConfigError) as info:
+        load_spec(SPECS / "libra-eval.toml")
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("axis 1 (list: options.network, ")
+    assert "options.network = 'libra-inputs/network/3d_network.yml': no such file" in message
+
+
+@pytest.mark.skipif(not LIBRA_INPUTS.is_dir(), reason="LIBRA's shipped inputs are not available")
+def test_libra_eval_spec_loads_from_a_directory_holding_the_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "libra-inputs").symlink_to(LIBRA_INPUTS)
+    monkeypatch.chdir(tmp_path)
+    assert len(load_spec(SPECS / "libra-eval.toml").points) == 11 * 10 * 2
+
+
+def test_libra_eval_spec_tiny_variant_equals_railx_functions() -> None:
+    """The spec's options on examples/libra's transformer (300 GB/s, both objectives): the
+    record is `railx libra --json`'s plus each evaluation, equal to railx.libra's own models."""
+    data = read_toml(SPECS / "libra-eval.toml")
+    files = {"network": "network-3d.yml", "cost": "cost-3d.yml", "workload": "transformer.txt"}
+    comm_file = "transformer-3d.yml"
+    data["axis"] = [
+        {
+            "list": [
+                {f"options.{k}": f"../libra/{v}" for k, v in files.items() if k != "workload"}
+                | {"options.workload": ["../libra/transformer.txt"], "options.communicator": [f"../libra/{comm_file}"]}
+            ]
+        },
+        {"grid": {"options.total_bw": [300.0], "options.objective": ["perf", "perf-per-cost"]}},
+    ]
+    libra = SPECS.parent / "libra"
+
+    def text(name: str) -> tuple[str, str]:
+        return name, (libra / name).read_text()
+
+    net = parse_network(text(files["network"])[1], files["network"])
+    workload = parse_workload(text(files["workload"])[1], "transformer", files["workload"])
+    comm = parse_communicator(text(comm_file)[1], comm_file, net)
+    analytic, subgroups = build_time(workload, comm), build_time(workload, comm, network=net)
+    sweep_ = parse_spec(data, SPECS, "libra-eval")
+    for point, record in zip(sweep_.points, records(sweep_)):
+        objective = point.inputs["options"]["objective"]
+        expected = libra_from_texts(
+            text(files["network"]), [text(files["workload"])], [text(comm_file)], text(files["cost"]),
+            objective=objective, total_bw=300.0,
+        )  # fmt: skip
+        evaluation = record.pop("evaluation")
+        assert record == json.loads(json.dumps(result_json(expected)))
+        designs = {"time_s": record["bw_per_dim"], "baseline_time_s": record["baseline"]["bw_per_dim"]}
+        for key, bw in designs.items():
+            bw_GBps = np.array(bw)
+            assert evaluation["chunked"][key] == analytic.evaluate(ChunkedAlgebra(bw_GBps, 64))
+            assert evaluation["subgroups"][key] == subgroups.evaluate(NumericAlgebra(bw_GBps))
+            # Chunks must fill and drain the pipeline: never faster than LIBRA's model.
+            assert evaluation["chunked"][key] >= (record["time_s"] if key == "time_s" else record["baseline"]["time_s"])
+        u = evaluation["utilization"]
+        assert u["optimum"] == bandwidth_utilization(analytic, np.array(record["bw_per_dim"]))
+        assert u["baseline"] == bandwidth_utilization(analytic, np.array(record["baseline"]["bw_per_dim"]))
+        assert u["full_time_s"] == full_utilization_time_s(analytic, 300.0)
+        assert u["compute_s"] == analytic.constant_s
+        # No allocation beats every dimension busy all the time.
+        assert u["full_time_s"] <= record["time_s"] and 0 < u["optimum"] <= 1 and 0 < u["baseline"] <= 1
+
+
+def test_libra_ring_bw_share_slows_only_the_rings() -> None:
+    """ring_bw_share = 0.5: each collective's bytes on a ring dimension count double. On a network
+    with no ring the record is unchanged; the optimum's time at a halved ring share is at least
+    LIBRA's (every design is slower)."""
+
+    def run(network: str, share: float) -> dict[str, Any]:
+        data = {
+            "sweep": {"name": "t", "analysis": "libra"},
+            "options": {
+                "network": network, "cost_dims": "InterChiplet,InterPackage,InterPod",
+                "workload": ["../libra/transformer.txt"], "communicator": ["../libra/transformer-3d.yml"],
+                "cost": "../libra/cost-3d.yml", "total_bw": 300.0, "ring_bw_share": share,
+            },
+        }  # fmt: skip
+        return records(parse_spec(data, SPECS, "t"))[0]
+
+    assert run("FC(4)_FC(8)_SW(32)", 0.5) == run("FC(4)_FC(8)_SW(32)", 1.0)
+    full, half = run("RI(4)_FC(8)_SW(32)", 1.0), run("RI(4)_FC(8)_SW(32)", 0.5)
+    assert half["time_s"] >= full["time_s"] and half["baseline"]["time_s"] > full["baseline"]["time_s"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        (
+            "evaluate",
+            ["chunked", "tiles"],
+            "evaluate = 'tiles': not a model; use any of chunked, subgroups, utilization",
+        ),
+        ("chunks", 0, "chunks = 0: must be a positive integer, e.g. 64"),
+        ("ring_bw_share", 0.0, "ring_bw_share = 0.0: must be in (0, 1], e.g. 0.5"),
+    ],
+)
+def test_libra_evaluation_options_are_checked(option: str, value: Any, message: str) -> None:
+    data = {
+        "sweep": {"name": "t", "analysis": "libra"},
+        "options": {
+            "network": "../libra/network-3d.yml", "workload": ["../libra/transformer.txt"],
+            "communicator": ["../libra/transformer-3d.yml"], "cost": "../libra/cost-3d.yml", "total_bw": 300.0,
+            "evaluate": ["chunked"], option: value,
+        },
+    }  # fmt: skip
+    (point,) = parse_spec(data, SPECS, "t").points
+    error = run_point(point.inputs)["error"]
+    assert message in error and "\n" not in error
+
+
 @pytest.mark.parametrize("base", ["fig14-railx-hyperx.toml", "fat-tree-1296.toml"])
 def test_an_inline_base_is_its_file(base: str) -> None:
     system = resolve_system(str(SPECS / "systems" / base))
@@ -125,6 +266,7 @@ def _benchmark(name: str) -> Any:
     spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -13,13 +14,13 @@ from rich.table import Table
 
 from railx.config import ConfigError, is_one_of, read_text
 from railx.libra.constraints import ConstraintSet, parse_constraints
-from railx.libra.cost import parse_cost_model
-from railx.libra.loops import LOOP_NAMES, TimeExpr, build_time
-from railx.libra.network import parse_network, parse_notation
+from railx.libra.cost import CostModel, parse_cost_model
+from railx.libra.loops import LOOP_NAMES, LoopName, TimeExpr, build_time
+from railx.libra.network import LibraNetwork, parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
-from railx.libra.workload import parse_communicator, parse_workload
+from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
 
-__all__ = ["Text", "libra_from_texts", "register", "result_json"]
+__all__ = ["LibraProblem", "Text", "libra_from_texts", "libra_problem", "register", "result_json", "solve"]
 
 
 def _design_json(d: Design) -> dict[str, object]:
@@ -61,6 +62,100 @@ def _table(r: LibraResult) -> Table:
 Text = tuple[str, str]
 
 
+@dataclass(frozen=True)
+class LibraProblem:
+    """LIBRA's inputs parsed: what `optimize` takes, and each workload's parsed files (for
+    evaluating a design under other time models, railx.libra.evaluation)."""
+
+    network: LibraNetwork
+    cost_model: CostModel
+    times: dict[str, TimeExpr]
+    weights: dict[str, float]
+    constraints: ConstraintSet
+    parsed: dict[str, tuple[LibraWorkload, Communicator]]
+    loop: LoopName
+    ring_bw_share: float = 1.0
+
+    def time_of(self, name: str, subgroups: bool = False) -> TimeExpr:
+        """Workload `name`'s time expression; with `subgroups`, a group reaches only its
+        members' links of a fully-connected dimension (railx.libra.collective.group_share)."""
+        wl, comm = self.parsed[name]
+        time = build_time(wl, comm, self.loop, network=self.network if subgroups else None)
+        if self.ring_bw_share == 1.0:
+            return time
+        return time.with_bandwidth_share(
+            tuple(self.ring_bw_share if d.kind == "RI" else 1.0 for d in self.network.dims)
+        )
+
+
+def libra_problem(
+    network: str | Text,
+    workloads: Sequence[Text],
+    communicators: Sequence[Text],
+    cost: Text,
+    *,
+    objective: str = "perf",
+    total_bw: float | None = None,
+    constraints: Text | None = None,
+    weights: Sequence[float] | None = None,
+    loop: str = "no-overlap",
+    cost_dims: str | None = None,
+    ring_bw_share: float = 1.0,
+) -> LibraProblem:
+    """LIBRA's input files' texts parsed and checked (arguments as :func:`libra_from_texts`);
+    `ring_bw_share` < 1 has every collective reach only that share of a ring dimension's
+    bandwidth (a sensitivity, not LIBRA's model)."""
+    if not is_one_of(objective, OBJECTIVES):
+        raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
+    if not is_one_of(loop, LOOP_NAMES):
+        raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
+    if len(communicators) != len(workloads):
+        raise ConfigError(
+            f"--communicator: {len(communicators)} given for {len(workloads)} --workload; give one per workload, same order"
+        )
+    if not 0 < ring_bw_share <= 1:
+        raise ConfigError(f"ring_bw_share = {ring_bw_share!r}: must be in (0, 1], e.g. 0.5 (1 is LIBRA's model)")
+    weights_in = list(weights or [1.0] * len(workloads))
+    if len(weights_in) != len(workloads) or any(w <= 0 for w in weights_in):
+        raise ConfigError(f"--weight: give one positive weight per --workload ({len(workloads)}), e.g. --weight 1")
+    if isinstance(network, str):
+        if "(" not in network:
+            raise ConfigError(f"--network {network}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
+        net = parse_notation(network)
+    else:
+        net = parse_network(network[1], network[0])
+    if cost_dims is not None:
+        net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
+    cost_model = parse_cost_model(cost[1], cost[0])
+    weight_of: dict[str, float] = {}
+    parsed: dict[str, tuple[LibraWorkload, Communicator]] = {}
+    for (w_source, w_text), (c_source, c_text), w in zip(workloads, communicators, weights_in):
+        wl = parse_workload(w_text, Path(w_source).stem, w_source)
+        name = wl.name if wl.name not in parsed else f"{wl.name}#{len(parsed)}"
+        parsed[name] = (wl, parse_communicator(c_text, c_source, net))
+        weight_of[name] = w
+    cons = (
+        ConstraintSet(len(net.dims))
+        if constraints is None
+        else parse_constraints(constraints[1], constraints[0], len(net.dims))
+    )
+    problem = LibraProblem(net, cost_model, {}, weight_of, cons.with_total(total_bw), parsed, loop, ring_bw_share)
+    problem.times.update({name: problem.time_of(name) for name in parsed})
+    return problem
+
+
+def solve(problem: LibraProblem, objective: str) -> LibraResult:
+    """LIBRA's optimum of a parsed problem for `objective` (perf or perf-per-cost)."""
+    return optimize(
+        problem.network,
+        problem.cost_model,
+        problem.times,
+        problem.weights,
+        problem.constraints,
+        objective,  # type: ignore[arg-type]
+    )
+
+
 def libra_from_texts(
     network: str | Text,
     workloads: Sequence[Text],
@@ -77,39 +172,11 @@ def libra_from_texts(
     """LIBRA's optimisation on its input files' texts (what `railx libra` and the sweep's libra
     analysis run): `network` a notation like `RI(4)_FC(8)_SW(32)` or a network YAML file, one
     communicator per workload (same order), a workload named by its file's stem."""
-    if not is_one_of(objective, OBJECTIVES):
-        raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
-    if not is_one_of(loop, LOOP_NAMES):
-        raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
-    if len(communicators) != len(workloads):
-        raise ConfigError(
-            f"--communicator: {len(communicators)} given for {len(workloads)} --workload; give one per workload, same order"
-        )
-    weights_in = list(weights or [1.0] * len(workloads))
-    if len(weights_in) != len(workloads) or any(w <= 0 for w in weights_in):
-        raise ConfigError(f"--weight: give one positive weight per --workload ({len(workloads)}), e.g. --weight 1")
-    if isinstance(network, str):
-        if "(" not in network:
-            raise ConfigError(f"--network {network}: no such file, and not a notation like RI(4)_FC(8)_RI(4)_SW(32)")
-        net = parse_notation(network)
-    else:
-        net = parse_network(network[1], network[0])
-    if cost_dims is not None:
-        net = net.with_cost_dimensions([c.strip() for c in cost_dims.split(",")])
-    cost_model = parse_cost_model(cost[1], cost[0])
-    times: dict[str, TimeExpr] = {}
-    weight_of: dict[str, float] = {}
-    for (w_source, w_text), (c_source, c_text), w in zip(workloads, communicators, weights_in):
-        wl = parse_workload(w_text, Path(w_source).stem, w_source)
-        name = wl.name if wl.name not in times else f"{wl.name}#{len(times)}"
-        times[name] = build_time(wl, parse_communicator(c_text, c_source, net), loop)
-        weight_of[name] = w
-    cons = (
-        ConstraintSet(len(net.dims))
-        if constraints is None
-        else parse_constraints(constraints[1], constraints[0], len(net.dims))
-    )
-    return optimize(net, cost_model, times, weight_of, cons.with_total(total_bw), objective)
+    problem = libra_problem(
+        network, workloads, communicators, cost, objective=objective, total_bw=total_bw,
+        constraints=constraints, weights=weights, loop=loop, cost_dims=cost_dims,
+    )  # fmt: skip
+    return solve(problem, objective)
 
 
 def libra(

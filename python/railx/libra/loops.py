@@ -106,11 +106,24 @@ class TimeExpr:
         """weight x this expression."""
         return TimeExpr(weight * self.constant_s, tuple((n, c * weight) for n, c in self.terms))
 
+    def with_bandwidth_share(self, share: tuple[float, ...]) -> TimeExpr:
+        """This expression with every collective reaching only share[d] of dimension d's
+        bandwidth (its bytes there divided by the share)."""
+        return TimeExpr(self.constant_s, tuple((_shared(node, share), count) for node, count in self.terms))
+
     def __add__(self, other: TimeExpr) -> TimeExpr:
         counts: dict[Node, float] = {}
         for node, count in (*self.terms, *other.terms):
             counts[node] = counts.get(node, 0.0) + count
         return TimeExpr(self.constant_s + other.constant_s, tuple(counts.items()))
+
+
+def _shared(node: Node, share: tuple[float, ...]) -> Node:
+    if isinstance(node, Comm):
+        return Comm(tuple(g / s for g, s in zip(node.gb, share)), node.kind)
+    if isinstance(node, Const):
+        return node
+    return type(node)(tuple(_shared(item, share) for item in node.items))
 
 
 def _eval(node: Node, algebra: Algebra[V]) -> V:

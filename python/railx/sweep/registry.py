@@ -301,16 +301,20 @@ def _allocate_bw(workload_system: Any, o: dict[str, Any]) -> dict[str, Any]:
 
 
 def _libra(_base: None, o: dict[str, Any]) -> dict[str, Any]:
-    from railx.libra.commands import libra_from_texts, result_json
+    from railx.libra.commands import libra_problem, result_json, solve
+    from railx.libra.evaluation import evaluate
 
     network = o["network"] if isinstance(o["network"], str) else file_text(o["network"])
     constraints = None if o["constraints"] is None else file_text(o["constraints"])
-    result = libra_from_texts(
+    problem = libra_problem(
         network, [file_text(w) for w in o["workload"]], [file_text(c) for c in o["communicator"]],
         file_text(o["cost"]), objective=o["objective"], total_bw=o["total_bw"], constraints=constraints,
-        weights=o["weight"], loop=o["loop"], cost_dims=o["cost_dims"],
+        weights=o["weight"], loop=o["loop"], cost_dims=o["cost_dims"], ring_bw_share=o["ring_bw_share"],
     )  # fmt: skip
-    return result_json(result)
+    result = solve(problem, o["objective"])
+    # With no evaluation asked for, the record is `railx libra --json`'s.
+    extra = {"evaluation": evaluate(problem, result, o["evaluate"], o["chunks"])} if o["evaluate"] else {}
+    return result_json(result) | extra
 
 
 _LIBRA_FILES = {
@@ -428,7 +432,7 @@ ANALYSES: dict[str, Analysis] = {
         Analysis("libra", "LIBRA's per-dimension bandwidth optimum beside EqualBW, paper 004 (railx libra --json)",
                  "none", {"network": None, "workload": [], "communicator": [], "cost": None, "objective": "perf",
                           "total_bw": None, "constraints": None, "weight": None, "loop": "no-overlap",
-                          "cost_dims": None}, _libra, {"time_s": "time_s", "cost_usd": "cost_usd"}, _LIBRA_FILES),
+                          "cost_dims": None, "ring_bw_share": 1.0, "evaluate": [], "chunks": 64}, _libra, {"time_s": "time_s", "cost_usd": "cost_usd"}, _LIBRA_FILES),
         Analysis("allocate", "jobs packed onto the healthy nodes of a RailX, their OCS verified (railx allocate --json)",
                  "system", {"failed": None, "jobs": "all", "topology": "torus", "min_nodes": 1}, _allocate,
                  files=_ALLOCATE_FILES),
