@@ -1,7 +1,7 @@
 """railx's side of each reproduction, from the store: the figure with the paper's axes and
 series, and the table of paper value / railx value / verdict. The paper's printed values come
 from where railx already keeps them beside its reproductions (railx.cost.table6.PAPER,
-railx.cost.railonly.PAPER_SAVINGS); where the paper gives trends instead of numbers, each trend
+railx.cost.railonly.PAPER_SAVINGS, railx.collectives.railonly.PAPER_SLOWDOWN); where the paper gives trends instead of numbers, each trend
 is checked on the stored data and the check is the verdict."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from railx.collectives.railonly import PAPER_SLOWDOWN
 from railx.cost.railonly import PAPER_SAVINGS, savings_match
 from railx.cost.table6 import COLUMNS, compare
 from railx.report.allocation import allocation_chart, failed_grid
@@ -447,10 +448,72 @@ def fig20(frames: Frames) -> Findings:
     return Findings([allocation_chart(case)], [verdicts, placed])
 
 
+# --- Rail-only all-to-all slow-down (eq. 2-3) ----------------------------------------------------
+
+#: How far railx's derived slow-down may lie from the printed one and still match (fraction): the
+#: printed pair sits 0.13 and 0.09 points from C_S / C_F, on either side (docs/reproductions.md
+#: explains why no single reading of the stated bandwidths gives both).
+SLOWDOWN_TOLERANCE = 0.0015
+
+
+def railonly_slowdown(frames: Frames) -> Findings:
+    records = list(_ok(frames["railonly-slowdown"])["record"])
+    platforms = sorted({r["platform"] for r in records})
+    by_platform = {p: sorted((r for r in records if r["platform"] == p), key=lambda r: r["y"]) for p in platforms}
+    panels = []
+    for platform, rows in by_platform.items():
+        domains = [r["y"] for r in rows]
+        panels.append(
+            (
+                f"{platform}, {rows[0]['x']} GPUs per HB domain",
+                [
+                    Series("eq. 3 / eq. 2 - 1 (railx)", domains, [100 * r["analytic"] for r in rows]),
+                    Series("C_S / C_F (the paper's approximation)", domains, [100 * r["approx"] for r in rows]),
+                    Series("paper", domains, [100 * PAPER_SLOWDOWN[platform]] * len(rows)),
+                ],
+            )
+        )
+    chart = line_chart(
+        "railonly-slowdown",
+        "Rail-only §IV-B: all-to-all slow-down of Rail-only over the rail-optimised Clos",
+        panels,
+        "HB domains y",
+        "slow-down (%)",
+        ratio=True,
+        caption="Analytic eq. 2 (direct all-to-all, rail-optimised) and eq. 3 (two-step, Rail-only) from the platform "
+        "presets' HB and NIC bandwidths; the paper prints one value per platform.",
+    )
+    rows = []
+    for platform, points in by_platform.items():
+        paper = PAPER_SLOWDOWN[platform]
+        # The paper's approximation C_S / C_F is the exact ratio at y = x (as many domains as GPUs per domain).
+        square = next((r for r in points if r["y"] == r["x"]), None)
+        ours = square["analytic"] if square is not None else points[0]["approx"]
+        match = abs(ours - paper) <= SLOWDOWN_TOLERANCE
+        rows.append(
+            [platform, 100 * paper, 100 * points[0]["approx"], 100 * ours, 100 * points[0]["analytic"],
+             100 * points[-1]["analytic"], f"{points[0]['y']} to {points[-1]['y']}",
+             f"within {100 * SLOWDOWN_TOLERANCE:.2f} points" if match else "differs"]
+        )  # fmt: skip
+    verdicts = Table(
+        "railonly-slowdown-verdict",
+        "Rail-only eq. 2-3: the printed slow-down and railx's",
+        ["platform", "paper %", "C_S / C_F %", "eq. 3 / eq. 2 - 1 at y = x %", "at fewest domains %",
+         "at most domains %", "domains y", "verdict"],
+        rows,
+        caption="The exact ratio is y(x-1)/(x(y-1)) C_S / C_F: C_S / C_F at y = x, falling towards (x-1)/x of it "
+        "as domains are added; the verdict compares the value at y = x with the printed one.",
+        formats={c: fixed(2) for c in ("paper %", "C_S / C_F %", "eq. 3 / eq. 2 - 1 at y = x %",
+                                         "at fewest domains %", "at most domains %")},
+    )  # fmt: skip
+    return Findings([chart], [verdicts])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
     "table2": table2,
+    "railonly-slowdown": railonly_slowdown,
     "fig15": fig15,
     "fig16": fig16,
     "fig17a": fig17a,
