@@ -119,13 +119,13 @@ def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path, client: A
     result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
-    # Table 6 from the store, Fig. 20 needs no sweep; the others are listed as missing.
-    assert summary["reproductions"] == ["table6", "fig20"] and summary["sweeps"] == []
-    assert summary["missing"] == [r.id for r in catalogue() if r.id not in ("table6", "fig20")]
+    # Table 6 from the store, Rail-only Fig. 8 and Fig. 20 need no sweep; the others are listed as missing.
+    shown = ["table6", "railonly-fig8", "fig20"]
+    assert summary["reproductions"] == shown and summary["sweeps"] == []
+    assert summary["missing"] == [r.id for r in catalogue() if r.id not in shown]
     assert summary["sections"] == [
         "reproductions",
-        "repro-table6",
-        "repro-fig20",
+        *(f"repro-{r}" for r in shown),
         "repro-missing",
         "network",
         "utilisation",
@@ -257,3 +257,24 @@ def test_railonly_slowdown_verdicts_follow_the_stored_ratios(tmp_path: Path, cli
     # The verdict is computed from the stored ratio: a stored value 1 point off no longer matches.
     frame["record"] = [r | {"analytic": r["analytic"] + 0.01} for r in frame["record"]]
     assert {row[7] for row in railonly_slowdown({"railonly-slowdown": frame}).tables[0].rows} == {"differs"}
+
+
+def test_railonly_fig8_verdicts_follow_the_searched_times() -> None:
+    from railx.report.reproductions import FIG8_AGREE, railonly_fig8
+    from railx.workload.railonly.sweeps import PAPER_FIG8_CUT, PAPER_FIG8_OVER_IDEAL
+
+    verdicts, data = railonly_fig8({}).tables
+    assert len(data.rows) == 2 * 3
+    times = {(r[0], r[1]): r[2:] for r in data.rows}
+    # docs/reproductions.md, "Fig. 8": GPT-1T at 16,384 GPUs takes 11.308 s at K = 1 and 6.670 s ideal.
+    assert times[("gpt-1t", 16384)][0] == pytest.approx(11.308, abs=5e-4)
+    assert times[("gpt-1t", 16384)][-1] == pytest.approx(6.670, abs=5e-4)
+    papers = [100 * v for v in (*PAPER_FIG8_OVER_IDEAL.values(), *PAPER_FIG8_CUT.values())]
+    assert [row[1] for row in verdicts.rows] == pytest.approx(papers)
+    for row in verdicts.rows:
+        ours = dict(zip((16384, 32768, 65536), row[2:5]))
+        agree = [n for n, v in ours.items() if abs(v - row[1]) <= 100 * FIG8_AGREE]
+        assert row[5] == ("agrees at " + ", ".join(f"{n:,}" for n in agree) + " GPUs" if agree else "differs")
+    # The docs' reading: every claim agrees at 16,384 GPUs; GPT-146B's K = 256 gap is 15.1% at 32,768.
+    assert all("16,384" in row[5] for row in verdicts.rows)
+    assert verdicts.rows[1][3] == pytest.approx(15.08, abs=0.01)

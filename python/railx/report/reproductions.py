@@ -509,11 +509,81 @@ def railonly_slowdown(frames: Frames) -> Findings:
     return Findings([chart], [verdicts])
 
 
+# --- Rail-only Fig. 8 ----------------------------------------------------------------------------
+
+#: A printed Fig. 8 percentage agrees when railx's is within this many points of it at some cluster
+#: size: the paper does not say which of its sizes the percentages are for.
+FIG8_AGREE = 0.05
+
+
+def railonly_fig8(frames: Frames) -> Findings:
+    """No sweep: the fastest parallelisation per point needs the search
+    (railx.workload.railonly.hb_size_sweep, 60 points in about a second), which no sweep analysis
+    runs."""
+    from railx.workload.railonly.sweeps import (
+        FIG8_GPUS, HB_SIZES, PAPER_FIG8_CUT, PAPER_FIG8_OVER_IDEAL, hb_size_sweep,
+    )  # fmt: skip
+
+    points = hb_size_sweep()
+    t = {(p.model, p.gpus, p.size): p.time_s for p in points}
+    models = list(PAPER_FIG8_OVER_IDEAL)
+    panels = [
+        (
+            model.upper(),
+            [Series(f"Rail-only, N = {n:,}", list(HB_SIZES), [t[(model, n, k)] for k in HB_SIZES]) for n in FIG8_GPUS]
+            + [Series(f"ideal, N = {n:,}", list(HB_SIZES), [t[(model, n, n)]] * len(HB_SIZES)) for n in FIG8_GPUS],
+        )
+        for model in models
+    ]
+    chart = line_chart(
+        "railonly-fig8",
+        "Rail-only Fig. 8: iteration time against the HB-domain size",
+        panels,
+        "HB domain size K (GPUs)",
+        "iteration time (s)",
+        caption="H100 GPUs of DGX GH200 (3.6 Tb/s NVLink, 400 Gb/s NIC), each point the fastest parallelisation the "
+        "search finds; the ideal is one HB domain of all N GPUs (flat lines).",
+    )
+    claims = [
+        (f"{model.upper()}: K = 256 slower than ideal by", paper,
+         [t[(model, n, 256)] / t[(model, n, n)] - 1 for n in FIG8_GPUS])
+        for model, paper in PAPER_FIG8_OVER_IDEAL.items()
+    ] + [
+        (f"{model.upper()}: K {a} -> {b} cuts the time by", paper,
+         [1 - t[(model, n, b)] / t[(model, n, a)] for n in FIG8_GPUS])
+        for (model, a, b), paper in PAPER_FIG8_CUT.items()
+    ]  # fmt: skip
+    rows = []
+    for text, paper, ours in claims:
+        agree = [n for n, v in zip(FIG8_GPUS, ours) if abs(v - paper) <= FIG8_AGREE]
+        verdict = "agrees at " + ", ".join(f"{n:,}" for n in agree) + " GPUs" if agree else "differs"
+        rows.append([text, 100 * paper, *(100 * v for v in ours), verdict])
+    gpu_columns = [f"railx % at {n:,} GPUs" for n in FIG8_GPUS]
+    verdicts = Table(
+        "railonly-fig8-verdict",
+        "Rail-only Fig. 8: the paper's percentages and railx's",
+        ["claim", "paper %", *gpu_columns, "verdict"],
+        rows,
+        caption=f"Agrees: within {100 * FIG8_AGREE:g} points of the printed value at that cluster size (the paper "
+        "does not say which size its percentages are for).",
+        formats={c: fixed(1) for c in ("paper %", *gpu_columns)},
+    )
+    data = Table(
+        "railonly-fig8-data",
+        "Rail-only Fig. 8: iteration time (s)",
+        ["model", "GPUs", *[f"K = {k}" for k in HB_SIZES], "ideal"],
+        [[m, n, *(t[(m, n, k)] for k in (*HB_SIZES, n))] for m in models for n in FIG8_GPUS],
+        formats={c: fixed(3) for c in (*[f"K = {k}" for k in HB_SIZES], "ideal")},
+    )
+    return Findings([chart], [verdicts, data])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
     "table2": table2,
     "railonly-slowdown": railonly_slowdown,
+    "railonly-fig8": railonly_fig8,
     "fig15": fig15,
     "fig16": fig16,
     "fig17a": fig17a,
