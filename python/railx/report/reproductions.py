@@ -521,7 +521,11 @@ def railonly_fig8(frames: Frames) -> Findings:
     (railx.workload.railonly.hb_size_sweep, 60 points in about a second), which no sweep analysis
     runs."""
     from railx.workload.railonly.sweeps import (
-        FIG8_GPUS, HB_SIZES, PAPER_FIG8_CUT, PAPER_FIG8_OVER_IDEAL, hb_size_sweep,
+        FIG8_GPUS,
+        HB_SIZES,
+        PAPER_FIG8_CUT,
+        PAPER_FIG8_OVER_IDEAL,
+        hb_size_sweep,
     )  # fmt: skip
 
     points = hb_size_sweep()
@@ -578,6 +582,92 @@ def railonly_fig8(frames: Frames) -> Findings:
     return Findings([chart], [verdicts, data])
 
 
+# --- Flex-SiPAC Fig. 7 ---------------------------------------------------------------------------
+
+_FIG7_NETWORKS = (("superpod", "M"), ("sip-ocs", "M"), ("tpuv4", "M"), ("sipac", "M"), ("sipac", "F"),
+                  ("flex-sipac", "M"), ("flex-sipac", "F"))  # fmt: skip
+_FIG7_LABELS = {"superpod": "SuperPOD", "sip-ocs": "SiP-OCS", "tpuv4": "TPUv4", "sipac": "SiPAC",
+                "flex-sipac": "Flex-SiPAC"}  # fmt: skip
+#: "Identical" (the paper: a single job makes Flex-SiPAC and SiPAC converge): JCTs within this
+#: relative difference (Flex-SiPAC's allocated and SiPAC's static wavelengths round differently).
+SAME_JCT_REL = 0.01
+
+
+def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
+    """The builder of Fig. 7 from the sweep `spec` (one per CU count: the figure and verdicts do not
+    depend on the size)."""
+
+    def build(frames: Frames) -> Findings:
+        from railx.multitenant.evaluation import PAPER_FIG7_REDUCTION_1MB
+
+        records = list(_ok(frames[spec])["record"])
+        jct = {(r["mix"], r["topology"], r["algo"], r["size_bytes"]): r["jct_s"] for r in records}
+        sigma = {r["mix"]: r["sigma"] for r in records}
+        mixes = list(dict.fromkeys(r["mix"] for r in records))
+        sizes = sorted({r["size_bytes"] for r in records})
+        cus = sum(int(j) for j in mixes[0].split("+"))
+        shown = [n for n in _FIG7_NETWORKS if (mixes[0], *n, sizes[0]) in jct]
+        panels = [
+            (
+                f"{mix} (sigma = {sigma[mix]:.3f})",
+                [Series(f"{_FIG7_LABELS[t]}, {a}", sizes, [1e6 * jct[(mix, t, a, s)] for s in sizes]) for t, a in shown],
+            )
+            for mix in mixes
+        ]
+        chart = line_chart(
+            f"{spec}-jct",
+            f"Flex-SiPAC Fig. 7: JCT of the all-reduces against the message size, {cus} CUs",
+            panels,
+            "message size (bytes)",
+            "JCT (µs)",
+            caption="One panel per job mix (sigma: eq. 2's skewness); the JCT is the slowest job's. 1,920 Gb/s and "
+            "600 ns per hop per CU; M = mesh, F = Flex-SiPCO; flow level.",
+            columns=2,
+        )
+
+        def best(mix: str, topology: str, size: int) -> float:
+            return min(jct[(mix, t, a, size)] for t, a in shown if t == topology)
+
+        others = [t for t in dict.fromkeys(t for t, _ in shown) if t != "flex-sipac"]
+        small, mb = sizes[0], 1_000_000
+        small_ratio = {m: best(m, "flex-sipac", small) / min(best(m, t, small) for t in others) for m in mixes}
+        cut = {m: 1 - best(m, "flex-sipac", mb) / best(m, "superpod", mb) for m in mixes if (m, "superpod", "M", mb) in jct}
+        low, high = PAPER_FIG7_REDUCTION_1MB
+        single = [m for m in mixes if "+" not in m]
+        same = {m: max(abs(jct[(m, "flex-sipac", a, s)] / jct[(m, "sipac", a, s)] - 1) for a in ("M", "F") for s in sizes)
+                for m in single}  # fmt: skip
+        rows = [
+            [f"Flex-SiPAC is the fastest at small messages ({small:,} bytes)",
+             "Flex-SiPAC / fastest other: " + ", ".join(f"{m} {r:.2f}x" for m, r in small_ratio.items()),
+             holds(all(r <= 1 + 1e-9 for r in small_ratio.values()))],
+            [f"at 1 MB Flex-SiPAC's JCT is {100 * low:g}-{100 * high:g}% lower than the SuperPOD's",
+             "lower by " + ", ".join(f"{m} {100 * c:+.0f}%" for m, c in cut.items()) + " (negative: higher)",
+             holds(bool(cut) and all(low <= c <= high for c in cut.values()))],
+            ["with a single job Flex-SiPAC and SiPAC perform identically",
+             ", ".join(f"{m}: largest difference {100 * d:.2f}%" for m, d in same.items()),
+             holds(bool(same) and all(d <= SAME_JCT_REL for d in same.values()))],
+        ]  # fmt: skip
+        verdicts = Table(
+            f"{spec}-verdict",
+            f"Flex-SiPAC Fig. 7 at {cus} CUs: the paper's statements, checked",
+            ["paper", "railx", "verdict"],
+            rows,
+            caption=f"Fastest: Flex-SiPAC's better algorithm against every other network's; identical: within "
+            f"{SAME_JCT_REL:.0%} at every size and algorithm. The paper's figure is at 512 CUs.",
+        )
+        sizes_columns = [f"{s:,} B" for s in sizes]
+        data = Table(
+            f"{spec}-data",
+            f"Flex-SiPAC Fig. 7 at {cus} CUs: JCT (µs)",
+            ["mix", "sigma", "network, algo", *sizes_columns],
+            [[m, sigma[m], f"{t}, {a}", *(1e6 * jct[(m, t, a, s)] for s in sizes)] for m in mixes for t, a in shown],
+            formats={"sigma": fixed(3)} | {c: fixed(2) for c in sizes_columns},
+        )
+        return Findings([chart], [verdicts, data])
+
+    return build
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -589,4 +679,6 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "fig17a": fig17a,
     "fig17b": fig17b,
     "fig20": fig20,
+    "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
+    "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
 }
