@@ -307,3 +307,32 @@ def test_flexsipac_fig7_verdicts_follow_the_stored_jcts(tmp_path: Path, client: 
     # A single job: Flex-SiPAC's wavelengths are SiPAC's static ones (the paper's convergence).
     assert jct[("64", "flex-sipac", "F", 1000)] == pytest.approx(jct[("64", "sipac", "F", 1000)], rel=1e-6)
     assert verdicts.rows[2][2] == "holds"
+
+
+def test_fig14_verdicts_follow_the_stored_throughput() -> None:
+    from railx.report.reproductions import PAPER_FIG14_RAILX_ACCEPTED, fig14
+
+    loads = [0.2, 0.4, 0.8, 1.2]
+
+    def saturating(peak: float) -> list[float]:  # accepts what it is offered up to its peak
+        return [min(load, peak) for load in loads]
+
+    # docs/reproductions.md, "RailX Fig. 14", 8 VCs per class: RailX k = 1..4 peak 0.305, 0.622,
+    # 0.797, 0.830; HammingMesh 0.919; the fat-tree accepts all of 1.2.
+    railx_peaks = {1: 0.305, 2: 0.622, 3: 0.797, 4: 0.830}
+    railx = pd.DataFrame(
+        [{"system.k": k, "options.load": load, "accepted": a, "status": "ok"}
+         for k, p in railx_peaks.items() for load, a in zip(loads, saturating(p))]
+    )  # fmt: skip
+    peer_peaks = {"torus-36x36": 0.368, "hx4mesh-9x9": 0.919, "fat-tree-1296": 1.2}
+    peers = pd.DataFrame(
+        [{"base": f"systems/{name}.toml", "options.load": load, "accepted": a, "status": "ok"}
+         for name, p in peer_peaks.items() for load, a in zip(loads, saturating(p))]
+    )  # fmt: skip
+    findings = fig14({"fig14": railx, "fig14-peers": peers})
+    verdicts, peaks = findings.tables
+    assert [row[2] for row in verdicts.rows] == ["holds", "holds", "does not hold", "does not hold"]
+    assert abs(0.830 - PAPER_FIG14_RAILX_ACCEPTED) <= 0.05 and "k = 4" in verdicts.rows[0][1]
+    assert [row[1] for row in peaks.rows] == [*railx_peaks.values(), *peer_peaks.values()]
+    panel_a, panel_b = findings.charts[0].figure.axes[:2]
+    assert len(panel_b.get_lines()) == 4 and len(panel_a.get_lines()) == 1 + 3
