@@ -692,7 +692,10 @@ def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
         panels = [
             (
                 f"{mix} (sigma = {sigma[mix]:.3f})",
-                [Series(f"{_FIG7_LABELS[t]}, {a}", sizes, [1e6 * jct[(mix, t, a, s)] for s in sizes]) for t, a in shown],
+                [
+                    Series(f"{_FIG7_LABELS[t]}, {a}", sizes, [1e6 * jct[(mix, t, a, s)] for s in sizes])
+                    for t, a in shown
+                ],
             )
             for mix in mixes
         ]
@@ -713,7 +716,9 @@ def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
         others = [t for t in dict.fromkeys(t for t, _ in shown) if t != "flex-sipac"]
         small, mb = sizes[0], 1_000_000
         small_ratio = {m: best(m, "flex-sipac", small) / min(best(m, t, small) for t in others) for m in mixes}
-        cut = {m: 1 - best(m, "flex-sipac", mb) / best(m, "superpod", mb) for m in mixes if (m, "superpod", "M", mb) in jct}
+        cut = {
+            m: 1 - best(m, "flex-sipac", mb) / best(m, "superpod", mb) for m in mixes if (m, "superpod", "M", mb) in jct
+        }
         low, high = PAPER_FIG7_REDUCTION_1MB
         single = [m for m in mixes if "+" not in m]
         same = {m: max(abs(jct[(m, "flex-sipac", a, s)] / jct[(m, "sipac", a, s)] - 1) for a in ("M", "F") for s in sizes)
