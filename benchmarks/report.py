@@ -61,13 +61,14 @@ def main() -> int:
             summary = build_report(out, store)
             builds.append(time.perf_counter() - start)
         page = Path(summary.page)
+        page_kib = page.stat().st_size / 1024
         size_kib = sum(f.stat().st_size for f in page.parent.rglob("*") if f.is_file()) / 1024
         opens = open_times_s(page, args.repeat)
     print(f"analyses (filling the store, not counted): {analyses_s:.1f} s")
     print(
         f"report: {len(summary.reproductions)} reproductions ({', '.join(summary.reproductions)}), "
         f"{summary.figures} figures, {summary.tables} tables, {len(summary.sweeps)} other sweeps; "
-        f"index.html {page.stat().st_size / 1024:.0f} KiB, directory {size_kib:.0f} KiB"
+        f"index.html {page_kib:.0f} KiB, directory {size_kib:.0f} KiB"
     )
     print(f"build from the store: median {statistics.median(builds):.1f} s of {args.repeat} (target < 120 s): "
           + ", ".join(f"{b:.1f}" for b in builds))  # fmt: skip
