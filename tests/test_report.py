@@ -336,3 +336,29 @@ def test_fig14_verdicts_follow_the_stored_throughput() -> None:
     assert [row[1] for row in peaks.rows] == [*railx_peaks.values(), *peer_peaks.values()]
     panel_a, panel_b = findings.charts[0].figure.axes[:2]
     assert len(panel_b.get_lines()) == 4 and len(panel_a.get_lines()) == 1 + 3
+
+
+def test_railonly_traffic_verdicts_follow_the_stored_shares(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import railonly_traffic
+    from railx.results import load
+    from railx.sweep import Store, run_sweep
+    from railx.workload.traffic import PAPER_TRAFFIC
+
+    with Store(tmp_path / "s.duckdb") as db:
+        run_sweep(load_spec(spec_path("traffic")), db, client=client)
+    frame = load(tmp_path / "s.duckdb", "traffic")
+    verdicts, data = railonly_traffic({"traffic": frame}).tables
+    # docs/reproductions.md, "Rail-only: traffic": 99.63% / 99.81% idle pairs, TP 97.0-97.3%, GPT-1T's
+    # largest pairs 376 GB (differs from ~300: two-way ring) and 6.71 GB, GH200 98.4%, MoE 28.5% (27%).
+    assert [row[1] for row in verdicts.rows] == [
+        "GPT-146B, GPT-1T: 99.63%, 99.81%",
+        "GPT-146B, GPT-1T: 97.0%, 97.3%",
+        "376 GB",
+        "6.71 GB",
+        "98.4%",
+        "28.5%",
+    ]
+    assert [row[2] for row in verdicts.rows] == ["holds", "holds", "does not hold", "holds", "holds", "does not hold"]
+    assert f"{PAPER_TRAFFIC['moe_all_to_all_share']:.0%}" in verdicts.rows[5][0]
+    for row in data.rows:  # every job's shares add up to the whole iteration
+        assert sum(row[1:]) == pytest.approx(100.0)

@@ -591,6 +591,80 @@ def railonly_slowdown(frames: Frames) -> Findings:
     return Findings([chart], [verdicts])
 
 
+# --- Rail-only traffic (Figs. 2-5) ---------------------------------------------------------------
+
+#: "About" a printed value ("~300 GB"): within this relative difference.
+ABOUT_REL = 0.15
+_TRAFFIC_JOBS = {"megatron-gpt-146b": "GPT-146B", "megatron-gpt-1t": "GPT-1T", "gh200-gpt-1t": "GPT-1T on GH200",
+                 "deepspeed-moe-1.3b": "MoE-1.3B"}  # fmt: skip
+
+
+def _printed_match(ours: float, paper: float) -> bool:
+    """Equal to a printed percentage within half a unit of its last digit (two digits: 0.5 points)."""
+    return abs(ours - paper) <= 0.005
+
+
+def railonly_traffic(frames: Frames) -> Findings:
+    from railx.workload.traffic import PAPER_TRAFFIC as P
+
+    frame = _ok(frames["traffic"])
+    rec = {(job, ar): r for job, ar, r in zip(frame["options.job"], frame["options.all_reduce"], frame["record"])}
+    # The paper's all-reduce per job: a ring, except hierarchical on GH200 (§III).
+    used = {job: rec[(job, "hierarchical" if job.startswith("gh200") else "ring")] for job in _TRAFFIC_JOBS}
+    kinds = list(dict.fromkeys(k for r in used.values() for k in r["volume_shares"]))
+    chart = bar_chart(
+        "railonly-traffic-shares",
+        "Rail-only Figs. 2a, 4, 5: share of an iteration's bytes by traffic type",
+        list(_TRAFFIC_JOBS.values()),
+        [(kind, [100 * r["volume_shares"].get(kind, 0.0) for r in used.values()]) for kind in kinds],
+        "share of the iteration's bytes (%)",
+        ratio=True,
+        caption="(HB): inside an HB domain; (NIC): through the NICs. All-reduce as a ring, hierarchical on GH200.",
+    )
+    gpts = ["megatron-gpt-146b", "megatron-gpt-1t"]
+    none = [used[j]["pair_shares"]["none"] for j in gpts]
+    tp = [used[j]["volume_shares"]["TP (HB)"] for j in gpts]
+    gpt1t = used["megatron-gpt-1t"]["max_pair_bytes"]
+    gh = used["gh200-gpt-1t"]["volume_shares"]
+    in_domain = gh["DP (HB)"] / (gh["DP (HB)"] + gh["DP (NIC)"])
+    moe = used["deepspeed-moe-1.3b"]["volume_shares"]
+    all_to_all = moe["EP (HB)"] + moe["EP (NIC)"]
+
+    def about(ours: float, paper: float) -> str:
+        return holds(abs(ours / paper - 1) <= ABOUT_REL)
+
+    rows = [
+        [f"Fig. 2b: over {P['no_traffic_pairs_above']:.0%} of GPU pairs carry no traffic",
+         "GPT-146B, GPT-1T: " + ", ".join(f"{100 * v:.2f}%" for v in none),
+         holds(min(none) > P["no_traffic_pairs_above"])],
+        [f"Fig. 2a: TP carries over {P['tp_share_above']:.0%} of the bytes",
+         "GPT-146B, GPT-1T: " + ", ".join(f"{100 * v:.1f}%" for v in tp), holds(min(tp) > P["tp_share_above"])],
+        [f"Fig. 3: GPT-1T's largest pair inside an HB domain is about {P['gpt1t_max_hb_pair_bytes'] / 1e9:g} GB",
+         f"{gpt1t['HB'] / 1e9:.0f} GB", about(gpt1t["HB"], P["gpt1t_max_hb_pair_bytes"])],
+        [f"Fig. 3: GPT-1T's largest pair across domains is about {P['gpt1t_max_nic_pair_bytes'] / 1e9:g} GB",
+         f"{gpt1t['NIC'] / 1e9:.2f} GB", about(gpt1t["NIC"], P["gpt1t_max_nic_pair_bytes"])],
+        [f"Fig. 4: {P['gh200_all_reduce_in_domain']:.0%} of GH200's all-reduce bytes stay in the HB domain",
+         f"{100 * in_domain:.1f}%", holds(_printed_match(in_domain, P["gh200_all_reduce_in_domain"]))],
+        [f"Fig. 5: all-to-all is {P['moe_all_to_all_share']:.0%} of MoE-1.3B's bytes",
+         f"{100 * all_to_all:.1f}%", holds(_printed_match(all_to_all, P["moe_all_to_all_share"]))],
+    ]  # fmt: skip
+    verdicts = Table(
+        "railonly-traffic-verdict",
+        "Rail-only Figs. 2-5: the paper's traffic figures, checked",
+        ["paper", "railx", "verdict"],
+        rows,
+        caption=f"About: within {ABOUT_REL:.0%}; a printed percentage: within half a unit of its last digit.",
+    )
+    data = Table(
+        "railonly-traffic-data",
+        "Rail-only Figs. 2-5: share of the bytes by type (%)",
+        ["job", *kinds],
+        [[label, *(100 * used[j]["volume_shares"].get(k, 0.0) for k in kinds)] for j, label in _TRAFFIC_JOBS.items()],
+        formats={k: fixed(2) for k in kinds},
+    )
+    return Findings([chart], [verdicts, data])
+
+
 # --- Rail-only Fig. 8 ----------------------------------------------------------------------------
 
 #: A printed Fig. 8 percentage agrees when railx's is within this many points of it at some cluster
@@ -761,6 +835,7 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table2": table2,
     "railonly-slowdown": railonly_slowdown,
     "railonly-fig8": railonly_fig8,
+    "railonly-traffic": railonly_traffic,
     "fig14": fig14,
     "fig15": fig15,
     "fig16": fig16,
