@@ -119,8 +119,9 @@ def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path, client: A
     result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
-    # Table 6 from the store, Rail-only Fig. 8 and Fig. 20 need no sweep; the others are listed as missing.
-    shown = ["table6", "railonly-fig8", "fig20"]
+    # Table 6 from the store; Rail-only Fig. 8, Fig. 20 and Flex-SiPAC Fig. 9 need no sweep; the others are
+    # listed as missing.
+    shown = ["table6", "railonly-fig8", "fig20", "flexsipac-fig9"]
     assert summary["reproductions"] == shown and summary["sweeps"] == []
     assert summary["missing"] == [r.id for r in catalogue() if r.id not in shown]
     assert summary["sections"] == [
@@ -362,3 +363,19 @@ def test_railonly_traffic_verdicts_follow_the_stored_shares(tmp_path: Path, clie
     assert f"{PAPER_TRAFFIC['moe_all_to_all_share']:.0%}" in verdicts.rows[5][0]
     for row in data.rows:  # every job's shares add up to the whole iteration
         assert sum(row[1:]) == pytest.approx(100.0)
+
+
+def test_flexsipac_fig9_verdicts_follow_the_cores_sizes() -> None:
+    from railx.cost.scale import PAPER_FIG9
+    from railx.report.reproductions import flexsipac_fig9
+
+    findings = flexsipac_fig9({})
+    verdicts, data = findings.tables
+    sizes = {row[0]: row[1:] for row in data.rows}  # R = 4, 8, 16, 32, 64, 128
+    # docs/reproductions.md, "Flex-SiPAC: Fig. 9": r^L, 32R, 8R and R.
+    assert sizes["Flex-SiPAC, 2 levels (R^2)"] == [r**2 for r in (4, 8, 16, 32, 64, 128)]
+    assert sizes["Flex-SiPAC, 3 levels (R^3)"][2] == PAPER_FIG9["radix16_levels3_cus"]
+    assert sizes["TPUv4 (32R)"] == [32 * r for r in (4, 8, 16, 32, 64, 128)]
+    assert [row[2] for row in verdicts.rows] == ["holds"] * 4
+    assert "more from R = 64" in verdicts.rows[2][1]
+    assert len(findings.charts[0].figure.axes[0].get_lines()) == 5

@@ -829,6 +829,52 @@ def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
     return build
 
 
+# --- Flex-SiPAC Fig. 9 ---------------------------------------------------------------------------
+
+
+def flexsipac_fig9(frames: Frames) -> Findings:
+    """No sweep: the core's scalability rows (`railx scale`, milliseconds), which no sweep
+    analysis returns."""
+    from railx.cost.scale import FIG9_CURVES, FIG9_RADICES, PAPER_FIG9, fig9_rows
+
+    size = {(r["family"], r["radix"]): r["max_chips"] for r in fig9_rows()}
+    labels = [label for label, _ in FIG9_CURVES.values()]
+    radices = list(FIG9_RADICES)
+    chart = line_chart(
+        "flexsipac-fig9-scale",
+        "Flex-SiPAC Fig. 9: network size against switch radix",
+        [("", [Series(f"{label} ({formula})", radices, [size[(label, r)] for r in radices])
+               for label, formula in FIG9_CURVES.values()])],
+        "switch radix R (OCS; WSS for Flex-SiPAC; top NVSwitch layer for the SuperPOD)",
+        "network size (CUs)",
+        caption="The largest network each architecture builds for a switch radix (railx scale).",
+    )  # fmt: skip
+    two, three, tpu = "Flex-SiPAC, 2 levels", "Flex-SiPAC, 3 levels", "TPUv4"
+    after = PAPER_FIG9["levels2_beat_tpuv4_after_radix"]
+    above = [r for r in radices if size[(two, r)] > size[(tpu, r)]]
+    largest = radices[-1]
+    order = sorted(labels, key=lambda label: size[(label, largest)])
+    rows = [
+        [f"radix 16, 2 levels: {PAPER_FIG9['radix16_levels2_cus']:,} CUs", f"{size[(two, 16)]:,}",
+         holds(size[(two, 16)] == PAPER_FIG9["radix16_levels2_cus"])],
+        [f"radix 16, 3 levels: {PAPER_FIG9['radix16_levels3_cus']:,} CUs", f"{size[(three, 16)]:,}",
+         holds(size[(three, 16)] == PAPER_FIG9["radix16_levels3_cus"])],
+        [f"2 levels build more than TPUv4 after r = {after}",
+         f"more from R = {above[0]}; at R = {after}: {size[(two, after)]:,} against {size[(tpu, after)]:,}" if above
+         else "never more", holds(above == [r for r in radices if r > after])],
+        [f"at large radix: {' < '.join(labels)}", f"R = {largest}: " + " < ".join(order), holds(order == labels)],
+    ]  # fmt: skip
+    verdicts = Table("flexsipac-fig9-verdict", "Flex-SiPAC Fig. 9: the paper's statements, checked",
+                     ["paper", "railx", "verdict"], rows)  # fmt: skip
+    data = Table(
+        "flexsipac-fig9-data",
+        "Flex-SiPAC Fig. 9: network size (CUs)",
+        ["curve", *[f"R = {r}" for r in radices]],
+        [[f"{label} ({formula})", *(size[(label, r)] for r in radices)] for label, formula in FIG9_CURVES.values()],
+    )
+    return Findings([chart], [verdicts, data])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -844,4 +890,5 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "fig20": fig20,
     "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
     "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
+    "flexsipac-fig9": flexsipac_fig9,
 }
