@@ -17,28 +17,13 @@ import argparse
 import time
 from pathlib import Path
 
-from railx.cost import plot_scalability, scalability
+from railx.cost import plot_scalability
+from railx.cost.scale import FIG9_CURVES as CURVES
+from railx.cost.scale import FIG9_RADICES as RADICES
+from railx.cost.scale import PAPER_FIG9, fig9_rows
 from railx.systems import System
 
-RADICES = (4, 8, 16, 32, 64, 128)
-# (family, variant) of each Fig. 9 curve, in the paper's legend order, and its label here.
-CURVES = {
-    ("sip-ocs", "flat, OCS radix N"): ("SiP-OCS", "R"),
-    ("dgx-h100-superpod", "8-GPU servers, giant NVSwitch"): ("DGX-H100 SuperPOD", "8R"),
-    ("torus3d", "TPUv4: OCS, 4x4x4 cubes"): ("TPUv4", "32R"),
-    ("sipac", "Flex-SiPAC, 2 levels"): ("Flex-SiPAC, 2 levels", "R^2"),
-    ("sipac", "Flex-SiPAC, 3 levels"): ("Flex-SiPAC, 3 levels", "R^3"),
-}
 BOM_SIZES = ((8, 3), (16, 2), (16, 3))  # the paper's evaluation system, and its §4.C examples
-
-
-def fig9_rows() -> list[dict[str, object]]:
-    """The Fig. 9 curves' rows of `railx scale`, relabelled (family: the curve, variant: its formula)."""
-    return [
-        row | dict(zip(("family", "variant"), CURVES[key], strict=True))
-        for row in scalability(RADICES)
-        if (key := (str(row["family"]), str(row["variant"]))) in CURVES
-    ]
 
 
 def bom_row(radix: int, levels: int) -> dict[str, object]:
@@ -58,10 +43,12 @@ def main() -> None:
     for label, formula in CURVES.values():
         print(f"| {label} ({formula}) | " + " | ".join(f"{size[(label, r)]:,}" for r in RADICES) + " |")
     two, three, tpu = "Flex-SiPAC, 2 levels", "Flex-SiPAC, 3 levels", "TPUv4"
-    print(f"\nradix 16, 3 levels: {size[(three, 16)]:,} CUs (paper: 4,096)")
-    print(f"radix 16, 2 levels: {size[(two, 16)]:,} CUs (paper: 256)")
+    print(f"\nradix 16, 3 levels: {size[(three, 16)]:,} CUs (paper: {PAPER_FIG9['radix16_levels3_cus']:,})")
+    print(f"radix 16, 2 levels: {size[(two, 16)]:,} CUs (paper: {PAPER_FIG9['radix16_levels2_cus']:,})")
     beyond = [r for r in RADICES if size[(two, r)] > size[(tpu, r)]]  # type: ignore[operator]
-    print(f"2 levels above TPUv4 from R = {beyond[0]} (equal at R = 32: {size[(two, 32)]:,}; paper: after r = 32)")
+    print(
+        f"2 levels above TPUv4 from R = {beyond[0]} (equal at R = 32: {size[(two, 32)]:,}; paper: after r = {PAPER_FIG9['levels2_beat_tpuv4_after_radix']})"
+    )
     print("\n| SiPAC(r, L) | CUs | WSS (radix r) | WSS per level | comb transceivers | fibre links | bisection % |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for radix, levels in BOM_SIZES:

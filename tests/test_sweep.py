@@ -474,6 +474,9 @@ def test_every_shipped_spec_is_valid() -> None:
         "libra-budget": 2 * 10,
         "fig15-flow": (7 * 2 + 5) * 3,
         "fig15-flit": 3 * 3 * 2,
+        "railonly-slowdown": 2 * 7,
+        "flexsipac-fig7-64": 7 * 4 * 4,
+        "flexsipac-fig7-512": 7 * 4 * 6,
     }
 
 

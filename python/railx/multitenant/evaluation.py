@@ -32,6 +32,7 @@ from railx.multitenant.jobs import JobMix
 from railx.systems import System
 
 __all__ = [
+    "PAPER_FIG7_REDUCTION_1MB",
     "ALGORITHMS",
     "ALGORITHM_FIDELITY",
     "JctRow",
@@ -158,6 +159,10 @@ def flex_sipco_all_reduce(
 
 ALGORITHM_FIDELITY: dict[str, str] = {"M": "flow", "F": "flow"}
 ALGORITHMS: tuple[str, ...] = tuple(ALGORITHM_FIDELITY)
+
+#: Fig. 7's claim (paper 003, §6): at 1 MB Flex-SiPAC's JCT is this much lower than the DGX-H100
+#: SuperPOD's (the range over the job mixes), as fractions.
+PAPER_FIG7_REDUCTION_1MB: tuple[float, float] = (0.26, 0.29)
 
 
 def jct(per_job_s: np.ndarray) -> float:

@@ -17,6 +17,7 @@ from railx.workload.catalogue import ModelSpec
 
 __all__ = [
     "DIMS",
+    "PAPER_TRAFFIC",
     "Collective",
     "Dim",
     "Parallelism",
@@ -25,6 +26,20 @@ __all__ = [
     "compute_flops",
     "traffic",
 ]
+
+#: The Rail-only paper's printed traffic figures (paper 002, §III, Figs. 2-5), as fractions and
+#: bytes: the share of GPU pairs with no traffic (above, Fig. 2b), TP's share of the bytes (above,
+#: Fig. 2a), GPT-1T's largest pair inside an HB domain and across domains (about, Fig. 3), the
+#: all-reduce bytes kept inside the GH200 domain (Fig. 4) and all-to-all's share of MoE-1.3B's
+#: bytes (Fig. 5).
+PAPER_TRAFFIC: dict[str, float] = {
+    "no_traffic_pairs_above": 0.99,
+    "tp_share_above": 0.75,
+    "gpt1t_max_hb_pair_bytes": 300e9,
+    "gpt1t_max_nic_pair_bytes": 6e9,
+    "gh200_all_reduce_in_domain": 0.98,
+    "moe_all_to_all_share": 0.27,
+}
 
 Dim = Literal["T", "C", "E", "De", "P"]
 """A parallelism dimension of the rank grid."""

@@ -25,6 +25,8 @@ __all__ = [
     "FIG8_BATCH",
     "FIG8_GPUS",
     "HB_SIZES",
+    "PAPER_FIG8_CUT",
+    "PAPER_FIG8_OVER_IDEAL",
     "RAILX",
     "SWEEP_TRAINING",
     "Choices",
@@ -86,6 +88,10 @@ HB_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 FIG8_GPUS: tuple[int, ...] = (16384, 32768, 65536)
 FIG8_BATCH = {"gpt-1t": 4096, "gpt-146b": 1024}
 """Global batch of each model in Fig. 8 (the paper's §V-B)."""
+PAPER_FIG8_OVER_IDEAL = {"gpt-1t": 0.009, "gpt-146b": 0.041}
+"""Fig. 8's printed slow-down of K = 256 against the ideal (t(256) / t(N) - 1), per model."""
+PAPER_FIG8_CUT = {("gpt-146b", 1, 8): 0.433, ("gpt-146b", 8, 256): 0.306}
+"""Fig. 8's printed time cuts (model, K from, K to): 1 - t(to) / t(from)."""
 
 
 @dataclass(frozen=True)
