@@ -296,12 +296,23 @@ class Config(Strict):
         return config
 
 
+# What a text file of each suffix holds, for the hint when a file is not text at all.
+_TEXT_KINDS = {".toml": "a TOML file", ".json": "a JSON file", ".yaml": "a YAML file", ".yml": "a YAML file"}
+
+
 def read_text(path: str | Path, label: str | None = None) -> str:
-    """A file's text; one line naming `label` (default: the path) when it cannot be read."""
+    """A file's text; one line naming `label` (default: the path) when it cannot be read or is
+    not UTF-8 text (a binary file given where a text file belongs)."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{label or path}: cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        kind = _TEXT_KINDS.get(Path(path).suffix.lower(), "a text file")
+        raise ConfigError(
+            f"{label or path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            f"give {kind} instead"
+        ) from None
 
 
 def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
