@@ -19,6 +19,7 @@ from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_fai
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
 from railx.network import realize, verify_ocs_text
+from railx.options import seed_option
 from railx.progress import live_progress
 
 console = Console()
@@ -100,7 +101,7 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
         ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Random samples with --rate.")] = 100,
-        seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling.")] = 0,
+        seed: Annotated[int, seed_option("Seed of the sampling.")] = 0,
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
         time_limit: Annotated[
             float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")

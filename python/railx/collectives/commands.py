@@ -272,11 +272,12 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--flit-bytes",
+                min=1,
                 help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.",
             ),
         ] = DEFAULT_FLIT_BYTES,
         chunks: Annotated[
-            int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")
+            int, typer.Option("--chunks", min=1, help="Pipelined chunks of the schedule (changes its message count).")
         ] = 1,
         cus: Annotated[
             str | None,

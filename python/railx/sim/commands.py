@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.options import seed_option
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
@@ -103,7 +104,7 @@ def register(app: typer.Typer) -> None:
         threads: Annotated[
             int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")
         ] = 1,
-        seed: Annotated[int, typer.Option("--seed", help="Seed of the traffic's random choices.")] = 0,
+        seed: Annotated[int, seed_option("Seed of the traffic's random choices.")] = 0,
         permutation: Annotated[
             str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")
         ] = "random",
