@@ -91,3 +91,8 @@ def test_negative_or_huge_integers_never_crash(case: tuple[str, ...], value: int
     result = run_railx(*case, str(value))
     assert result.rc == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_size_and_sweep_together_say_so() -> None:
+    result = run_railx("collective", HYPERX, "--size", "1MB", "--sweep")
+    assert_one_line_error(result, "--size 1MB and --sweep: give one")

@@ -299,7 +299,9 @@ def register(app: typer.Typer) -> None:
         All-reduce, reduce-scatter, all-gather or all-to-all over every chip (or a peer job's
         --cus), with its algorithm and bus bandwidth and the size of its explicit schedule.
         """
-        if sweep == (size is not None):
+        if sweep and size is not None:
+            raise ConfigError(f"--size {size} and --sweep: give one; --sweep runs its own sizes")
+        if not sweep and size is None:
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
