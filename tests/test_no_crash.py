@@ -96,3 +96,18 @@ def test_negative_or_huge_integers_never_crash(case: tuple[str, ...], value: int
 def test_size_and_sweep_together_say_so() -> None:
     result = run_railx("collective", HYPERX, "--size", "1MB", "--sweep")
     assert_one_line_error(result, "--size 1MB and --sweep: give one")
+
+
+def test_a_file_where_the_out_folder_belongs(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    result = run_railx("ocs", HYPERX, "--out", taken)
+    assert_one_line_error(result, f"--out {taken}", "is a file, not a folder")
+
+
+def test_plot_folder_checked_before_the_run(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    plot = taken / "sweep.png"
+    result = run_railx("sim", HYPERX, "--sweep", "0.1", "--cycles", "10", "--warmup", "0", "--plot", plot)
+    assert_one_line_error(result, f"--plot {plot}", "is a file, not a folder")

@@ -17,7 +17,7 @@ from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
 from railx.availability.single_job import SOLVERS, largest_allocation
-from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
+from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
 from railx.network import realize, verify_ocs_text
 from railx.options import seed_option
 from railx.progress import live_progress
@@ -43,7 +43,7 @@ def _print(rows: dict, title: str) -> None:
 
 
 def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dir(out_dir, f"--plot {out_dir}")
     p, q = grid
     counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
     by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
@@ -191,7 +191,7 @@ def register(app: typer.Typer) -> None:
         cfg = load_config(config)
         requests = jobs if jobs in JOB_MODES else load_job_requests(jobs)
         packing, ocs = allocate_jobs(cfg, load_failed(failed, _grid(cfg)), requests, topology, min_nodes)
-        out.mkdir(parents=True, exist_ok=True)
+        make_dir(out, f"--out {out}")
         paths = [out / name for name, _text in ocs]
         for path, (_name, text) in zip(paths, ocs):
             path.write_text(text + "\n", encoding="utf-8")

@@ -18,7 +18,7 @@ from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical_op
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
-from railx.config import Config, ConfigError, parse_bytes
+from railx.config import Config, ConfigError, make_dir, parse_bytes
 from railx.network import Network
 from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -305,6 +305,8 @@ def register(app: typer.Typer) -> None:
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
+        if plot is not None:
+            make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
         resolved = System.resolve(system)
         job = None if cus is None else parse_cus(cus, core_of(resolved).chips)

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError
+from railx.config import ConfigError, make_dir
 from railx.options import seed_option
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -219,6 +219,8 @@ def register(app: typer.Typer) -> None:
         """
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
+        if plot is not None:
+            make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         pattern = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,
