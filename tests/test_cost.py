@@ -160,7 +160,7 @@ def test_catalog_must_price_what_the_system_has() -> None:
     assert used["cost_breakdown_usd"]["packet_switch"] == pytest.approx(
         used["switch_ports"]["packet_switch"]["used"] * 35000 / 64
     )
-    with pytest.raises(ConfigError, match="cannot read it"):
+    with pytest.raises(ConfigError, match="cannot read the file"):
         load_catalog("no-such-catalog")
 
 
@@ -219,7 +219,7 @@ def test_cost_cli_reads_config_files(tmp_path: Path, examples: Path) -> None:
     [
         (("cost", "nope"), "system = 'nope': not a preset or a file"),
         (("cost",), "systems: none given"),
-        (("cost", "ft2", "--catalog", "missing.toml"), "catalog = 'missing.toml': cannot read it"),
+        (("cost", "ft2", "--catalog", "missing.toml"), "catalog = 'missing.toml': cannot read the file"),
     ],
 )
 def test_cost_cli_bad_input_is_one_line_exit_2(args: tuple[str, ...], expected: str) -> None:

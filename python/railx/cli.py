@@ -227,11 +227,38 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 
+def _binding_argument(exc: OverflowError) -> str | None:
+    """The binding's argument an OverflowError came from (PyO3 notes 'while processing NAME' when a
+    Python int does not fit the Rust integer type), else None: any other OverflowError is a bug."""
+    for note in getattr(exc, "__notes__", ()):
+        if note.startswith("while processing '"):
+            return note.removeprefix("while processing ").strip("'")
+    return None
+
+
 def main() -> None:
     """Entry point: runs the app, turning invalid input or a failed verification into one line on
-    stderr and exit 2 (an internal error, a bug, into one line and exit 70)."""
+    stderr and exit 2 (an internal error, a bug, into one line and exit 70). Usage errors (an
+    option out of its range, say) are one line and exit 2 too; `--help` and running a group
+    without arguments print help as click does."""
     try:
-        app()
+        status = app(standalone_mode=False)
+    except typer.TyperException as exc:
+        # click's errors (typer's vendored click): usage errors, each as one line with where to
+        # read the usage; running a group without arguments raises one whose message is the help.
+        ctx = getattr(exc, "ctx", None)
+        code = getattr(exc, "exit_code", 2)
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # its message is the (already shown) help
+            if message:
+                print(message, file=sys.stderr)
+        else:
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            print(f"error: {message}{where}", file=sys.stderr)
+        sys.exit(code)
+    except typer.Abort:
+        print("Aborted.", file=sys.stderr)
+        sys.exit(1)
     except InternalError as exc:
         # A bug in railx, not the input's fault: its own exit status, so scripts can tell.
         print(f"error: {exc}", file=sys.stderr)
@@ -242,6 +269,15 @@ def main() -> None:
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except OverflowError as exc:
+        # A number the core's integer type cannot hold (a negative id, say) reaching the binding
+        # unchecked: the input's fault, named by the binding's argument. Others are bugs: re-raised.
+        argument = _binding_argument(exc)
+        if argument is None:
+            raise
+        print(f"error: {argument}: {exc}; give a non-negative number within the system's size", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

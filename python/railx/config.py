@@ -26,6 +26,7 @@ __all__ = [
     "Strict",
     "one_line_error",
     "parse_bytes",
+    "make_dir",
     "read_text",
     "read_toml",
     "SystemConfig",
@@ -296,12 +297,37 @@ class Config(Strict):
         return config
 
 
+# What a text file of each suffix holds, for the hint when a file is not text at all.
+_TEXT_KINDS = {".toml": "a TOML file", ".json": "a JSON file", ".yaml": "a YAML file", ".yml": "a YAML file"}
+
+
 def read_text(path: str | Path, label: str | None = None) -> str:
-    """A file's text; one line naming `label` (default: the path) when it cannot be read."""
+    """A file's text; one line naming `label` (default: the path) when it cannot be read or is
+    not UTF-8 text (a binary file given where a text file belongs)."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{label or path}: cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        kind = _TEXT_KINDS.get(Path(path).suffix.lower(), "a text file")
+        raise ConfigError(
+            f"{label or path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            f"give {kind} instead"
+        ) from None
+
+
+def make_dir(path: str | Path, label: str | None = None) -> Path:
+    """Creates folder `path` (and its parents) if missing; one line naming `label` (default: the
+    path) when a file stands where the folder or one of its parents belongs."""
+    path = Path(path)
+    for part in (path, *path.parents):
+        if part.exists() and not part.is_dir():
+            raise ConfigError(f"{label or path}: {part} is a file, not a folder; give a folder path") from None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{label or path}: cannot create the folder ({exc.strerror})") from None
+    return path
 
 
 def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:

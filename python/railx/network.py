@@ -11,7 +11,7 @@ import numpy as np
 
 from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
-from railx.config import Config, load_config, read_text
+from railx.config import Config, load_config, make_dir, read_text
 
 __all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file", "verify_ocs_text"]
 
@@ -42,7 +42,7 @@ class Network:
     def write_ocs(self, out_dir: str | Path) -> list[Path]:
         """Writes `system.ocs.json` and, with jobs, one `<job>.ocs.json` per job; returns the paths."""
         out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_dir(out_dir, f"--out {out_dir}")
         files = [("system", self.core.ocs_json()), *self.core.job_ocs_json()]
         paths = []
         for name, text in files:

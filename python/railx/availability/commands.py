@@ -17,8 +17,9 @@ from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
 from railx.availability.single_job import SOLVERS, largest_allocation
-from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config
+from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
 from railx.network import realize, verify_ocs_text
+from railx.options import seed_option
 from railx.progress import live_progress
 
 console = Console()
@@ -42,7 +43,7 @@ def _print(rows: dict, title: str) -> None:
 
 
 def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dir(out_dir, f"--plot {out_dir}")
     p, q = grid
     counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
     by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
@@ -100,7 +101,7 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
         ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Random samples with --rate.")] = 100,
-        seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling.")] = 0,
+        seed: Annotated[int, seed_option("Seed of the sampling.")] = 0,
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
         time_limit: Annotated[
             float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")
@@ -190,7 +191,7 @@ def register(app: typer.Typer) -> None:
         cfg = load_config(config)
         requests = jobs if jobs in JOB_MODES else load_job_requests(jobs)
         packing, ocs = allocate_jobs(cfg, load_failed(failed, _grid(cfg)), requests, topology, min_nodes)
-        out.mkdir(parents=True, exist_ok=True)
+        make_dir(out, f"--out {out}")
         paths = [out / name for name, _text in ocs]
         for path, (_name, text) in zip(paths, ocs):
             path.write_text(text + "\n", encoding="utf-8")

@@ -19,15 +19,17 @@ __all__ = ["rail_failures", "register"]
 
 
 def rail_failures(
-    hb_domain: Annotated[int, typer.Option("--hb-domain", help="GPUs per HB domain (K).")],
-    domains: Annotated[int, typer.Option("--domains", help="HB domains the job runs on.")],
+    hb_domain: Annotated[int, typer.Option("--hb-domain", min=1, help="GPUs per HB domain (K).")],
+    domains: Annotated[int, typer.Option("--domains", min=1, help="HB domains the job runs on.")],
     failure: Annotated[
         str | None, typer.Option("--failure", help="gpu, hb-domain or rail-switch (default: all three).")
     ] = None,
-    spare_domains: Annotated[int, typer.Option("--spare-domains", help="Idle whole HB domains to migrate to.")] = 0,
-    idle_gpus: Annotated[int, typer.Option("--idle-gpus", help="Idle GPUs in each job domain.")] = 0,
+    spare_domains: Annotated[
+        int, typer.Option("--spare-domains", min=0, help="Idle whole HB domains to migrate to.")
+    ] = 0,
+    idle_gpus: Annotated[int, typer.Option("--idle-gpus", min=0, help="Idle GPUs in each job domain.")] = 0,
     gpus_per_rail_switch: Annotated[
-        int, typer.Option("--gpus-per-rail-switch", help="GPU ports of a rail switch (0: one switch per rail).")
+        int, typer.Option("--gpus-per-rail-switch", min=0, help="GPU ports of a rail switch (0: one switch per rail).")
     ] = 0,
     no_migrate: Annotated[
         bool, typer.Option("--no-migrate", help="Do not move a broken domain's work to a spare domain.")
@@ -36,12 +38,14 @@ def rail_failures(
         bool,
         typer.Option("--optical", help="Optical switches between GPUs and rail switches (or in the HB domain's core)."),
     ] = False,
-    optical_set: Annotated[int, typer.Option("--optical-set", help="GPUs the optical layer swaps per failure.")] = 1,
+    optical_set: Annotated[
+        int, typer.Option("--optical-set", min=1, help="GPUs the optical layer swaps per failure.")
+    ] = 1,
     optical_spares: Annotated[
-        int, typer.Option("--optical-spares", help="Spare GPUs reachable through the optical switches.")
+        int, typer.Option("--optical-spares", min=0, help="Spare GPUs reachable through the optical switches.")
     ] = 0,
     spare_rail_switches: Annotated[
-        int, typer.Option("--spare-rail-switches", help="Redundant rail switches that take over a failed one.")
+        int, typer.Option("--spare-rail-switches", min=0, help="Redundant rail switches that take over a failed one.")
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")] = False,
 ) -> None:

@@ -18,7 +18,7 @@ from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical_op
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
-from railx.config import Config, ConfigError, parse_bytes
+from railx.config import Config, ConfigError, make_dir, parse_bytes
 from railx.network import Network
 from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -272,11 +272,12 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--flit-bytes",
+                min=1,
                 help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.",
             ),
         ] = DEFAULT_FLIT_BYTES,
         chunks: Annotated[
-            int, typer.Option("--chunks", help="Pipelined chunks of the schedule (changes its message count).")
+            int, typer.Option("--chunks", min=1, help="Pipelined chunks of the schedule (changes its message count).")
         ] = 1,
         cus: Annotated[
             str | None,
@@ -298,10 +299,14 @@ def register(app: typer.Typer) -> None:
         All-reduce, reduce-scatter, all-gather or all-to-all over every chip (or a peer job's
         --cus), with its algorithm and bus bandwidth and the size of its explicit schedule.
         """
-        if sweep == (size is not None):
+        if sweep and size is not None:
+            raise ConfigError(f"--size {size} and --sweep: give one; --sweep runs its own sizes")
+        if not sweep and size is None:
             raise ConfigError("collective: give --size BYTES or --sweep; e.g. --size 1048576")
         if plot is not None and not sweep:
             raise ConfigError(f"plot = {plot}: --plot draws a sweep; add --sweep")
+        if plot is not None:
+            make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
         resolved = System.resolve(system)
         job = None if cus is None else parse_cus(cus, core_of(resolved).chips)

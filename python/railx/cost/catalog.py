@@ -29,7 +29,7 @@ from typing import Any, Literal
 import tomllib
 from pydantic import Field, ValidationError, model_validator
 
-from railx.config import ConfigError, Strict, one_line_error
+from railx.config import ConfigError, Strict, one_line_error, read_text
 
 __all__ = [
     "BUILTIN_CATALOGS",
@@ -229,11 +229,9 @@ def load_catalog(name_or_path: str | Path, port_basis: str | None = None) -> Cat
     if not path.suffix and str(name_or_path) in BUILTIN_CATALOGS:
         path = CATALOG_DIR / f"{name_or_path}.toml"
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            f"catalog = {str(name_or_path)!r}: cannot read it ({exc.strerror}); use a TOML file or one of {', '.join(BUILTIN_CATALOGS)}"
-        ) from None
+        text = read_text(path, f"catalog = {str(name_or_path)!r}")
+    except ConfigError as exc:
+        raise ConfigError(f"{exc}; or use one of the built-in catalogs {', '.join(BUILTIN_CATALOGS)}") from None
     return parse_catalog(text, str(path), port_basis)
 
 

@@ -157,7 +157,7 @@ def cost(
         bool, typer.Option("--railonly-table2", help="Recompute Rail-only Table II and compare it with the paper.")
     ] = False,
     hb_domain: Annotated[
-        int, typer.Option("--hb-domain", help="Rail-only HB-domain size K for --railonly-table2.")
+        int, typer.Option("--hb-domain", min=1, help="Rail-only HB-domain size K for --railonly-table2.")
     ] = 256,
     as_json: JsonOpt = False,
 ) -> None:
@@ -193,7 +193,7 @@ def cost(
 
 def scale(
     plot: Annotated[Path | None, typer.Option("--plot", help="Write max chips vs radix, log-log (PNG or SVG).")] = None,
-    radix: Annotated[list[int] | None, typer.Option("--radix", help="Radices to evaluate (repeatable).")] = None,
+    radix: Annotated[list[int] | None, typer.Option("--radix", min=2, help="Radices to evaluate (repeatable).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Largest system per family vs switch radix.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from railx.config import ConfigError
+from railx.config import ConfigError, make_dir
 from railx.cost.catalog import Catalog
 from railx.cost.model import figures
 from railx.systems import System
@@ -119,7 +119,7 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
     unpriced = f"; not priced by this catalog: {', '.join(skipped)}" if skipped else ""
     fig.suptitle(f"Cost vs scale (catalog {catalog.name}, switches priced per {catalog.port_basis} port){unpriced}")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(path.parent, f"--plot {path}")
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from railx._core import scalability as _scalability
+from railx.config import make_dir
 
 __all__ = [
     "DEFAULT_RADICES",
@@ -78,7 +79,7 @@ def plot_scalability(rows: list[dict[str, Any]], path: str | Path, title: str = 
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(path.parent, f"--plot {path}")
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, parse_bytes
-from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, flex_sipac
+from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, FlexSipacShape, flex_sipac
 from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
@@ -60,7 +60,9 @@ def topology_builder(allocation: str) -> Callable[[str, JobMix], System]:
 def register(app: typer.Typer) -> None:
     @app.command("multitenant")
     def multitenant_cmd(
-        cus: Annotated[int, typer.Option(help="CUs of the network: 64 or 512 (Flex-SiPAC(8, L))")] = 512,
+        cus: Annotated[
+            int, typer.Option(min=1, max=512, help="CUs of the network: 64 or 512 (Flex-SiPAC(8, L))")
+        ] = 512,
         topology: Annotated[
             list[str] | None, typer.Option(help=f"repeatable; default all: {', '.join(TOPOLOGIES)}")
         ] = None,
@@ -73,13 +75,13 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help=f"instead of --size: one iteration of {', '.join(WORKLOADS)}")
         ] = None,
         job: Annotated[
-            list[int] | None, typer.Option(help="job sizes mapped in order from CU 0, repeatable (e.g. 384 128)")
+            list[int] | None, typer.Option(min=1, help="job sizes mapped in order from CU 0, repeatable (e.g. 384 128)")
         ] = None,
         sigma: Annotated[
             list[float] | None, typer.Option(help="instead of --job: mixes of this skewness (eq. 2), repeatable")
         ] = None,
-        jobs: Annotated[int, typer.Option(help="jobs per --sigma mix (one large, the others smaller)")] = 2,
-        granule: Annotated[int, typer.Option(help="job sizes are multiples of this (8 = the WSS radix)")] = 8,
+        jobs: Annotated[int, typer.Option(min=1, help="jobs per --sigma mix (one large, the others smaller)")] = 2,
+        granule: Annotated[int, typer.Option(min=1, help="job sizes are multiples of this (8 = the WSS radix)")] = 8,
         allocation: Annotated[
             str,
             typer.Option(
@@ -100,6 +102,7 @@ def register(app: typer.Typer) -> None:
             sorted(iteration_messages(workload)) if workload else [parse_bytes(s, "size") for s in (size or ["1MB"])]
         )
         build = topology_builder(allocation)
+        FlexSipacShape.for_cus(cus)  # refuses a CU count no Flex-SiPAC(8, L) has before any mix is sized
         mix_list = mixes(cus, job, sigma, jobs, granule)
         rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mix_list, sizes, build=build)
         if workload:

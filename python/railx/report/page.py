@@ -8,6 +8,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from railx.config import make_dir
 from railx.report.plots import Chart
 from railx.report.tables import Table
 
@@ -79,7 +80,7 @@ def _section_html(section: Section, out: Path, level: int) -> str:
 def write_page(out: Path, title: str, meta_html: str, sections: list[Section]) -> Path:
     """Writes out/index.html, out/assets/report.css and every figure (PNG) and table (CSV) into
     out/assets/; returns the page's path."""
-    (out / ASSETS).mkdir(parents=True, exist_ok=True)
+    make_dir(out / ASSETS)
     (out / ASSETS / "report.css").write_text(_CSS.lstrip(), encoding="utf-8")
     body = "".join(_section_html(s, out, 2) for s in sections)
     page = (

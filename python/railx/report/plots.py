@@ -23,6 +23,8 @@ from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from railx.config import make_dir
+
 __all__ = ["Chart", "Series", "bar_chart", "heatmap_chart", "line_chart", "spans_decades"]
 
 DECADES_FOR_LOG = 2.0  # log scale once max / min reaches 10**2
@@ -67,7 +69,7 @@ class Chart:
 
     def write(self, directory: Path) -> tuple[str, Path]:
         """Saves `directory/<id>.png` and returns the inline SVG text and the PNG's path."""
-        directory.mkdir(parents=True, exist_ok=True)
+        make_dir(directory)
         png = directory / f"{self.id}.png"
         # Text as text; a fixed salt keeps the SVG's ids (hashes) the same from run to run.
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.id}):

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from railx.config import make_dir
+
 __all__ = ["Table", "fixed", "format_cell"]
 
 Formatter = Callable[[Any], str]
@@ -72,7 +74,7 @@ class Table:
 
     def write_csv(self, directory: Path) -> Path:
         """Writes the raw values (not the formatted ones) to `directory/<id>.csv`."""
-        directory.mkdir(parents=True, exist_ok=True)
+        make_dir(directory)
         path = directory / f"{self.id}.csv"
         with path.open("w", newline="", encoding="utf-8") as out:
             writer = csv.writer(out)

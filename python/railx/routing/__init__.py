@@ -32,6 +32,8 @@ def parse_chip(system: SystemLike, text: str) -> int:
     except ValueError:
         raise ConfigError(f"chip = {text!r}: give a chip id or coordinates X,Y,x,y; e.g. 0 or 1,2,0,3") from None
     if len(values) == 1:
+        if values[0] < 0:
+            raise ConfigError(f"chip = {text!r}: chip ids are >= 0; e.g. 0 (ids as in `railx network`)")
         return values[0]
     core = core_of(system)
     if core.family != "railx":

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.options import seed_option
 from railx.progress import live_progress
 from railx.routing import check_deadlock, parse_chip, route, route_stats
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--job", help="Which job to route in (RailX configurations with jobs only).")
         ] = None,
         samples: Annotated[int, typer.Option("--samples", min=1, help="Pairs sampled on large networks.")] = 100_000,
-        seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled pairs.")] = 0,
+        seed: Annotated[int, seed_option("Seed of the sampled pairs.")] = 0,
         vcs: Annotated[
             int | None,
             typer.Option("--vcs", min=1, max=255, help="VCs the hardware has (checked with --check-deadlock)."),

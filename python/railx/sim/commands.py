@@ -11,7 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError
+from railx.config import ConfigError, make_dir
+from railx.options import seed_option
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
@@ -103,7 +104,7 @@ def register(app: typer.Typer) -> None:
         threads: Annotated[
             int, typer.Option("--threads", min=1, max=1024, help="Worker threads (results do not depend on it).")
         ] = 1,
-        seed: Annotated[int, typer.Option("--seed", help="Seed of the traffic's random choices.")] = 0,
+        seed: Annotated[int, seed_option("Seed of the traffic's random choices.")] = 0,
         permutation: Annotated[
             str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")
         ] = "random",
@@ -218,6 +219,8 @@ def register(app: typer.Typer) -> None:
         """
         if plot is not None and sweep_loads is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
+        if plot is not None:
+            make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         pattern = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,

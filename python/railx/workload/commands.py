@@ -38,7 +38,7 @@ WorkloadParallelOpt = Annotated[
 ]
 GlobalBatchOpt = Annotated[
     int | None,
-    typer.Option("--global-batch", help="Sequences per iteration, for --parallel best.", show_default=False),
+    typer.Option("--global-batch", min=1, help="Sequences per iteration, for --parallel best.", show_default=False),
 ]
 SystemOpt = Annotated[
     Path,

@@ -125,15 +125,18 @@ def traffic(
     parallel: Annotated[
         str | None, typer.Option("--parallel", help="Parallel sizes, e.g. T=8,P=64,D=6 (D = E * De).")
     ] = None,
-    hb_domain: Annotated[int | None, typer.Option("--hb-domain", help="GPUs per HB domain (K).")] = None,
-    gpus: Annotated[int | None, typer.Option("--gpus", help="GPUs in the cluster (default: T*C*D*P).")] = None,
+    hb_domain: Annotated[int | None, typer.Option("--hb-domain", min=1, help="GPUs per HB domain (K).")] = None,
+    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in the cluster (default: T*C*D*P).")] = None,
     micro_batch: Annotated[
-        int | None, typer.Option("--micro-batch", help="Sequences per micro-batch [default: 1].")
+        int | None, typer.Option("--micro-batch", min=1, help="Sequences per micro-batch [default: 1].")
     ] = None,
     global_batch: Annotated[
-        int | None, typer.Option("--global-batch", help="Sequences per iteration (default: one micro-batch per rank).")
+        int | None,
+        typer.Option("--global-batch", min=1, help="Sequences per iteration (default: one micro-batch per rank)."),
     ] = None,
-    sequence: Annotated[int | None, typer.Option("--sequence", help="Tokens per sequence [default: 2048].")] = None,
+    sequence: Annotated[
+        int | None, typer.Option("--sequence", min=1, help="Tokens per sequence [default: 2048].")
+    ] = None,
     all_reduce: Annotated[
         str | None,
         typer.Option("--all-reduce", help="DP all-reduce: ring or hierarchical (default: ring, or the job's)."),
@@ -143,7 +146,7 @@ def traffic(
     ] = "bidirectional",
     heatmap: Annotated[Path | None, typer.Option("--heatmap", help="Write a PNG heatmap of the pair traffic.")] = None,
     heatmap_gpus: Annotated[
-        int | None, typer.Option("--heatmap-gpus", help="Show the first N GPUs (default: all, at most 1024).")
+        int | None, typer.Option("--heatmap-gpus", min=1, help="Show the first N GPUs (default: all, at most 1024).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")] = False,
 ) -> None:
