@@ -17,7 +17,6 @@ does not change).
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +34,12 @@ from railx.workload.railonly.sweeps import (
     HB_SIZES,
     PAPER_FIG8_CUT,
     PAPER_FIG8_OVER_IDEAL,
+    PAPER_FIG9_HB_CUT,
+    PAPER_FIG9_NIC_CUT,
+    PAPER_FIG10_RELATIVE,
     RAILX,
+    bandwidth_cuts,
+    relative_to_ideal,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,13 +137,14 @@ def fig9(points: list[Point], out: Path, suffix: str = "") -> None:
         print(f"K = {k}: " + "".join(f"{n:>8g}" for n in nics))
         for hb in hbs:
             print(f"  {hb:>5g}" + "".join(f"{t[(k, hb, n)]:>8.3f}" for n in nics))
-    nic_gain = {k: statistics.mean(1 - t[(k, hb, nics[-1])] / t[(k, hb, nics[0])] for hb in hbs) for k in (8, 256)}
-    hb_gain = {k: statistics.mean(1 - t[(k, hbs[-1], n)] / t[(k, hbs[0], n)] for n in nics) for k in (8, 256)}
+    cuts = bandwidth_cuts(points)
     print(f"  {'(mean over the other bandwidth)':<48}{'railx':>8}{'paper':>8}")
-    print(f"  {'NIC 100 -> 400 Gb/s cuts the time, K = 8':<48}{nic_gain[8]:>8.1%}{'35.9%':>8}")
-    print(f"  {'NIC 100 -> 400 Gb/s cuts the time, K = 256':<48}{nic_gain[256]:>8.1%}{'8.0%':>8}")
-    print(f"  {'HB 2.4 -> 9.6 Tb/s cuts the time, K = 8':<48}{hb_gain[8]:>8.1%}{'8.0%':>8}")
-    print(f"  {'HB 2.4 -> 9.6 Tb/s cuts the time, K = 256':<48}{hb_gain[256]:>8.1%}{'13.3%':>8}")
+    for kind, what, paper in (
+        ("nic", "NIC 100 -> 400 Gb/s", PAPER_FIG9_NIC_CUT),
+        ("hb", "HB 2.4 -> 9.6 Tb/s", PAPER_FIG9_HB_CUT),
+    ):
+        for k, printed in paper.items():
+            print(f"  {f'{what} cuts the time, K = {k}':<48}{cuts[(kind, k)]:>8.1%}{printed:>8.1%}")
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100)
     for ax, k in zip(axes, (8, 256), strict=True):
         for hb in hbs:
@@ -159,7 +164,7 @@ def fig10(points: list[Point], out: Path, suffix: str = "") -> None:
     t = {(p.size, p.global_batch): p.time_s for p in points}
     sizes = sorted({p.size for p in points})
     batches = sorted({p.global_batch for p in points})
-    rel = {(k, b): t[(gpus, b)] / t[(k, b)] for k in sizes for b in batches}
+    rel = relative_to_ideal(points)
     print(f"\nFig. 10: GPT-1T on {gpus} GPUs, iteration time (s) and relative performance to ideal")
     print(f"{'K':>7}" + "".join(f"{b:>8}" for b in batches) + "   relative: " + "".join(f"{b:>6}" for b in batches))
     for k in sizes:
@@ -171,8 +176,8 @@ def fig10(points: list[Point], out: Path, suffix: str = "") -> None:
         )
     first, last = batches[0], batches[-1]
     print(f"  relative performance, batch {first} -> {last}:   railx           paper")
-    for k, paper in ((256, "95% -> 99%"), (8, "65% -> 85%")):
-        print(f"    K = {k:<4}{'':>26}{rel[(k, first)]:.0%} -> {rel[(k, last)]:.0%}      {paper}")
+    for k, (low, high) in PAPER_FIG10_RELATIVE.items():
+        print(f"    K = {k:<4}{'':>26}{rel[(k, first)]:.0%} -> {rel[(k, last)]:.0%}      {low:.0%} -> {high:.0%}")
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100)
     for k in sizes:
         label = f"ideal (K={k})" if k == gpus else f"K={k}"

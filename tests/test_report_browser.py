@@ -111,12 +111,18 @@ def test_the_report_in_chromium(playwright_api: Any, report: tuple[Path, Any]) -
         assert len(boxes) == summary.figures >= 8
         assert all(w > 100 and h > 100 for w, h in boxes)
         assert page.locator("figure#fig16-iteration svg text", has_text="S = 128K").count() >= 1
+        # Rail-only Figs. 9-10: the paper's series (one line per HB bandwidth; per K) as text in the SVG.
+        assert page.locator("figure#railonly-fig9 svg text", has_text="HB 9.6 Tb/s").count() >= 1
+        assert page.locator("figure#railonly-fig10 svg text", has_text="K = 256").count() >= 1
 
         # Tables: Table 6's RailX7Mesh, Table II's six rows all matching.
         row = page.locator("#table6-verdict tr", has_text="railx7mesh")
         assert row.count() == 1 and "1,314.4" in row.inner_text()
         assert page.locator("#table2-verdict tbody tr").count() == 6
         assert page.locator("#table2-verdict tbody tr", has_text="match").count() == 6
+        # Rail-only Fig. 9: four printed cuts and three trends; Fig. 10's K = 8 at batch 4,096 on the paper's 85%.
+        assert page.locator("#railonly-fig9-verdict tbody tr").count() == 7
+        assert "agrees" in page.locator("#railonly-fig10-verdict tr", has_text="K = 8, batch 4,096").inner_text()
 
         # Links: the contents lead to their sections; every file link exists beside the page.
         for href in page.eval_on_selector_all("nav a", "els => els.map(e => e.getAttribute('href'))"):

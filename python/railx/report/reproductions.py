@@ -725,9 +725,9 @@ def railonly_fig7(frames: Frames) -> Findings:
 
 # --- Rail-only Fig. 8 ----------------------------------------------------------------------------
 
-#: A printed Fig. 8 percentage agrees when railx's is within this many points of it at some cluster
-#: size: the paper does not say which of its sizes the percentages are for.
-FIG8_AGREE = 0.05
+#: A printed percentage of Figs. 8-10 agrees when railx's is within this many points of it (in
+#: Fig. 8 at some cluster size: the paper does not say which of its sizes the percentages are for).
+ITERATION_AGREE = 0.05
 
 
 def railonly_fig8(frames: Frames) -> Findings:
@@ -773,7 +773,7 @@ def railonly_fig8(frames: Frames) -> Findings:
     ]  # fmt: skip
     rows = []
     for text, paper, ours in claims:
-        agree = [n for n, v in zip(FIG8_GPUS, ours) if abs(v - paper) <= FIG8_AGREE]
+        agree = [n for n, v in zip(FIG8_GPUS, ours) if abs(v - paper) <= ITERATION_AGREE]
         verdict = "agrees at " + ", ".join(f"{n:,}" for n in agree) + " GPUs" if agree else "differs"
         rows.append([text, 100 * paper, *(100 * v for v in ours), verdict])
     gpu_columns = [f"railx % at {n:,} GPUs" for n in FIG8_GPUS]
@@ -782,7 +782,7 @@ def railonly_fig8(frames: Frames) -> Findings:
         "Rail-only Fig. 8: the paper's percentages and railx's",
         ["claim", "paper %", *gpu_columns, "verdict"],
         rows,
-        caption=f"Agrees: within {100 * FIG8_AGREE:g} points of the printed value at that cluster size (the paper "
+        caption=f"Agrees: within {100 * ITERATION_AGREE:g} points of the printed value at that cluster size (the paper "
         "does not say which size its percentages are for).",
         formats={c: fixed(1) for c in ("paper %", *gpu_columns)},
     )
@@ -794,6 +794,155 @@ def railonly_fig8(frames: Frames) -> Findings:
         formats={c: fixed(3) for c in (*[f"K = {k}" for k in HB_SIZES], "ideal")},
     )
     return Findings([chart], [verdicts, data])
+
+
+def _agrees(ours: float, paper: float) -> str:
+    """A printed percentage's verdict (:data:`ITERATION_AGREE`)."""
+    return "agrees" if abs(ours - paper) <= ITERATION_AGREE else "differs"
+
+
+# --- Rail-only Fig. 9 ----------------------------------------------------------------------------
+
+
+def railonly_fig9(frames: Frames) -> Findings:
+    """No sweep: the fastest parallelisation per point needs the search
+    (railx.workload.railonly.bandwidth_sweep, 32 points in a fraction of a second)."""
+    from railx.workload.railonly.sweeps import (
+        PAPER_FIG9_HB_CUT,
+        PAPER_FIG9_NIC_CUT,
+        bandwidth_cuts,
+        bandwidth_sweep,
+    )  # fmt: skip
+
+    points = bandwidth_sweep()
+    gpus, batch = points[0].gpus, points[0].global_batch
+    t = {(p.size, p.hb_tbps, p.nic_gbps): p.time_s for p in points}
+    sizes = sorted({p.size for p in points})
+    hbs = sorted({p.hb_tbps for p in points})
+    nics = sorted({p.nic_gbps for p in points})
+    chart = line_chart(
+        "railonly-fig9",
+        "Rail-only Fig. 9: GPT-1T iteration time against the HB and NIC bandwidths",
+        [(f"K = {k}", [Series(f"HB {hb:g} Tb/s", nics, [t[(k, hb, n)] for n in nics]) for hb in hbs])
+         for k in sizes],
+        "NIC bandwidth per GPU (Gb/s)",
+        "iteration time (s)",
+        caption=f"GPT-1T, global batch {batch:,}, on {gpus:,} H100 GPUs in HB domains of K; each point the fastest "
+        "parallelisation the search finds.",
+    )  # fmt: skip
+    cuts = bandwidth_cuts(points)
+    rows = [
+        [f"{what}, K = {k}: cuts the time by", 100 * paper, 100 * cuts[(kind, k)], _agrees(cuts[(kind, k)], paper)]
+        for kind, what, printed in (
+            ("nic", f"NIC {nics[0]:g} -> {nics[-1]:g} Gb/s", PAPER_FIG9_NIC_CUT),
+            ("hb", f"HB {hbs[0]:g} -> {hbs[-1]:g} Tb/s", PAPER_FIG9_HB_CUT),
+        )
+        for k, paper in printed.items()
+    ]
+    small, large = min(PAPER_FIG9_NIC_CUT), max(PAPER_FIG9_NIC_CUT)
+    faster = all(t[(k, b, n)] < t[(k, a, n)] for k in sizes for n in nics for a, b in zip(hbs, hbs[1:])) and all(
+        t[(k, hb, b)] < t[(k, hb, a)] for k in sizes for hb in hbs for a, b in zip(nics, nics[1:])
+    )
+    rows += [
+        ["the iteration time falls when either bandwidth rises", "", "at every step of either bandwidth"
+         if faster else "not at every step", holds(faster)],
+        [f"the NIC matters more with small domains (K = {small} over K = {large})",
+         f"{100 * PAPER_FIG9_NIC_CUT[small]:.1f} > {100 * PAPER_FIG9_NIC_CUT[large]:.1f}",
+         f"{100 * cuts[('nic', small)]:.1f} > {100 * cuts[('nic', large)]:.1f}",
+         holds(cuts[("nic", small)] > cuts[("nic", large)])],
+        [f"the HB domain matters more with large domains (K = {large} over K = {small})",
+         f"{100 * PAPER_FIG9_HB_CUT[large]:.1f} > {100 * PAPER_FIG9_HB_CUT[small]:.1f}",
+         f"{100 * cuts[('hb', large)]:.1f} > {100 * cuts[('hb', small)]:.1f}",
+         holds(cuts[("hb", large)] > cuts[("hb", small)])],
+    ]  # fmt: skip
+    verdicts = Table(
+        "railonly-fig9-verdict",
+        "Rail-only Fig. 9: the paper's percentages and railx's",
+        ["claim", "paper %", "railx %", "verdict"],
+        rows,
+        caption=f"Each cut is the mean over the other bandwidth; agrees: within {100 * ITERATION_AGREE:g} points of "
+        "the printed value.",
+        formats={"paper %": fixed(1), "railx %": fixed(1)},
+    )
+    nic_columns = [f"NIC {n:g} Gb/s" for n in nics]
+    data = Table(
+        "railonly-fig9-data",
+        "Rail-only Fig. 9: iteration time (s)",
+        ["K", "HB Tb/s", *nic_columns],
+        [[k, hb, *(t[(k, hb, n)] for n in nics)] for k in sizes for hb in hbs],
+        formats={c: fixed(3) for c in nic_columns},
+    )
+    return Findings([chart], [verdicts, data])
+
+
+# --- Rail-only Fig. 10 ---------------------------------------------------------------------------
+
+
+def railonly_fig10(frames: Frames) -> Findings:
+    """No sweep: the fastest parallelisation per point needs the search
+    (railx.workload.railonly.batch_sweep, 35 points in a fraction of a second)."""
+    from railx.workload.railonly.sweeps import PAPER_FIG10_RELATIVE, batch_sweep, relative_to_ideal
+
+    points = batch_sweep()
+    gpus = points[0].gpus
+    t = {(p.size, p.global_batch): p.time_s for p in points}
+    sizes = sorted({p.size for p in points if p.size != gpus})
+    batches = sorted({p.global_batch for p in points})
+    rel = relative_to_ideal(points)
+    chart = line_chart(
+        "railonly-fig10",
+        "Rail-only Fig. 10: relative performance to the ideal against the global batch",
+        [("", [Series(f"K = {k}", batches, [100 * rel[(k, b)] for b in batches]) for k in sizes])],
+        "global batch (sequences)",
+        "relative performance to ideal (%)",
+        ratio=True,
+        caption=f"GPT-1T on {gpus:,} H100 GPUs: the ideal's iteration time (one HB domain of all GPUs) over that "
+        "with HB domains of K, each the fastest parallelisation the search finds.",
+    )
+    times = line_chart(
+        "railonly-fig10-time",
+        "Rail-only Fig. 10: iteration time against the global batch",
+        [("", [Series(f"K = {k}" if k != gpus else f"ideal (K = {k:,})", batches, [t[(k, b)] for b in batches])
+               for k in (*sizes, gpus)])],
+        "global batch (sequences)",
+        "iteration time (s)",
+        caption=f"GPT-1T on {gpus:,} H100 GPUs, each point the fastest parallelisation the search finds.",
+    )  # fmt: skip
+    first, last = batches[0], batches[-1]
+    rows = [
+        [f"K = {k}, batch {b:,}", 100 * paper, 100 * rel[(k, b)], _agrees(rel[(k, b)], paper)]
+        for k, ends in PAPER_FIG10_RELATIVE.items()
+        for b, paper in zip((first, last), ends)
+    ]
+    rising = all(rel[(k, a)] <= rel[(k, b)] for k in sizes for a, b in zip(batches, batches[1:]))
+    small, large = min(PAPER_FIG10_RELATIVE), max(PAPER_FIG10_RELATIVE)
+    gain = {k: rel[(k, last)] - rel[(k, first)] for k in (small, large)}
+    rows += [
+        ["a larger batch brings every K closer to the ideal", "", f"rises with the batch at "
+         f"{'every' if rising else 'not every'} K", holds(rising)],
+        [f"more so for small domains (K = {small} over K = {large}, batch {first:,} -> {last:,})",
+         f"{100 * (PAPER_FIG10_RELATIVE[small][1] - PAPER_FIG10_RELATIVE[small][0]):.0f} > "
+         f"{100 * (PAPER_FIG10_RELATIVE[large][1] - PAPER_FIG10_RELATIVE[large][0]):.0f} points",
+         f"{100 * gain[small]:.1f} > {100 * gain[large]:.1f} points", holds(gain[small] > gain[large])],
+    ]  # fmt: skip
+    verdicts = Table(
+        "railonly-fig10-verdict",
+        "Rail-only Fig. 10: the paper's relative performance and railx's",
+        ["claim", "paper %", "railx %", "verdict"],
+        rows,
+        caption=f"Agrees: within {100 * ITERATION_AGREE:g} points of the printed value.",
+        formats={"paper %": fixed(0), "railx %": fixed(1)},
+    )
+    batch_columns = [f"batch {b:,}" for b in batches]
+    data = Table(
+        "railonly-fig10-data",
+        "Rail-only Fig. 10: iteration time (s) and relative performance to the ideal (%)",
+        ["K", *batch_columns, *(f"{c} %" for c in batch_columns)],
+        [[k if k != gpus else f"ideal ({k:,})", *(t[(k, b)] for b in batches), *(100 * rel[(k, b)] for b in batches)]
+         for k in (*sizes, gpus)],
+        formats={c: fixed(3) for c in batch_columns} | {f"{c} %": fixed(1) for c in batch_columns},
+    )  # fmt: skip
+    return Findings([times, chart], [verdicts, data])
 
 
 # --- Flex-SiPAC Fig. 7 ---------------------------------------------------------------------------
@@ -940,6 +1089,8 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "railonly-slowdown": railonly_slowdown,
     "railonly-fig7": railonly_fig7,
     "railonly-fig8": railonly_fig8,
+    "railonly-fig9": railonly_fig9,
+    "railonly-fig10": railonly_fig10,
     "railonly-traffic": railonly_traffic,
     "fig14": fig14,
     "fig15": fig15,

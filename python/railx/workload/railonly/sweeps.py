@@ -24,16 +24,26 @@ __all__ = [
     "CALCULON",
     "FIG8_BATCH",
     "FIG8_GPUS",
+    "FIG9_HB_TBPS",
+    "FIG9_NIC_GBPS",
+    "FIG9_SIZES",
+    "FIG10_BATCHES",
+    "FIG10_SIZES",
     "HB_SIZES",
     "PAPER_FIG8_CUT",
     "PAPER_FIG8_OVER_IDEAL",
+    "PAPER_FIG9_HB_CUT",
+    "PAPER_FIG9_NIC_CUT",
+    "PAPER_FIG10_RELATIVE",
     "RAILX",
     "SWEEP_TRAINING",
     "Choices",
     "Point",
+    "bandwidth_cuts",
     "batch_sweep",
     "bandwidth_sweep",
     "hb_size_sweep",
+    "relative_to_ideal",
 ]
 
 SWEEP_TRAINING = {
@@ -92,6 +102,20 @@ PAPER_FIG8_OVER_IDEAL = {"gpt-1t": 0.009, "gpt-146b": 0.041}
 """Fig. 8's printed slow-down of K = 256 against the ideal (t(256) / t(N) - 1), per model."""
 PAPER_FIG8_CUT = {("gpt-146b", 1, 8): 0.433, ("gpt-146b", 8, 256): 0.306}
 """Fig. 8's printed time cuts (model, K from, K to): 1 - t(to) / t(from)."""
+FIG9_SIZES: tuple[int, ...] = (8, 256)
+FIG9_HB_TBPS: tuple[float, ...] = (2.4, 4.8, 7.2, 9.6)
+FIG9_NIC_GBPS: tuple[float, ...] = (100, 200, 300, 400)
+"""Fig. 9's K, HB bandwidths (Tb/s per GPU) and NIC bandwidths (Gb/s per GPU)."""
+PAPER_FIG9_NIC_CUT = {8: 0.359, 256: 0.080}
+"""Fig. 9's printed time cut of the NIC going from 100 to 400 Gb/s, per K: 1 - t(400) / t(100)."""
+PAPER_FIG9_HB_CUT = {8: 0.080, 256: 0.133}
+"""Fig. 9's printed time cut of the HB domain going from 2.4 to 9.6 Tb/s, per K."""
+FIG10_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
+FIG10_BATCHES: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+"""Fig. 10's K (the ideal K = N is added) and global batches."""
+PAPER_FIG10_RELATIVE = {256: (0.95, 0.99), 8: (0.65, 0.85)}
+"""Fig. 10's printed relative performance to the ideal (t(N) / t(K)) per K, at the smallest and
+the largest batch (256 and 4096)."""
 
 
 @dataclass(frozen=True)
@@ -156,9 +180,9 @@ def hb_size_sweep(
 
 def bandwidth_sweep(
     gpus: int = 32768,
-    sizes: Sequence[int] = (8, 256),
-    hb_tbps: Sequence[float] = (2.4, 4.8, 7.2, 9.6),
-    nic_gbps: Sequence[float] = (100, 200, 300, 400),
+    sizes: Sequence[int] = FIG9_SIZES,
+    hb_tbps: Sequence[float] = FIG9_HB_TBPS,
+    nic_gbps: Sequence[float] = FIG9_NIC_GBPS,
     model: str = "gpt-1t",
     choices: Choices = RAILX,
 ) -> list[Point]:
@@ -169,10 +193,34 @@ def bandwidth_sweep(
 
 def batch_sweep(
     gpus: int = 32768,
-    sizes: Sequence[int] = (8, 16, 32, 64, 128, 256),
-    batches: Sequence[int] = (256, 512, 1024, 2048, 4096),
+    sizes: Sequence[int] = FIG10_SIZES,
+    batches: Sequence[int] = FIG10_BATCHES,
     model: str = "gpt-1t",
     choices: Choices = RAILX,
 ) -> list[Point]:
     """Fig. 10: GPT-1T on 32,768 GPUs for every K (and K = N) and global batch."""
     return [point(model, gpus, k, b, choices=choices) for k in (*sizes, gpus) for b in batches]
+
+
+def bandwidth_cuts(points: Sequence[Point]) -> dict[tuple[str, int], float]:
+    """Fig. 9's four numbers from :func:`bandwidth_sweep`'s points: for ("nic", K) the time cut of
+    the lowest to the highest NIC bandwidth, for ("hb", K) of the lowest to the highest HB
+    bandwidth, each the mean over the other bandwidth (the paper gives one number per K and
+    bandwidth, for curves that differ by the other)."""
+    t = {(p.size, p.hb_tbps, p.nic_gbps): p.time_s for p in points}
+    sizes = sorted({p.size for p in points})
+    hbs = sorted({p.hb_tbps for p in points})
+    nics = sorted({p.nic_gbps for p in points})
+    cuts: dict[tuple[str, int], float] = {}
+    for k in sizes:
+        cuts[("nic", k)] = sum(1 - t[(k, hb, nics[-1])] / t[(k, hb, nics[0])] for hb in hbs) / len(hbs)
+        cuts[("hb", k)] = sum(1 - t[(k, hbs[-1], n)] / t[(k, hbs[0], n)] for n in nics) / len(nics)
+    return cuts
+
+
+def relative_to_ideal(points: Sequence[Point]) -> dict[tuple[int, int], float]:
+    """Fig. 10's relative performance from :func:`batch_sweep`'s points: per (K, batch), the
+    ideal's time (K = N) over K's."""
+    t = {(p.size, p.global_batch): p.time_s for p in points}
+    ideal = {b: time for (k, b), time in t.items() if k == points[0].gpus}
+    return {(k, b): ideal[b] / time for (k, b), time in t.items()}
