@@ -16,7 +16,7 @@ evaluated two ways the paper's ASTRA-sim runs differ from that model (railx.libr
 
 Every optimisation is a point of the libra analysis run by railx's sweep engine, its evaluations
 asked for with the analysis's `evaluate` option: Figs. 13-16 are the shipped spec
-examples/sweeps/libra-eval.toml (its `libra-inputs/` paths pointed at --inputs); Fig. 10, the
+examples/sweeps/libra-eval.toml (its paths of LIBRA's files pointed at --inputs, by default the copy in examples/libra-inputs); Fig. 10, the
 rings-at-half sensitivity (`ring_bw_share = 0.5`) and Figs. 17-18 are sweeps built here (Fig. 18's
 link prices as cost-model files written to a temporary directory; Fig. 17's group weights from its
 own designs' times). Fig. 17 evaluates every workload on every design here (no optimisation).
@@ -39,6 +39,7 @@ import numpy as np
 import tomllib
 import yaml
 
+from railx.libra.figures import BUDGETS_GBps, sweep_rows
 from railx.libra.loops import NumericAlgebra, TimeExpr, build_time
 from railx.libra.network import load_network
 from railx.libra.workload import load_communicator, load_workload
@@ -47,9 +48,8 @@ from railx.sweep.batch import Runner, runner
 
 HERE = Path(__file__).resolve().parent
 SPEC = HERE.parent / "examples" / "sweeps" / "libra-eval.toml"
-DEFAULT_INPUTS = HERE.parents[1] / "shared" / "peers" / "libra-inputs"
-INPUTS_PREFIX = "libra-inputs/"  # how the spec names LIBRA's files (from the working directory)
-BUDGETS_GBps = tuple(float(b) for b in range(100, 1001, 100))
+DEFAULT_INPUTS = HERE.parent / "examples" / "libra-inputs"
+INPUTS_PREFIX = "../libra-inputs/"  # how the spec names LIBRA's files (from examples/sweeps)
 EVALUATE = ["chunked", "subgroups", "utilization"]
 LLMS = ("Turing_NLG", "GPT_3", "MSFT_1T")
 ALL_FIVE = ("ResNet_50", "DLRM", "Turing_NLG", "GPT_3", "MSFT_1T")
@@ -85,7 +85,7 @@ CONSTRAINTS_4D: dict[str, dict[str, Any]] = {
 
 def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
     """The libra analysis's file options for workloads on a network, as the spec names them:
-    LIBRA's files under `libra-inputs/`, the repository's relative to the spec (examples/sweeps)."""
+    relative to the spec (examples/sweeps), LIBRA's files under examples/libra-inputs."""
     prefix, repo = INPUTS_PREFIX, "../../benchmarks/"
     if network in SHIPPED_COMMUNICATORS:
         dims = network[:2].lower()
@@ -114,7 +114,7 @@ def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _rebased(value: Any, inputs: Path) -> Any:
-    """A spec value with its `libra-inputs/` paths under `inputs` instead."""
+    """A spec value with its paths of LIBRA's files under `inputs` instead."""
     if isinstance(value, str) and value.startswith(INPUTS_PREFIX):
         return str(inputs / value.removeprefix(INPUTS_PREFIX))
     if isinstance(value, list):
@@ -157,50 +157,8 @@ class Engine:
         """The shipped spec's rows of these cases (the whole spec runs once, with the first
         figure that asks: Figs. 13-16 share it)."""
         if self._spec_rows is None:
-            self._spec_rows = sweep_rows(list(SPEC_CASES), self.records(spec_sweep(self.inputs)))
+            self._spec_rows = sweep_rows(self.records(spec_sweep(self.inputs)))
         return [r for r in self._spec_rows if (r["network"], r["workload"]) in cases]
-
-
-def _design(r: dict[str, Any]) -> dict[str, object]:
-    """A design's record; speed-ups and perf-per-cost gains over EqualBW under each time model."""
-    base, ev = r["baseline"], r["evaluation"]
-    out: dict[str, object] = {"bw_GBps": [round(b, 3) for b in r["bw_per_dim"]], "cost_usd": r["cost_usd"]}
-    times = {"analytic": (r["time_s"], base["time_s"])} | {
-        m: (ev[m]["time_s"], ev[m]["baseline_time_s"]) for m in ("chunked", "subgroups")
-    }
-    for model, (t_opt, t_base) in times.items():
-        speedup = t_base / t_opt
-        out[f"speedup_{model}"] = speedup
-        out[f"ppc_{model}"] = speedup * base["cost_usd"] / r["cost_usd"]
-    return out
-
-
-def _half(r: dict[str, Any]) -> dict[str, object]:
-    """A design's speed-up and perf-per-cost gain over EqualBW in the model it was optimised in."""
-    base = r["baseline"]
-    speedup = base["time_s"] / r["time_s"]
-    return {"speedup_analytic": speedup, "ppc_analytic": speedup * base["cost_usd"] / r["cost_usd"]}
-
-
-def sweep_rows(
-    cases: list[tuple[str, str]], records: list[dict[str, Any]], design: Callable[[dict], dict] = _design
-) -> list[dict[str, object]]:
-    """Rows of the budget sweep (Figs. 13-16) from its records: cases x budgets x objectives."""
-    rows: list[dict[str, object]] = []
-    it = iter(records)
-    for network, workload in cases:
-        for budget in BUDGETS_GBps:
-            row: dict[str, object] = {"network": network, "workload": workload, "budget_GBps": budget}
-            for objective in ("perf", "perf-per-cost"):
-                r = next(it)
-                row[objective] = design(r)
-                row["equalbw_cost_usd"] = r["baseline"]["cost_usd"]
-                if "evaluation" in r:
-                    row["full_utilization_speedup"] = (
-                        r["baseline"]["time_s"] / r["evaluation"]["utilization"]["full_time_s"]
-                    )
-            rows.append(row)
-    return rows
 
 
 def _budget_grid() -> dict[str, Any]:
@@ -251,7 +209,7 @@ def fig13_14(engine: Engine) -> dict[str, object]:
         for b in BUDGETS_GBps
         for o in ("perf", "perf-per-cost")
     ]
-    half = sweep_rows(cases, engine.run("libra-eval-rings-at-half", half_points), _half)
+    half = sweep_rows(engine.run("libra-eval-rings-at-half", half_points))
     summary = {
         f"{obj} {key}": _stat(rows, obj, key)
         for obj in ("perf", "perf-per-cost")

@@ -1082,6 +1082,113 @@ def flexsipac_fig9(frames: Frames) -> Findings:
     return Findings([chart], [verdicts, data])
 
 
+# --- LIBRA Figs. 13-16 ---------------------------------------------------------------------------
+
+LIBRA_AGREE = 0.05  # a printed mean gain agrees within 5% of it, a printed share within 5 points
+_LIBRA_OBJECTIVES = {"perf": "PerfOpt", "perf-per-cost": "PerfPerCostOpt"}
+_LIBRA_LLM_NETWORKS = ("3D-4K", "4D-4K")
+
+
+def _libra_panels(rows: list[dict[str, Any]], panels: list[tuple[str, str, str]]) -> list[tuple[str, list[Series]]]:
+    """Chart panels of gains over the budget, one series per workload and network: each panel a
+    (title, objective, gain key) of the rows' designs."""
+    cases = list(dict.fromkeys((r["workload"], r["network"]) for r in rows))
+    return [
+        (title, [Series(f"{w}+{net}", [r["budget_GBps"] for r in rows if (r["workload"], r["network"]) == (w, net)],
+                        [r[objective][key] for r in rows if (r["workload"], r["network"]) == (w, net)])
+                 for w, net in cases])
+        for title, objective, key in panels
+    ]  # fmt: skip
+
+
+def _mean_max(values: list[float]) -> str:
+    return f"{np.mean(values):.2f}x ({max(values):.2f}x)"
+
+
+def _span(values: list[float]) -> str:
+    low, high = f"{min(values):.2f}", f"{max(values):.2f}"
+    return f"{low}x" if low == high else f"{low}-{high}x"
+
+
+def libra(frames: Frames) -> Findings:
+    """LIBRA's Figs. 13-16 from the libra-eval sweep: each design's speed-up and perf-per-cost over
+    EqualBW against the budget, the paper's stated numbers beside railx's, and its trends checked."""
+    from railx.libra.figures import PAPER_FIG13_14, PAPER_FIG15_CHEAPER, sweep_rows
+
+    rows = sweep_rows(list(_ok(frames["libra-eval"])["record"]))
+    llm = [
+        r for r in rows if r["network"] in _LIBRA_LLM_NETWORKS and r["workload"] in ("Turing_NLG", "GPT_3", "MSFT_1T")
+    ]
+    fig15 = [r for r in rows if r["network"] == "4D-4K" and r["workload"] in ("ResNet_50", "DLRM")]
+    fig16 = [r for r in rows if r["network"] not in _LIBRA_LLM_NETWORKS]
+    both = [(f"{name}", objective) for objective, name in _LIBRA_OBJECTIVES.items()]
+    charts = [
+        line_chart(chart_id, title, _libra_panels(part, [(name, objective, key) for name, objective in both]),
+                   "bandwidth budget per NPU (GB/s)", ylabel, ratio=True, caption=caption)
+        for chart_id, title, part, key, ylabel, caption in (
+            ("libra-fig13", "LIBRA Fig. 13: training speed-up over EqualBW", llm, "speedup_analytic",
+             "speed-up over EqualBW", "Turing-NLG, GPT-3 and MSFT-1T, each on the 3D-4K and 4D-4K network designed for "
+             "it, in LIBRA's time model; PerfPerCostOpt trades speed for cost, so it may fall below 1."),
+            ("libra-fig14", "LIBRA Fig. 14: perf-per-cost over EqualBW", llm, "ppc_analytic",
+             "perf-per-cost over EqualBW", "The same designs as Fig. 13; perf-per-cost is 1 / (time x network cost)."),
+            ("libra-fig15", "LIBRA Fig. 15: ResNet-50 and DLRM on 4D-4K, perf-per-cost over EqualBW", fig15,
+             "ppc_analytic", "perf-per-cost over EqualBW", "DLRM's collectives span every dimension."),
+            ("libra-fig16", "LIBRA Fig. 16: MSFT-1T on 3D-512, 3D-1K and 4D-2K, speed-up over EqualBW", fig16,
+             "speedup_analytic", "speed-up over EqualBW", "Table III's networks, priced like the shipped network of "
+             "the same dimensionality (the paper gives no cost dimensions)."),
+        )
+        if part
+    ]  # fmt: skip
+    verdicts: list[list[Any]] = []
+    if llm:
+        ours = {(o, k): [float(r[o][f"{k}_analytic"]) for r in llm] for o, k in PAPER_FIG13_14}
+        for (objective, key), (mean, top) in PAPER_FIG13_14.items():
+            what = "speed-up" if key == "speedup" else "perf-per-cost"
+            agree = abs(float(np.mean(ours[(objective, key)])) / mean - 1) <= LIBRA_AGREE
+            verdicts.append([f"Fig. {13 if key == 'speedup' else 14}: {_LIBRA_OBJECTIVES[objective]} {what}, mean (max)",
+                             f"{mean:.2f}x ({top:.2f}x)", _mean_max(ours[(objective, key)]),
+                             "agrees" if agree else "differs"])  # fmt: skip
+        fastest = all(r["perf"]["speedup_analytic"] >= r["perf-per-cost"]["speedup_analytic"] * (1 - 1e-9) for r in llm)
+        cheapest = all(r["perf-per-cost"]["ppc_analytic"] >= r["perf"]["ppc_analytic"] * (1 - 1e-9) for r in llm)
+        verdicts += [
+            ["Fig. 13: PerfOpt consistently gives the best performance", "every design point",
+             "at every point" if fastest else "not at every point", holds(fastest)],
+            ["Fig. 14: PerfPerCostOpt gives the highest perf-per-cost", "every design point",
+             "at every point" if cheapest else "not at every point", holds(cheapest)],
+        ]  # fmt: skip
+        gpt3 = [r for r in llm if (r["workload"], r["network"]) == ("GPT_3", "4D-4K")]
+        if gpt3 and "speedup_subgroups" in gpt3[0]["perf"]:
+            model, subgroups = ([float(r["perf"][k]) for r in gpt3] for k in ("speedup_analytic", "speedup_subgroups"))
+            verdicts.append(["GPT-3 on 4D-4K: PerfOpt close to the baseline (TP too small for dimension 2)",
+                             "close to 1x", f"{_span(model)} in LIBRA's model; {_span(subgroups)} when a group reaches "
+                             "only its members' links", holds(max(subgroups) <= 1 + LIBRA_AGREE)])  # fmt: skip
+    if fig15:
+        cheaper = [1 - r["perf-per-cost"]["cost_usd"] / r["perf"]["cost_usd"] for r in fig15]
+        verdicts.append(["Fig. 15: PerfPerCostOpt's designs cheaper than PerfOpt's, on average",
+                         f"{100 * PAPER_FIG15_CHEAPER:.2f}%", f"{100 * float(np.mean(cheaper)):.1f}%",
+                         "agrees" if abs(float(np.mean(cheaper)) - PAPER_FIG15_CHEAPER) <= LIBRA_AGREE else "differs"])  # fmt: skip
+    verdict_table = Table(
+        "libra-verdict",
+        "LIBRA Figs. 13-16: the paper's statements and railx's",
+        ["paper", "paper value", "railx", "verdict"],
+        verdicts,
+        caption=f"Means and maxima over every design point of the figure (budgets of 100-1,000 GB/s per NPU, every "
+        f"100); a mean gain agrees within {100 * LIBRA_AGREE:g}% of the printed one, a share within "
+        f"{100 * LIBRA_AGREE:g} points.",
+    )
+    cases = list(dict.fromkeys((r["network"], r["workload"]) for r in rows))
+    data = Table(
+        "libra-cases",
+        "LIBRA: gains over EqualBW per workload and network, mean (max) over the budgets",
+        ["network", "workload", "PerfOpt speed-up", "PerfOpt perf-per-cost", "PerfPerCostOpt perf-per-cost"],
+        [[net, w, *(_mean_max([float(r[o][k]) for r in rows if (r["network"], r["workload"]) == (net, w)])
+                    for o, k in (("perf", "speedup_analytic"), ("perf", "ppc_analytic"),
+                                 ("perf-per-cost", "ppc_analytic")))]
+         for net, w in cases],
+    )  # fmt: skip
+    return Findings(charts, [verdict_table, data])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -1101,4 +1208,5 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
     "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
     "flexsipac-fig9": flexsipac_fig9,
+    "libra": libra,
 }
