@@ -503,3 +503,71 @@ def test_libra_verdicts_follow_the_stored_designs(tmp_path: Path, client: Any) -
     for chart in findings.charts:  # ratios from zero, one line per case in each panel
         for axes in chart.figure.axes:
             assert axes.get_ylim()[0] == 0 and len(axes.get_lines()) == 1
+
+
+def _run_libra_spec(tmp_path: Path, client: Any, name: str, keep: Any = None) -> Any:
+    """The stored frame of a shipped LIBRA spec, or of the points `keep` accepts."""
+    from dataclasses import replace
+
+    from railx.results import load
+    from railx.sweep import Store, run_sweep
+
+    whole = load_spec(spec_path(name))
+    points = [p for p in whole.points if keep is None or keep(p.assignment)]
+    with Store(tmp_path / "s.duckdb") as db:
+        run_sweep(replace(whole, points=points), db, client=client)
+    return load(tmp_path / "s.duckdb", name)
+
+
+def test_libra_fig10_verdicts_follow_the_stored_utilisation(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import libra_fig10
+
+    findings = libra_fig10({"libra-fig10": _run_libra_spec(tmp_path, client, "libra-fig10")})
+    (verdicts,) = findings.tables
+    # docs/reproductions.md, "LIBRA evaluation", Fig. 10: EqualBW uses 50.00%, 35.22% and 32.76%
+    # (paper 57.53%, 39.02%, 66.74%); full utilisation 1.225x, 1.414x, 1.462x (paper 1.39x, 1.83x, 1.29x).
+    assert [row[2] for row in verdicts.rows] == ["50.00%", "35.22%", "32.76%", "1.23x", "1.41x", "1.46x"]
+    assert [row[3] for row in verdicts.rows] == ["differs", "agrees", "differs", "differs", "differs", "differs"]
+    (axes,) = findings.charts[0].figure.axes
+    assert axes.get_ylim()[0] == 0 and len(axes.patches) == 3 * 3
+
+
+def test_libra_fig17_runs_every_workload_on_every_design(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import libra_fig17
+
+    findings = libra_fig17({"libra-fig17": _run_libra_spec(tmp_path, client, "libra-fig17")})
+    (verdicts,) = findings.tables
+    worst = {
+        (row[0].split(" on ")[1].removesuffix("'s design"), row[1]): row[3]
+        for row in verdicts.rows
+        if "worst" in row[0]
+    }
+    # docs/reproductions.md, "LIBRA evaluation", Fig. 17's table (own designs).
+    expected = {"sum 1000": (1.28, 1.02, 1.28, 1.06, 1.06), "multiple_constraints": (1.44, 1.01, 1.44, 1.03, 1.09)}
+    for constraints, values in expected.items():
+        for workload, value in zip(("ResNet_50", "DLRM", "Turing_NLG", "GPT_3", "MSFT_1T"), values):
+            assert worst[(workload, constraints)] == f"{value:.2f}x"
+    groups = [float(row[3].removesuffix("x")) for row in verdicts.rows if "group" in row[0]]
+    assert len(groups) == 4 and all(1.0 <= g <= 1.007 for g in groups)  # docs: 0.2-0.7% on average
+    assert [c.id for c in findings.charts] == ["libra-fig17-sum-1000", "libra-fig17-multiple-constraints"]
+
+
+def test_libra_fig18_reads_each_points_link_price(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import libra_fig18
+
+    def keep(a: dict[str, Any]) -> bool:
+        return (
+            a["options.constraints"].endswith("libra_constraints.toml")
+            and a["options.workload"][0].endswith("GPT_3.txt")
+            and a["options.cost"].endswith(("link_1.yml", "link_5.yml"))
+        )
+
+    findings = libra_fig18({"libra-fig18": _run_libra_spec(tmp_path, client, "libra-fig18", keep)})
+    (line,) = findings.charts[0].figure.axes[0].get_lines()
+    # docs/reproductions.md, "LIBRA evaluation", Fig. 18: GPT-3 7.01x at $1 to 4.86x at $5.
+    assert list(line.get_xdata()) == [1.0, 5.0]
+    assert [round(float(v), 2) for v in line.get_ydata()] == [7.01, 4.86]
+    (verdicts,) = findings.tables
+    assert verdicts.rows == [
+        ["perf-per-cost over EqualBW, mean (max)", "multiple_constraints", "4.06x (5.59x)", "5.93x (7.01x)", "differs"]
+    ]

@@ -18,7 +18,7 @@ from railx.collectives.railonly import PAPER_SLOWDOWN
 from railx.cost.railonly import PAPER_SAVINGS, savings_match
 from railx.cost.table6 import COLUMNS, compare
 from railx.report.allocation import allocation_chart, failed_grid
-from railx.report.plots import Chart, Series, bar_chart, line_chart
+from railx.report.plots import Chart, Series, bar_chart, heatmap_chart, line_chart
 from railx.report.tables import Table, fixed
 
 if TYPE_CHECKING:
@@ -1189,6 +1189,134 @@ def libra(frames: Frames) -> Findings:
     return Findings(charts, [verdict_table, data])
 
 
+def _stored(frame: pd.DataFrame) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(analysis options, record) of each point that ran; file options hold the texts it ran on."""
+    ok = _ok(frame)
+    return [(inputs["options"], record) for inputs, record in zip(ok["inputs"], ok["record"])]
+
+
+def libra_fig10(frames: Frames) -> Findings:
+    """LIBRA Fig. 10: EqualBW's bandwidth utilisation (MSFT-1T, 300 GB/s per NPU) on 2D, 3D and 4D."""
+    from railx.libra.figures import PAPER_FIG10_FULL_SPEEDUP, PAPER_FIG10_UTILIZATION, utilization_rows
+
+    rows = utilization_rows(list(_ok(frames["libra-fig10"])["record"]))
+    names = [r["network"] for r in rows]
+    chart = bar_chart(
+        "libra-fig10",
+        "LIBRA Fig. 10: bandwidth utilisation of MSFT-1T's collectives, 300 GB/s per NPU",
+        names,
+        [("EqualBW, paper", [100 * PAPER_FIG10_UTILIZATION.get(n, math.nan) for n in names]),
+         ("EqualBW, railx", [100 * r["equalbw_utilization"] for r in rows]),
+         ("PerfOpt, railx", [100 * r["perfopt_utilization"] for r in rows])],
+        "bandwidth utilisation (%)",
+        ratio=True,
+        caption="Utilisation: bytes moved over (total bandwidth x the time the collectives take), in LIBRA's model; "
+        "the 2D network, which the paper does not name, is SW(128)_SW(32).",
+    )  # fmt: skip
+    paper = [r for r in rows if r["network"] in PAPER_FIG10_UTILIZATION]
+    verdicts = Table(
+        "libra-fig10-verdict",
+        "LIBRA Fig. 10: the paper's utilisation and speed-ups, and railx's",
+        ["claim", "paper", "railx", "verdict"],
+        [[f"EqualBW utilisation on {r['network']} ({r['notation']})", f"{100 * PAPER_FIG10_UTILIZATION[r['network']]:.2f}%",
+          f"{100 * r['equalbw_utilization']:.2f}%",
+          "agrees" if abs(r["equalbw_utilization"] - PAPER_FIG10_UTILIZATION[r["network"]]) <= LIBRA_AGREE else "differs"]
+         for r in paper]
+        + [[f"speed-up of full utilisation on {r['network']}", f"{PAPER_FIG10_FULL_SPEEDUP[r['network']]:.2f}x",
+            f"{r['speedup_full_utilization']:.2f}x",
+            "agrees" if abs(r["speedup_full_utilization"] / PAPER_FIG10_FULL_SPEEDUP[r["network"]] - 1) <= LIBRA_AGREE
+            else "differs"] for r in paper],
+        caption=f"A utilisation agrees within {100 * LIBRA_AGREE:g} points, a speed-up within {100 * LIBRA_AGREE:g}%.",
+    )  # fmt: skip
+    return Findings([chart], [verdicts])
+
+
+def libra_fig17(frames: Frames) -> Findings:
+    """LIBRA Fig. 17: every workload on every workload's own design and on the group designs."""
+    from railx.libra.figures import (
+        ALL_FIVE,
+        PAPER_FIG17_GROUP_SLOWDOWN,
+        PAPER_FIG17_WORST_SLOWDOWN,
+        by_constraints,
+        cross_slowdowns,
+        design_name,
+        time_expressions,
+    )  # fmt: skip
+
+    charts, rows = [], []
+    for constraints, pairs in by_constraints(_stored(frames["libra-fig17"])).items():
+        by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in pairs}
+        own = [w for w in ALL_FIVE if w in by_name]
+        times = time_expressions(o for o, r in pairs if len(r["workload_times_s"]) == 1)
+        cross = cross_slowdowns({d: r["bw_per_dim"] for d, r in by_name.items()},
+                                {w: by_name[w]["time_s"] for w in own},
+                                {w: by_name[w]["baseline"]["time_s"] for w in own}, times)  # fmt: skip
+        slowdown: dict[str, dict[str, float]] = cross["slowdown"]  # type: ignore[assignment]
+        designs = list(slowdown)
+        charts.append(heatmap_chart(
+            f"libra-fig17-{constraints.replace(' ', '-').replace('_', '-')}",
+            f"LIBRA Fig. 17: slowdown of each workload over its own design, 4D-4K, {constraints}",
+            own, [f"design: {d}" for d in designs], np.array([[slowdown[d][w] for w in own] for d in designs]),
+            "workload run", "design (PerfOpt, 1,000 GB/s per NPU)", "time / the workload's own optimum",
+        ))  # fmt: skip
+        groups = [d for d in designs if d.startswith("group")]
+        for w in own:
+            worst = max(s for other, s in slowdown[w].items() if other != w)
+            paper = PAPER_FIG17_WORST_SLOWDOWN[w]
+            rows.append([f"worst slowdown of the others on {w}'s design", constraints, f"{paper:.2f}x",
+                         f"{worst:.2f}x", "agrees" if abs(worst / paper - 1) <= LIBRA_AGREE else "differs"])  # fmt: skip
+        for g in groups:
+            mean = float(np.mean(list(slowdown[g].values())))
+            rows.append([f"mean slowdown on the {g} design", constraints, f"{PAPER_FIG17_GROUP_SLOWDOWN:.2f}x",
+                         f"{mean:.3f}x", "agrees" if abs(mean / PAPER_FIG17_GROUP_SLOWDOWN - 1) <= LIBRA_AGREE
+                         else "differs"])  # fmt: skip
+    verdicts = Table(
+        "libra-fig17-verdict",
+        "LIBRA Fig. 17: the paper's slowdowns and railx's",
+        ["claim", "constraints", "paper", "railx", "verdict"],
+        rows,
+        caption="The paper names neither its constraints nor its group weights: both of LIBRA's constraint sets, "
+        f"groups weighted equally (benchmarks/libra_eval.py adds weights of 1 / own time); agrees within "
+        f"{100 * LIBRA_AGREE:g}%.",
+    )
+    return Findings(charts, [verdicts])
+
+
+def libra_fig18(frames: Frames) -> Findings:
+    """LIBRA Fig. 18: PerfPerCostOpt's perf-per-cost gain against the inter-Package link's price."""
+    from railx.libra.figures import PAPER_FIG18_GAIN, by_constraints, price_rows
+
+    panels, rows = [], []
+    for constraints, pairs in by_constraints(_stored(frames["libra-fig18"])).items():
+        data = price_rows(pairs)
+        workloads = list(dict.fromkeys(r["workload"] for r in data))
+        panels.append((constraints, [Series(w, [r["link_usd_per_GBps"] for r in data if r["workload"] == w],
+                                            [r["ppc_gain"] for r in data if r["workload"] == w]) for w in workloads]))  # fmt: skip
+        gains = [float(r["ppc_gain"]) for r in data]
+        mean = float(np.mean(gains))
+        rows.append(["perf-per-cost over EqualBW, mean (max)", constraints,
+                     f"{PAPER_FIG18_GAIN[0]:.2f}x ({PAPER_FIG18_GAIN[1]:.2f}x)", _mean_max(gains),
+                     "agrees" if abs(mean / PAPER_FIG18_GAIN[0] - 1) <= LIBRA_AGREE else "differs"])  # fmt: skip
+    chart = line_chart(
+        "libra-fig18",
+        "LIBRA Fig. 18: PerfPerCostOpt's perf-per-cost over EqualBW against the inter-Package link price",
+        panels,
+        "inter-Package link price ($ per GB/s)",
+        "perf-per-cost over EqualBW",
+        ratio=True,
+        caption="4D-4K, 1,000 GB/s per NPU; the paper does not name its workloads, railx runs all five, under both "
+        "of LIBRA's constraint sets.",
+    )
+    verdicts = Table(
+        "libra-fig18-verdict",
+        "LIBRA Fig. 18: the paper's gain and railx's",
+        ["claim", "constraints", "paper", "railx", "verdict"],
+        rows,
+        caption=f"Over every workload and price; agrees within {100 * LIBRA_AGREE:g}% of the mean.",
+    )
+    return Findings([chart], [verdicts])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -1208,5 +1336,8 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
     "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
     "flexsipac-fig9": flexsipac_fig9,
+    "libra-fig10": libra_fig10,
     "libra": libra,
+    "libra-fig17": libra_fig17,
+    "libra-fig18": libra_fig18,
 }
