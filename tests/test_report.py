@@ -119,9 +119,10 @@ def test_railx_report_from_a_store_shows_what_it_holds(tmp_path: Path, client: A
     result = run_railx("report", "--store", store, "--out", tmp_path / "out", "--json")
     assert result.rc == 0, result.stderr
     summary = json.loads(result.stdout)
-    # Table 6 from the store; Rail-only Figs. 7-10, Fig. 20 and Flex-SiPAC Fig. 9 need no sweep; the others
-    # are listed as missing.
-    shown = ["table6", "railonly-fig7", "railonly-fig8", "railonly-fig9", "railonly-fig10", "fig20", "flexsipac-fig9"]
+    # Table 6 from the store; Rail-only Figs. 7-10, Fig. 20, Flex-SiPAC's testbed and Fig. 9 need no
+    # sweep; the others are listed as missing.
+    shown = ["table6", "railonly-fig7", "railonly-fig8", "railonly-fig9", "railonly-fig10", "fig20",
+             "flexsipac-testbed", "flexsipac-fig9"]  # fmt: skip
     assert summary["reproductions"] == shown and summary["sweeps"] == []
     assert summary["missing"] == [r.id for r in catalogue() if r.id not in shown]
     assert summary["sections"] == [
@@ -505,8 +506,8 @@ def test_libra_verdicts_follow_the_stored_designs(tmp_path: Path, client: Any) -
             assert axes.get_ylim()[0] == 0 and len(axes.get_lines()) == 1
 
 
-def _run_libra_spec(tmp_path: Path, client: Any, name: str, keep: Any = None) -> Any:
-    """The stored frame of a shipped LIBRA spec, or of the points `keep` accepts."""
+def _run_spec(tmp_path: Path, client: Any, name: str, keep: Any = None) -> Any:
+    """The stored frame of a shipped spec, or of the points `keep` accepts."""
     from dataclasses import replace
 
     from railx.results import load
@@ -522,7 +523,7 @@ def _run_libra_spec(tmp_path: Path, client: Any, name: str, keep: Any = None) ->
 def test_libra_fig10_verdicts_follow_the_stored_utilisation(tmp_path: Path, client: Any) -> None:
     from railx.report.reproductions import libra_fig10
 
-    findings = libra_fig10({"libra-fig10": _run_libra_spec(tmp_path, client, "libra-fig10")})
+    findings = libra_fig10({"libra-fig10": _run_spec(tmp_path, client, "libra-fig10")})
     (verdicts,) = findings.tables
     # docs/reproductions.md, "LIBRA evaluation", Fig. 10: EqualBW uses 50.00%, 35.22% and 32.76%
     # (paper 57.53%, 39.02%, 66.74%); full utilisation 1.225x, 1.414x, 1.462x (paper 1.39x, 1.83x, 1.29x).
@@ -535,7 +536,7 @@ def test_libra_fig10_verdicts_follow_the_stored_utilisation(tmp_path: Path, clie
 def test_libra_fig17_runs_every_workload_on_every_design(tmp_path: Path, client: Any) -> None:
     from railx.report.reproductions import libra_fig17
 
-    findings = libra_fig17({"libra-fig17": _run_libra_spec(tmp_path, client, "libra-fig17")})
+    findings = libra_fig17({"libra-fig17": _run_spec(tmp_path, client, "libra-fig17")})
     (verdicts,) = findings.tables
     worst = {
         (row[0].split(" on ")[1].removesuffix("'s design"), row[1]): row[3]
@@ -562,7 +563,7 @@ def test_libra_fig18_reads_each_points_link_price(tmp_path: Path, client: Any) -
             and a["options.cost"].endswith(("link_1.yml", "link_5.yml"))
         )
 
-    findings = libra_fig18({"libra-fig18": _run_libra_spec(tmp_path, client, "libra-fig18", keep)})
+    findings = libra_fig18({"libra-fig18": _run_spec(tmp_path, client, "libra-fig18", keep)})
     (line,) = findings.charts[0].figure.axes[0].get_lines()
     # docs/reproductions.md, "LIBRA evaluation", Fig. 18: GPT-3 7.01x at $1 to 4.86x at $5.
     assert list(line.get_xdata()) == [1.0, 5.0]
@@ -571,3 +572,33 @@ def test_libra_fig18_reads_each_points_link_price(tmp_path: Path, client: Any) -
     assert verdicts.rows == [
         ["perf-per-cost over EqualBW, mean (max)", "multiple_constraints", "4.06x (5.59x)", "5.93x (7.01x)", "differs"]
     ]
+
+
+def test_flexsipac_fig8_verdicts_follow_the_stored_iterations(tmp_path: Path, client: Any) -> None:
+    from railx.report.reproductions import flexsipac_fig8
+
+    def keep(a: dict[str, Any]) -> bool:
+        return a["options.workload"] == "vgg16" and a["options.job"] in ([32, 32], [56, 8])
+
+    frame = _run_spec(tmp_path, client, "flexsipac-fig8-64", keep)
+    findings = flexsipac_fig8("flexsipac-fig8-64")({"flexsipac-fig8-64": frame})
+    verdicts, data = findings.tables
+    ms = {(row[0], row[1]): row[2:] for row in data.rows}
+    # docs/reproductions.md, "Fig. 8: one iteration's all-reduces (ms), 64 CUs": VGG-16 at 32+32 and 56+8.
+    assert [round(v, 3) for v in ms[("vgg16", "tpuv4, M")]] == [13.932, 17.655]
+    assert [round(v, 3) for v in ms[("vgg16", "flex-sipac, F")]] == [8.496, 6.366]
+    assert [round(v, 3) for v in ms[("vgg16", "flex-sipac, F bound")]] == [12.135, 12.135]
+    assert [row[2] for row in verdicts.rows] == ["holds", "does not hold", "does not hold", "holds"]
+    assert "fastest in 0 of 2" in verdicts.rows[2][1]  # the SuperPOD's giant switch is (4.487, 4.549 ms)
+
+
+def test_flexsipac_testbed_compares_the_reductions() -> None:
+    from railx.report.reproductions import flexsipac_testbed
+
+    findings = flexsipac_testbed({})
+    (verdicts,) = findings.tables
+    # docs/multitenant.md, "§5.B testbed": railx 50% against static SiPAC, BCube and a 1-port
+    # leaf-spine (communication only), paper 20%, 22%, 23%.
+    assert [row[1:3] for row in verdicts.rows[:3]] == [["20%", "50%"], ["22%", "50%"], ["23%", "50%"]]
+    assert all(row[3] == "differs" for row in verdicts.rows)
+    assert len(findings.charts[0].figure.axes[0].patches) == 5

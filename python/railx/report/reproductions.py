@@ -1036,6 +1036,120 @@ def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
     return build
 
 
+# --- Flex-SiPAC Fig. 8 ---------------------------------------------------------------------------
+
+FIG8_FLAT_REL = 0.05  # "worse at sigma near 0": more than 5% slower than at the highest sigma
+
+
+def flexsipac_fig8(spec: str) -> Callable[[Frames], Findings]:
+    """The builder of Fig. 8 from the sweep `spec` (one per CU count)."""
+
+    def build(frames: Frames) -> Findings:
+        records = list(_ok(frames[spec])["record"])
+        sigma = {r["mix"]: r["sigma"] for r in records}
+        mixes = sorted(sigma, key=sigma.__getitem__)
+        workloads = list(dict.fromkeys(r["workload"] for r in records))
+        cus = sum(int(j) for j in mixes[0].split("+"))
+        ms = {(r["workload"], r["topology"], r["algo"], r["mix"]): 1e3 * r["jct_s"] for r in records}
+        ms |= {(r["workload"], r["topology"], "F bound", r["mix"]): 1e3 * r["bound_s"] for r in records
+               if r["bound_s"] is not None}  # fmt: skip
+        lines = [n for n in (*_FIG7_NETWORKS, ("flex-sipac", "F bound")) if (workloads[0], *n, mixes[0]) in ms]
+        xs = [sigma[m] for m in mixes]
+        chart = line_chart(
+            f"{spec}-iteration",
+            f"Flex-SiPAC Fig. 8: one iteration's all-reduces against the skewness, {cus} CUs, two jobs",
+            [(w, [Series(f"{_FIG7_LABELS[t]}, {a}", xs, [ms[(w, t, a, m)] for m in mixes]) for t, a in lines])
+             for w in workloads],
+            "job-mix skewness sigma (eq. 2)",
+            "iteration all-reduce time (ms)",
+            caption="Each layer's gradient all-reduce in turn, both jobs in step (per-layer sizes from the published "
+            "models, docs/multitenant.md); M = mesh, F = Flex-SiPCO at flow level, F bound = the paper's analytic "
+            "bound for F.",
+            columns=3,
+        )  # fmt: skip
+
+        def best(w: str, topology: str, m: str) -> float:
+            return min(ms[(w, t, a, m)] for t, a in lines if t == topology and a != "F bound")
+
+        low, high = mixes[0], mixes[-1]
+        vgg = [w for w in workloads if w == "vgg16"]
+        tpu_worst = [ms[(w, "tpuv4", "M", high)] >= max(ms[(w, t, a, high)] for t, a in lines) for w in vgg]
+        large = [w for w in workloads if w in ("candle-uno", "bert-large")]
+        flat = {w: ms[(w, "flex-sipac", "M", low)] / ms[(w, "flex-sipac", "M", high)] - 1 for w in large}
+        co_design = [
+            (w, m)
+            for w in workloads
+            for m in mixes
+            if ms[(w, "flex-sipac", "F", m)] <= min(ms[(w, t, a, m)] for t, a in lines if a != "F bound")
+        ]
+        reconfigurable = ("sip-ocs", "tpuv4", "sipac")
+        beats = all(best(w, "flex-sipac", m) < best(w, t, m) for w in workloads for m in mixes for t in reconfigurable)
+        rows = [
+            ["TPUv4 worse than the other architectures on VGG, especially at high skewness",
+             f"at sigma {sigma[high]:.2f}: TPUv4 {ms[('vgg16', 'tpuv4', 'M', high)]:.2f} ms, the slowest line"
+             if all(tpu_worst) else f"at sigma {sigma[high]:.2f}: TPUv4 is not the slowest", holds(bool(vgg) and all(tpu_worst))],
+            ["Flex-SiPAC with M suffers at sigma near 0 for CANDLE and BERT (idle links, relayed traffic)",
+             ", ".join(f"{w}: {100 * d:+.1f}% at sigma {sigma[low]:.2f} over {sigma[high]:.2f}" for w, d in flat.items()),
+             holds(bool(flat) and all(d > FIG8_FLAT_REL for d in flat.values()))],
+            ["the Flex-SiPAC-Flex-SiPCO co-design outperforms every other combination",
+             f"fastest in {len(co_design)} of {len(workloads) * len(mixes)} (workload, mix) cases",
+             holds(len(co_design) == len(workloads) * len(mixes))],
+            ["Flex-SiPAC beats the other reconfigurable networks (SiP-OCS, TPUv4, static SiPAC)",
+             "at every skewness and workload" if beats else "not at every skewness and workload", holds(beats)],
+        ]  # fmt: skip
+        verdicts = Table(
+            f"{spec}-verdict",
+            f"Flex-SiPAC Fig. 8 at {cus} CUs: the paper's statements, checked",
+            ["paper", "railx", "verdict"],
+            rows,
+            caption=f"Suffers: more than {FIG8_FLAT_REL:.0%} slower at the lowest skewness than at the highest; "
+            "a network's time is its better algorithm's.",
+        )
+        columns = [f"{m} (sigma {sigma[m]:.2f})" for m in mixes]
+        data = Table(
+            f"{spec}-data",
+            f"Flex-SiPAC Fig. 8 at {cus} CUs: one iteration's all-reduces (ms)",
+            ["workload", "network, algo", *columns],
+            [[w, f"{t}, {a}", *(ms[(w, t, a, m)] for m in mixes)] for w in workloads for t, a in lines],
+            formats={c: fixed(3) for c in columns},
+        )
+        return Findings([chart], [verdicts, data])
+
+    return build
+
+
+# --- Flex-SiPAC §5.B testbed ---------------------------------------------------------------------
+
+
+def flexsipac_testbed(frames: Frames) -> Findings:
+    """No sweep: four GPUs (railx.multitenant.testbed, a fraction of a second), which no sweep
+    analysis returns."""
+    from railx.multitenant.testbed import run_testbed
+
+    rows = run_testbed()
+    chart = bar_chart(
+        "flexsipac-testbed",
+        "Flex-SiPAC §5.B testbed: one all-reduce of MobileNetV2's gradients, two jobs of two GPUs",
+        [r.label for r in rows],
+        [("railx", [1e3 * r.all_reduce_s for r in rows])],
+        "all-reduce time (ms)",
+        caption="Four GPUs, 10 Gb/s per wavelength or port, flow level; the paper measures a whole training "
+        "job's JCT, railx the communication only.",
+    )
+    flex = next(r for r in rows if r.network == "flex-sipac")
+    verdicts = Table(
+        "flexsipac-testbed-verdict",
+        "Flex-SiPAC §5.B testbed: the JCT reduction of Flex-SiPAC, paper and railx",
+        ["against", "paper", "railx", "verdict"],
+        [[r.label, f"{100 * r.paper_reduction:.0f}%", f"{100 * r.reduction:.0f}%",
+          "agrees" if abs(r.reduction - r.paper_reduction) <= LIBRA_AGREE else "differs"]
+         for r in rows if r.paper_reduction is not None],
+        caption=f"Reduction: 1 - Flex-SiPAC's time ({1e3 * flex.all_reduce_s:.2f} ms) over the other's; agrees "
+        f"within {100 * LIBRA_AGREE:g} points.",
+    )  # fmt: skip
+    return Findings([chart], [verdicts])
+
+
 # --- Flex-SiPAC Fig. 9 ---------------------------------------------------------------------------
 
 
@@ -1335,6 +1449,9 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "fig20": fig20,
     "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
     "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
+    "flexsipac-fig8-64": flexsipac_fig8("flexsipac-fig8-64"),
+    "flexsipac-fig8": flexsipac_fig8("flexsipac-fig8-512"),
+    "flexsipac-testbed": flexsipac_testbed,
     "flexsipac-fig9": flexsipac_fig9,
     "libra-fig10": libra_fig10,
     "libra": libra,
