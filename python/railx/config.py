@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict, TypeGuard, TypeVar, cast
@@ -19,6 +20,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import ConfigError, RailxError, railx_plant_json, validate_config
+from railx.overrides import apply_overrides
 
 __all__ = [
     "ConfigError",
@@ -339,9 +341,12 @@ def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
         raise ConfigError(f"{label or path}: not valid TOML: {exc}") from None
 
 
-def load_config(path: str | Path) -> Config:
-    """Reads and validates a TOML configuration file."""
-    return Config.from_toml(read_text(path), source=str(path))
+def load_config(path: str | Path, overrides: Sequence[str] | None = None) -> Config:
+    """Reads and validates a TOML configuration file, with `KEY=VALUE` `overrides` of its fields
+    applied first (railx.overrides)."""
+    if not overrides:
+        return Config.from_toml(read_text(path), source=str(path))
+    return Config.from_dict(apply_overrides(read_toml(path), overrides))
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:

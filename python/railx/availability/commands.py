@@ -9,7 +9,6 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.availability.failures import load_failed
@@ -21,8 +20,7 @@ from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, 
 from railx.network import realize, verify_ocs_text
 from railx.options import seed_option
 from railx.progress import live_progress
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 #: Failure rates of the Fig. 17(b) plot.
 PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
@@ -38,8 +36,8 @@ def _print(rows: dict, title: str) -> None:
     table.add_column("quantity")
     table.add_column("value", justify="right")
     for key, value in rows.items():
-        table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
-    console.print(table)
+        table.add_row(key, cell(value, ".4g"))
+    print_table(table)
 
 
 def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, out_dir: Path) -> list[Path]:
@@ -206,7 +204,7 @@ def register(app: typer.Typer) -> None:
             table.add_column(col)
         for job in packing.jobs:
             table.add_row(job.name, f"{len(job.xs)} x {len(job.ys)}", str(job.nodes), job.topology.preset or "general")
-        console.print(table)
+        print_table(table)
         console.print(
             f"used {report['used_nodes']} nodes, {report['unused_healthy_nodes']} healthy nodes unused"
             + (f", not placed: {', '.join(packing.unplaced)}" if packing.unplaced else "")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx._core import System as CoreSystem
@@ -23,8 +22,7 @@ from railx.network import Network
 from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import System, SystemLike, core_of
-
-console = Console()
+from railx.tables import console, print_table
 
 FIDELITIES = ("analytic", "flow", "flit")
 # Bytes per flit at --fidelity flit: a cycle is then 2.56 ns at 100 GB/s, so a 300 ns hop is 117
@@ -348,6 +346,6 @@ def register(app: typer.Typer) -> None:
                 f"{r['messages']:,}",
                 f"{r['bytes']:,.0f}",
             )
-        console.print(table)
+        print_table(table)
         if plot is not None:
             console.print(f"wrote {plot}")

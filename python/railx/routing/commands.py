@@ -7,7 +7,6 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
@@ -16,8 +15,7 @@ from railx.progress import live_progress
 from railx.routing import check_deadlock, parse_chip, route, route_stats
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import resolve_system
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -87,8 +85,8 @@ def register(app: typer.Typer) -> None:
         table.add_column("value", justify="right")
         for key, value in report.items():
             if key != "cycle":
-                table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
-        console.print(table)
+                table.add_row(key, cell(value, ".4g"))
+        print_table(table)
         if report.get("cycle"):
             console.print("[red]dependency cycle[/red] (link: from -> to @ vc):")
             console.print(
@@ -108,4 +106,4 @@ def _print_route(report: dict[str, Any], peer: bool) -> None:
     outside, inside = ("network", "board/HB") if peer else ("optical", "mesh")
     for hop in report["path"]:
         table.add_row(str(hop["from"]), str(hop["to"]), outside if hop["external"] else inside, str(hop["vc"]))
-    console.print(table)
+    print_table(table)

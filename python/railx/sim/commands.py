@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, make_dir
@@ -25,8 +24,7 @@ from railx.sim import (
     sweep,
 )
 from railx.systems import resolve_system
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 
 class _RunOptions(TypedDict):
@@ -276,7 +274,7 @@ def register(app: typer.Typer) -> None:
                     str(p["latency"]["p99"]),
                     f"{p['max_link_utilisation']:.3f}",
                 )
-            console.print(table)
+            print_table(table)
             saturation = report["saturation_load"]
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
@@ -306,8 +304,8 @@ def register(app: typer.Typer) -> None:
             "completion cycles": report["completion_cycles"],
         }
         for key, value in rows.items():
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-        console.print(table)
+            table.add_row(key, cell(value, ".4f"))
+        print_table(table)
         if report["deadlock"]:
             d = report["deadlock"]
             console.print(

@@ -16,10 +16,10 @@ from railx.results import EXPORT_FORMATS, export, query
 from railx.sweep.engine import run_sweep
 from railx.sweep.spec import load_spec
 from railx.sweep.store import DEFAULT_STORE, Store
+from railx.tables import console, print_table
 
 __all__ = ["register"]
 
-console = Console()
 StoreOpt = Annotated[Path, typer.Option("--store", help="DuckDB result store (one file; created if missing).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 
@@ -116,7 +116,7 @@ def sweep(
     for key, value in result.to_dict().items():
         if key not in ("sweep", "analysis", "store"):
             table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
-    console.print(table)
+    print_table(table)
     if result.failed:
         console.print(
             f"[yellow]{result.failed} points failed[/yellow]: railx results query "
@@ -169,7 +169,7 @@ def results_query(
         table.add_column(name)
     for row in rows:
         table.add_row(*(_cell(v) for v in row))
-    console.print(table)
+    print_table(table)
 
 
 @results_app.command("export")
