@@ -287,7 +287,7 @@ def ocs_synth(
 
 @ocs_app.command("verify")
 def ocs_verify(
-    file: Annotated[Path, typer.Argument(help="railx.ocs/v1 JSON file to check.", show_default=False)],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="railx.ocs/v1 JSON file to check.", show_default=False)],
     topology: Annotated[
         Path | None,
         typer.Option("--topology", help="Configuration whose intended topology the circuits must rebuild."),

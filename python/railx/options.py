@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
+from typer._click.core import ParameterSource
 
-__all__ = ["SEED_MAX", "SYSTEM_HELP", "OverridesArg", "seed_option", "system_argument"]
+__all__ = ["SEED_MAX", "SYSTEM_HELP", "OverridesArg", "given_or_from_file", "seed_option", "system_argument"]
 
 # Seeds reach the core as unsigned 64-bit integers: the CLI refuses what they cannot hold up front,
 # with click's usage error, instead of a conversion error from the binding.
@@ -36,3 +38,13 @@ OverridesArg = Annotated[
     ),
 ]
 """KEY=VALUE overrides after SYSTEM (railx.overrides)."""
+
+
+def given_or_from_file(ctx: Any, table: dict[str, Any] | None, names: Iterable[str]) -> dict[str, Any]:
+    """The values of command `ctx`'s parameters `names`: as given on the command line, else as a
+    file's `table` sets them (a `[sim]` table, say), else the option's default."""
+    out: dict[str, Any] = {}
+    for name in names:
+        from_line = ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+        out[name] = table[name] if table and name in table and not from_line else ctx.params[name]
+    return out

@@ -17,6 +17,7 @@ from railx.cost.plots import plot_cost
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
 from railx.cost.table6 import compare, table6
+from railx.options import system_argument
 from railx.systems import PRESETS, resolve_system
 from railx.tables import console, print_table
 
@@ -127,10 +128,7 @@ def _print_table2(hb_domain: int, port_basis: str | None, as_json: bool) -> None
 def cost(
     systems: Annotated[
         list[str] | None,
-        typer.Argument(
-            help=f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a \\[peer] table).",
-            show_default=False,
-        ),
+        system_argument(f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a [peer] table)."),
     ] = None,
     catalog: Annotated[
         str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.options import seed_option
+from railx.options import OverridesArg, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing import check_deadlock, parse_chip, route, route_stats
 from railx.routing.options import MisroutesOpt, RoutingOpt
@@ -23,14 +23,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("route")
     def route_cmd(
-        system_arg: Annotated[
-            str,
-            typer.Argument(
-                metavar="SYSTEM",
-                help="RailX TOML configuration, peer TOML file (a \\[peer] table) or preset name (e.g. hx4mesh, ft2, dragonfly).",
-                show_default=False,
-            ),
-        ],
+        system_arg: Annotated[str, system_argument()],
+        overrides: OverridesArg = None,
         src: Annotated[
             str | None, typer.Option("--from", help="Source chip: id, or X,Y,x,y on a RailX system.")
         ] = None,
@@ -63,7 +57,7 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(
                 "route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17"
             )
-        system = resolve_system(system_arg)
+        system = resolve_system(system_arg, overrides)
         if modes[0]:
             assert src is not None and dst is not None
             report = route(system, parse_chip(system, src), parse_chip(system, dst), routing, misroutes, job)

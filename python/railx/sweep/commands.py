@@ -26,7 +26,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JS
 
 def sweep(
     spec: Annotated[
-        Path, typer.Argument(help="Sweep spec (TOML; see examples/sweeps/ and docs/sweeps.md).", show_default=False)
+        Path,
+        typer.Argument(
+            metavar="SPEC", help="Sweep spec (TOML; see examples/sweeps/ and docs/sweeps.md).", show_default=False
+        ),
     ],
     scheduler: Annotated[
         str | None,
@@ -155,7 +158,11 @@ def results_query(
     ctx: typer.Context,
     sql: Annotated[
         str,
-        typer.Argument(help="SQL, e.g. \"SELECT seq, time_s FROM results WHERE sweep = 'fig15'\".", show_default=False),
+        typer.Argument(
+            metavar="SQL",
+            help="SQL, e.g. \"SELECT seq, time_s FROM results WHERE sweep = 'fig15'\".",
+            show_default=False,
+        ),
     ],
     as_json: JsonOpt = False,
 ) -> None:

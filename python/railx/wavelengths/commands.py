@@ -91,6 +91,7 @@ def wavelengths(
     config: Annotated[
         Path,
         typer.Argument(
+            metavar="CONFIG",
             help="Wavelength TOML: r, L, w and the jobs (see examples/wavelengths/flex-sipac-jobs.toml).",
             show_default=False,
         ),

@@ -25,7 +25,10 @@ from railx.workload.traffic import DIMS, Dim, Pattern
 __all__ = ["bandwidth_split_report", "parse_parallel", "register"]
 
 ModelArg = Annotated[
-    str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
+    str,
+    typer.Argument(
+        metavar="MODEL", help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False
+    ),
 ]
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
 WorkloadParallelOpt = Annotated[
@@ -44,9 +47,10 @@ SystemOpt = Annotated[
     Path,
     typer.Option(
         "--system",
-        help="Workload system TOML: where the job runs (a RailX \\[system] plant with its \\[mapping]; or "
-        'system = "<preset or system file>", a \\[peer] table, or a plant with \\[topology], measured on the routed '
-        "network; or an \\[hb_domains] table: HB domains joined by rails), \\[chip] and \\[training]. "
+        metavar="SYSTEM",
+        help="Workload system TOML: where the job runs (a RailX [system] plant with its [mapping]; or "
+        'system = "<preset or system file>", a [peer] table, or a plant with [topology], measured on the routed '
+        "network; or an [hb_domains] table: HB domains joined by rails), [chip] and [training]. "
         "See docs/workloads.md.",
     ),
 ]

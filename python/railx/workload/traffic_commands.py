@@ -114,7 +114,9 @@ def traffic_report(
 def traffic(
     model: Annotated[
         str | None,
-        typer.Argument(help="Model key (e.g. gpt-1t) or a model .toml file; omit with --job.", show_default=False),
+        typer.Argument(
+            metavar="MODEL", help="Model key (e.g. gpt-1t) or a model .toml file; omit with --job.", show_default=False
+        ),
     ] = None,
     job: Annotated[
         str | None,
