@@ -26,7 +26,7 @@ from railx.options import OverridesArg, system_argument
 class LazyCommand:
     """A subcommand defined in a subsystem's module (which has `register(app)`): the module is
     imported only when the command runs or shows its help; `summary` is its line in `railx --help`
-    (tests/test_cli_startup.py checks it is the first line of the command's own help)."""
+    (tests/test_cli_conventions.py checks it is the first paragraph of the command's own help)."""
 
     module: str
     summary: str
@@ -134,10 +134,10 @@ class _RailxGroup(TyperGroup):
             self.add_command(_plain_help(command), name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # The summaries of commands not loaded come from COMMANDS, so help loads no module; whole
-        # sentences (the formatter wraps them), never cut.
+        # A lazy command's summary comes from COMMANDS (help loads no module), the others' from
+        # their help: whole first paragraphs (the formatter wraps them), never cut.
         rows = [
-            (name, self.commands[name].get_short_help_str(_WHOLE) if name in self.commands else COMMANDS[name].summary)
+            (name, COMMANDS[name].summary if name in COMMANDS else self.commands[name].get_short_help_str(_WHOLE))
             for name in self.list_commands(ctx)
         ]
         with formatter.section("Commands"):

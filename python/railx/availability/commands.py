@@ -105,7 +105,9 @@ def register(app: typer.Typer) -> None:
         ] = 30.0,
         plot: Annotated[
             Path | None,
-            typer.Option("--plot", help="Write Fig. 17(a) and (b)-style plots side by side to this image (PNG or SVG)."),
+            typer.Option(
+                "--plot", help="Write Fig. 17(a) and (b)-style plots side by side to this image (PNG or SVG)."
+            ),
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:

@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
         load: Annotated[
             float,
             typer.Option(
-                "--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
+                "--load", min=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
         ] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
