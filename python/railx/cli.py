@@ -115,12 +115,29 @@ def _plain_help(command: click.Command) -> click.Command:
 _WHOLE = 10_000  # a short-help length limit no summary reaches
 
 
+class _AsGiven:
+    """An option value's coercion that leaves it as given (see `_RailxGroup.get_help_option`)."""
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        return value
+
+
 class _RailxGroup(TyperGroup):
     """The `railx` command: plan, ocs and network are defined here; the others (COMMANDS) are
     imported from their subsystem's module when first asked for."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*super().list_commands(ctx), *(name for name in COMMANDS if name not in self.commands)]
+
+    def get_help_option(self, ctx: click.Context) -> Any:
+        # typer coerces every option's value through pydantic, even the None this --help holds
+        # when a subcommand is the one asked for help (`railx plan X --help`); building that
+        # coercion imports pydantic, a third of the start-up budget, for nothing. Its value
+        # needs no coercion: pass it through (if typer keeps its coercion elsewhere, a no-op).
+        option = super().get_help_option(ctx)
+        if option is not None and getattr(option, "_runtime_param", False) is None:
+            option._runtime_param = _AsGiven()  # type: ignore[assignment]
+        return option
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:
