@@ -176,3 +176,12 @@ def test_a_bad_sim_table_in_a_peer_file_names_the_field(tmp_path: Path) -> None:
     result = run_railx("sim", peer)
     assert result.rc == 2
     assert "sim.buffers: unknown key; valid keys here are traffic, load" in result.stderr
+
+
+def test_availability_plot_is_one_image_file(tmp_path: Path) -> None:
+    plot = tmp_path / "figures" / "fig17.png"
+    result = run_railx("availability", HYPERX, "--rate", "0.01", "--samples", "2", "--plot", plot, "--json")
+    assert result.rc == 0, result.stderr
+    assert json.loads(result.stdout)["plot"] == str(plot)
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert [p.name for p in plot.parent.iterdir()] == ["fig17.png"]

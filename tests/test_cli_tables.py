@@ -133,3 +133,15 @@ def test_split_keeps_the_key_column_and_every_other_once(columns: int) -> None:
     assert "…" not in text
     for i in range(columns):
         assert f"{123456789.125 * (i + 1):,.3f}" in text  # every number whole, on one line
+
+
+def test_sweep_and_results_tables_keep_every_number(tmp_path: Path) -> None:
+    store = str(tmp_path / "table6.duckdb")
+    ran = run_at_80_columns(["sweep", "examples/sweeps/table6.toml", "--workers", "1", "--store", store], tmp_path)
+    sql = "SELECT seq, base, chips, cost_usd, record FROM results ORDER BY seq"
+    queried = run_at_80_columns(["results", "--store", store, "query", sql], tmp_path)
+    for result in (ran, queried):
+        assert result.returncode == 0, result.stderr
+        for bad in ("…", "None", "{'"):
+            assert bad not in result.stdout, result.stdout
+    assert "4.15872e+08" in queried.stdout  # ft2's cost ($415,872,000), whole

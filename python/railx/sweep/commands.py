@@ -16,7 +16,7 @@ from railx.results import EXPORT_FORMATS, export, query
 from railx.sweep.engine import run_sweep
 from railx.sweep.spec import load_spec
 from railx.sweep.store import DEFAULT_STORE, Store
-from railx.tables import console, print_table
+from railx.tables import cell, console, print_table
 
 __all__ = ["register"]
 
@@ -118,7 +118,7 @@ def sweep(
     table.add_column("value", justify="right")
     for key, value in result.to_dict().items():
         if key not in ("sweep", "analysis", "store"):
-            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+            table.add_row(key, cell(value, ".3f"))
     print_table(table)
     if result.failed:
         console.print(
@@ -145,14 +145,6 @@ def _results_store(
     ctx.obj = store
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
 @results_app.command("query")
 def results_query(
     ctx: typer.Context,
@@ -175,7 +167,7 @@ def results_query(
     for name in names:
         table.add_column(name)
     for row in rows:
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(cell(v) for v in row))
     print_table(table)
 
 
