@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pytest
 import typer._click as click
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.main import get_command
 
 from conftest import REPO, run_railx
 from railx import __version__
 from railx.cli import COMMANDS, app
 from railx.config import SimConfig
+from railx.overrides import apply_overrides
 
 HYPERX = "examples/hyperx-5x5.toml"
 HEAVY = ("cvxpy", "matplotlib", "scipy", "dask", "duckdb", "numpy", "pydantic", "pandas", "networkx")
@@ -185,3 +188,49 @@ def test_availability_plot_is_one_image_file(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["plot"] == str(plot)
     assert plot.read_bytes().startswith(b"\x89PNG")
     assert [p.name for p in plot.parent.iterdir()] == ["fig17.png"]
+
+
+NAMES = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
+TOML_VALUES = st.one_of(
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.booleans(),
+    st.lists(st.integers(0, 100), max_size=4),
+    # a bare word is a string, unless TOML reads it otherwise (true, false, inf, nan)
+    st.from_regex(r"[a-z][a-z-]{0,8}", fullmatch=True).filter(lambda w: w not in ("true", "false", "inf", "nan")),
+)
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+@given(path=st.lists(NAMES, min_size=1, max_size=3), value=TOML_VALUES)
+def test_an_override_sets_its_field_and_nothing_else(path: list[str], value: object) -> None:
+    document = {"system": {"m": 4, "n": 2}, "topology": {"preset": "hyperx"}}
+    before = json.dumps(document, sort_keys=True)
+    out = apply_overrides(document, [f"{'.'.join(path)}={_toml(value)}"])
+    assert json.dumps(document, sort_keys=True) == before  # the input is left as it was
+    if any(not isinstance(t, dict) for t in _tables_on(document, path[:-1])):
+        return  # crossing a value: refused (tested above)
+    inner = out
+    for name in path[:-1]:
+        inner = inner[name]
+    assert inner[path[-1]] == pytest.approx(value) if isinstance(value, float) else inner[path[-1]] == value
+    untouched = {key for key in document if key != path[0]}
+    assert all(out[key] == document[key] for key in untouched)
+
+
+def _tables_on(document: dict, path: list[str]) -> list[object]:
+    seen: list[object] = []
+    table: object = document
+    for name in path:
+        if not isinstance(table, dict) or name not in table:
+            break
+        table = table[name]
+        seen.append(table)
+    return seen

@@ -162,7 +162,7 @@ class _RailxGroup(TyperGroup):
 
 
 class _DefaultsToSynth(TyperGroup):
-    """`railx ocs CONFIG ...` means `railx ocs synth CONFIG ...`; `railx ocs verify FILE` verifies."""
+    """`railx ocs SYSTEM ...` means `railx ocs synth SYSTEM ...`; `railx ocs verify FILE` verifies."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):

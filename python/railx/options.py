@@ -20,7 +20,7 @@ def seed_option(help: str) -> Any:
     return typer.Option("--seed", min=0, max=SEED_MAX, help=help)
 
 
-SYSTEM_HELP = "RailX configuration (.toml), a [peer] file, or a preset name (see `railx cost`)."
+SYSTEM_HELP = "RailX configuration (.toml), a [peer] file, or a preset name (listed by `railx cost --help`)."
 
 
 def system_argument(help: str = SYSTEM_HELP) -> Any:
