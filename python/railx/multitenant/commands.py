@@ -9,7 +9,6 @@ from dataclasses import asdict, replace
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, parse_bytes
@@ -18,6 +17,7 @@ from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
 from railx.systems import System
+from railx.tables import print_table
 
 __all__ = ["iteration_records", "mixes", "register", "topology_builder", "workload_jct"]
 
@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
                 table.add_column(col, justify="right")
             for record in records:
                 table.add_row(record["topology"], record["algo"], record["mix"], f"{record['jct_s'] * 1e3:.3f}")
-            Console().print(table)
+            print_table(table)
             return
         if as_json:
             typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
@@ -146,4 +146,4 @@ def register(app: typer.Typer) -> None:
                 f"{r.jct_s * 1e6:.2f}",
                 bound,
             )
-        Console().print(table)
+        print_table(table)

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError, make_dir
-from railx.options import seed_option
+from railx.config import Config, ConfigError, SimConfig, make_dir
+from railx.options import OverridesArg, given_or_from_file, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
@@ -22,11 +21,10 @@ from railx.sim import (
     parse_injection_queues,
     parse_switch_allocation,
     simulate,
-    sweep,
 )
+from railx.sim import sweep as load_sweep
 from railx.systems import resolve_system
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 
 class _RunOptions(TypedDict):
@@ -39,16 +37,6 @@ class _RunOptions(TypedDict):
     permutation: str
     hotspot_chips: list[int]
     hotspot_fraction: float
-
-
-def _loads(text: str) -> list[float]:
-    try:
-        loads = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ConfigError(f"sweep = {text!r}: give offered loads separated by commas; e.g. 0.1,0.2,0.4") from None
-    if not loads:
-        raise ConfigError(f"sweep = {text!r}: give at least one load; e.g. 0.1,0.2,0.4")
-    return loads
 
 
 def _plot(report: dict, path: Path, title: str) -> None:
@@ -78,20 +66,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command("sim")
     def sim_cmd(
-        system: Annotated[
-            str,
-            typer.Argument(
-                help="RailX configuration (.toml), a \\[peer] file, or a preset name (see `railx cost`).",
-                show_default=False,
-            ),
-        ],
+        ctx: typer.Context,
+        system: Annotated[str, system_argument()],
+        overrides: OverridesArg = None,
         traffic: Annotated[
             str, typer.Option("--traffic", help="uniform, all-to-all (or alltoall), permutation or hotspot.")
         ] = "uniform",
         load: Annotated[
             float,
             typer.Option(
-                "--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
+                "--load", min=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
         ] = 0.1,
         cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
@@ -198,7 +182,7 @@ def register(app: typer.Typer) -> None:
         short_latency: Annotated[
             int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")
         ] = 1,
-        sweep_loads: Annotated[
+        sweep: Annotated[
             str | None, typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")
         ] = None,
         plot: Annotated[
@@ -216,50 +200,49 @@ def register(app: typer.Typer) -> None:
         Paper Table 5 defaults: 4-flit packets, 16-flit VC buffers, links of 1 flit/cycle and 10
         cycles between nodes, k flits/cycle and 1 cycle inside. Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
         link utilisation; with --sweep, one row per load and the saturation load.
+
+        Every option can also be set in SYSTEM's file, in a [sim] table (names as here, dashes as
+        underscores: [sim] load = 0.3, buffer_flits = 8), or as sim.NAME=VALUE after SYSTEM; an
+        option on the command line overrides both.
         """
-        if plot is not None and sweep_loads is None:
+        sys_ = resolve_system(system, overrides)
+        o = Config.validate_sim(given_or_from_file(ctx, sys_.sim, SimConfig.model_fields))
+        if plot is not None and o.sweep is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
-        pattern = canonical_traffic(traffic)
+        pattern = canonical_traffic(o.traffic)
         settings = FlitSettings(
-            packet_flits=packet_flits,
-            buffer_flits=buffer_flits,
-            vcs_per_class=vcs_per_class,
-            short_latency_cycles=short_latency,
-            long_latency_cycles=long_latency,
-            injection_flits_per_cycle=injection,
-            injection_queues=parse_injection_queues(injection_queues),
-            router_delay_cycles=router_delay,
-            head_delay_cycles=head_delay,
-            switch_allocation=parse_switch_allocation(switch_allocation),
-            flow_control=parse_flow_control(flow_control),
-            switch_speedup=speedup,
-            output_buffer_flits=output_buffer,
-            warmup_cycles=warmup,
-            measure_cycles=cycles,
-            threads=threads,
-            seed=seed,
+            packet_flits=o.packet_flits,
+            buffer_flits=o.buffer_flits,
+            vcs_per_class=o.vcs_per_class,
+            short_latency_cycles=o.short_latency,
+            long_latency_cycles=o.long_latency,
+            injection_flits_per_cycle=o.injection,
+            injection_queues=parse_injection_queues(o.injection_queues),
+            router_delay_cycles=o.router_delay,
+            head_delay_cycles=o.head_delay,
+            switch_allocation=parse_switch_allocation(o.switch_allocation),
+            flow_control=parse_flow_control(o.flow_control),
+            switch_speedup=o.speedup,
+            output_buffer_flits=o.output_buffer,
+            warmup_cycles=o.warmup,
+            measure_cycles=o.cycles,
+            threads=o.threads,
+            seed=o.seed,
         )
-        try:
-            hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
-        except ValueError:
-            raise ConfigError(
-                f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
-            ) from None
-        sys_ = resolve_system(system)
         common: _RunOptions = {
             "settings": settings,
-            "routing": routing,
-            "misroutes": misroutes,
-            "job": job,
-            "permutation": permutation,
-            "hotspot_chips": hot,
-            "hotspot_fraction": hotspot_fraction,
+            "routing": o.routing,
+            "misroutes": o.misroutes,
+            "job": o.job,
+            "permutation": o.permutation,
+            "hotspot_chips": o.hotspot_chips,
+            "hotspot_fraction": o.hotspot_fraction,
         }
-        if sweep_loads is not None:
+        if o.sweep is not None:
             with live_progress(f"{pattern} load sweep", as_json) as progress:
-                report = sweep(sys_, _loads(sweep_loads), pattern, progress=progress, **common)
+                report = load_sweep(sys_, o.sweep, pattern, progress=progress, **common)
             if plot is not None:
                 _plot(report, plot, f"{sys_.name}: {pattern}")
             if as_json:
@@ -276,13 +259,13 @@ def register(app: typer.Typer) -> None:
                     str(p["latency"]["p99"]),
                     f"{p['max_link_utilisation']:.3f}",
                 )
-            console.print(table)
+            print_table(table)
             saturation = report["saturation_load"]
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
         with live_progress(f"flit-level {pattern}", as_json) as progress:
-            report, utilisation = simulate(sys_, pattern, load, size_flits=size_flits, progress=progress, **common)
+            report, utilisation = simulate(sys_, pattern, o.load, size_flits=o.size_flits, progress=progress, **common)
         if links_out is not None:
             net = sys_.network()
             with links_out.open("w", newline="") as fh:
@@ -306,8 +289,8 @@ def register(app: typer.Typer) -> None:
             "completion cycles": report["completion_cycles"],
         }
         for key, value in rows.items():
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-        console.print(table)
+            table.add_row(key, cell(value, ".4f"))
+        print_table(table)
         if report["deadlock"]:
             d = report["deadlock"]
             console.print(
