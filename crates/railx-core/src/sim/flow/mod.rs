@@ -217,13 +217,7 @@ pub fn simulate_symmetric_observed(
     let (routes, path_of) = distinct_routes(dag);
     let pairs: Vec<(u32, u32)> = routes.iter().map(|&(s, d)| (s, d[0])).collect();
     group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
-    let paths = PathSet::route_to_domain(
-        routing,
-        &net.latency_s,
-        group.orbit_of_link(),
-        &sym.group,
-        &pairs,
-    )?;
+    let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
     let capacity = group.orbit_capacity_Bps().to_vec();
     let run = engine::run(dag, &path_of, &paths, &capacity, bins, observer)?;
     Ok(report(

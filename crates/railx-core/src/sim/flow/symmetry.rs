@@ -355,7 +355,7 @@ impl Symmetry {
     }
 
     /// The element moving `from` onto `to`, if they lie in one orbit.
-    pub(crate) fn between(&self, from: u32, to: u32) -> Option<u32> {
+    fn between(&self, from: u32, to: u32) -> Option<u32> {
         let ((a, ka), (b, kb)) = (self.member(from), self.member(to));
         if a != b {
             return None;
