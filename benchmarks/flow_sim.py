@@ -39,15 +39,19 @@ def run_case(name: str) -> None:
     network = railx.realize(Config.from_toml(fig15_torus_toml(4, radix // 2)))
     realize_s = time.perf_counter() - start
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_SELF)
     if kind == "hierarchical":
         result = collective(network, "all-reduce", "hierarchical", nbytes)
         assert result.aggregated
     else:
         result = simulate_symmetric(network, symmetric_traffic(network, kind, nbytes), bins=100)
     wall_s = time.perf_counter() - start
-    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    # CPU seconds over both threads: steadier than the wall time on a shared machine.
+    cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    peak_gib = after.ru_maxrss / 2**20
     print(
-        f"{network.chips:>6} chips  {kind:<24} {nbytes:>11} B  wall {wall_s:6.2f} s"
+        f"{network.chips:>6} chips  {kind:<24} {nbytes:>11} B  wall {wall_s:6.2f} s  cpu {cpu_s:6.2f} s"
         f" (+ realize {realize_s:5.2f} s)  peak {peak_gib:5.2f} GiB  completion {result.completion_s:.6g} s"
         f"  flows {result.flows:>8}  messages {result.messages:>11}  events {result.events}",
         flush=True,

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use railx_core::hamiltonian::has_decomposition;
 use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
-use railx_core::routing::deadlock::exhaustive;
+use railx_core::routing::deadlock::{exhaustive, find_cycle};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::torus::{TorusRouting, TorusVcs};
 use railx_core::routing::{RouteState, Routing};
@@ -193,6 +193,56 @@ fn one_vc_on_a_torus_is_found_cyclic_with_the_cycle() {
         assert_eq!(pair[0].to_chip, pair[1].from_chip);
     }
     assert_eq!(cycle[cycle.len() - 1].to_chip, cycle[0].from_chip);
+}
+
+/// Every dependency of every route choice of every pair, walked naively (no state is expanded
+/// only once, no bitset): the reference the exhaustive check's graph must equal.
+fn naive_dependencies(routing: &dyn Routing) -> std::collections::BTreeSet<u64> {
+    let vcs = routing.vcs() as u64;
+    let channel = |link: u32, vc: u8| link as u64 * vcs + vc as u64;
+    let mut deps = std::collections::BTreeSet::new();
+    for &src in routing.chips() {
+        for &dst in routing.chips().iter().filter(|&&d| d != src) {
+            let mut stack = vec![(src, RouteState::start(), None::<u64>)];
+            while let Some((chip, state, held)) = stack.pop() {
+                let mut hops = Vec::new();
+                routing.next_hops(chip, dst, &state, &mut hops);
+                for hop in hops {
+                    let next = channel(hop.link, hop.vc);
+                    if let Some(h) = held {
+                        deps.insert(h << 32 | next);
+                    }
+                    stack.push((routing.link_target(hop.link), hop.state, Some(next)));
+                }
+            }
+        }
+    }
+    deps
+}
+
+#[test]
+fn exhaustive_graph_equals_a_naive_walk_of_every_route() {
+    // Acyclic (minimal, adaptive with a misroute: several choices per hop) and cyclic (one VC):
+    // the same dependencies, so the same verdict and the same cycle as any walk that finds them.
+    let r = realized(&preset(system(2, 1, 8, [3, 4]), Preset::Torus));
+    let region = &r.system.regions[0];
+    for scheme in [Scheme::Minimal, Scheme::Adaptive { misroutes: 1 }] {
+        let routing = RailxRouting::new(&r.network, region, scheme).unwrap();
+        for checked in [&routing as &dyn Routing, &SingleVc(&routing)] {
+            let report = exhaustive(checked).unwrap();
+            let naive = naive_dependencies(checked);
+            assert_eq!(report.dependencies, naive.len(), "{scheme:?}");
+            let sorted: Vec<u64> = naive.into_iter().collect();
+            assert_eq!(report.acyclic, find_cycle(&sorted).is_none(), "{scheme:?}");
+            let vcs = checked.vcs() as u64;
+            let cycle: Option<Vec<u64>> = report.cycle.map(|c| {
+                c.iter()
+                    .map(|ch| ch.link as u64 * vcs + ch.vc as u64)
+                    .collect()
+            });
+            assert_eq!(cycle, find_cycle(&sorted), "{scheme:?}");
+        }
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! every inter-node hop, and each node is crossed in XY order — the argument that makes the
 //! hop-count schemes deadlock-free.
 
+use super::channel_graph::ChannelGraph;
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::progress::{chunked, Meter, Observer, Silent, Unit};
@@ -87,16 +88,11 @@ struct Walk {
     hops: Vec<Hop>,
 }
 
-/// Walks every route choice from every source to `dst`, calling `edge(held, hop)` for each
-/// dependency between consecutive channels. A deterministic continuation depends only on the
-/// chip and the routing state, so each (chip, state) is expanded once; dependencies into it are
-/// still reported for every channel that leads there.
-fn walk_to(
-    routing: &dyn Routing,
-    dst: u32,
-    walk: &mut Walk,
-    mut edge: impl FnMut(Option<(u32, u8)>, &Hop),
-) {
+/// Walks every route choice from every source to `dst`, recording in `graph` each dependency
+/// between consecutive channels. A deterministic continuation depends only on the chip and the
+/// routing state, so each (chip, state) is expanded once; dependencies into it are still
+/// recorded for every channel that leads there. An error when a hop does not leave its chip.
+fn walk_to(routing: &dyn Routing, dst: u32, walk: &mut Walk, graph: &ChannelGraph) -> Result<()> {
     let Walk {
         expanded,
         stack,
@@ -115,7 +111,16 @@ fn walk_to(
         hops.clear();
         routing.next_hops(chip, dst, &state, hops);
         for hop in hops.iter() {
-            edge(held, hop);
+            if routing.link_source(hop.link) != chip {
+                return Err(RailxError::verification(
+                    format!("routes to {dst}"),
+                    format!("at chip {chip}: link {} does not leave this chip", hop.link),
+                ));
+            }
+            match held {
+                Some(held) => graph.add(held, (hop.link, hop.vc)),
+                None => graph.use_vc(hop.vc),
+            }
         }
         if !expanded.insert((chip, state)) {
             continue;
@@ -128,35 +133,7 @@ fn walk_to(
             ));
         }
     }
-}
-
-/// Channel dependencies as adjacency lists (a channel has few successors, so a linear scan
-/// deduplicates faster than hashing).
-#[derive(Default)]
-struct Dependencies {
-    next: Vec<Vec<u32>>,
-    max_vc: u8,
-}
-
-impl Dependencies {
-    fn add(&mut self, from: usize, to: u32) {
-        if from >= self.next.len() {
-            self.next.resize(from + 1, Vec::new());
-        }
-        if !self.next[from].contains(&to) {
-            self.next[from].push(to);
-        }
-    }
-
-    fn merge(mut self, other: Dependencies) -> Dependencies {
-        self.max_vc = self.max_vc.max(other.max_vc);
-        for (from, list) in other.next.into_iter().enumerate() {
-            for to in list {
-                self.add(from, to);
-            }
-        }
-        self
-    }
+    Ok(())
 }
 
 /// The full channel dependency graph over every pair, and a cycle if it has one.
@@ -167,32 +144,30 @@ pub fn exhaustive(routing: &dyn Routing) -> Result<DeadlockReport> {
     exhaustive_metered(routing, &mut meter)
 }
 
+/// Walks the destinations, each thread a contiguous share of every chunk the meter reports
+/// between, with its own reused buffers, into one shared graph (whose contents do not depend on
+/// who set which dependency when).
+fn dependency_graph(routing: &dyn Routing, meter: &mut Meter) -> Result<ChannelGraph> {
+    let graph = ChannelGraph::new(routing);
+    let threads = rayon::current_num_threads().max(1);
+    let mut walks: Vec<Walk> = (0..threads).map(|_| Walk::default()).collect();
+    chunked(routing.chips(), meter, |dsts| {
+        let share = dsts.len().div_ceil(threads).max(1);
+        walks
+            .par_iter_mut()
+            .zip(dsts.par_chunks(share))
+            .try_for_each(|(walk, part)| {
+                part.iter()
+                    .try_for_each(|&dst| walk_to(routing, dst, walk, &graph))
+            })
+    })?;
+    Ok(graph)
+}
+
 fn exhaustive_metered(routing: &dyn Routing, meter: &mut Meter) -> Result<DeadlockReport> {
     let vcs = routing.vcs() as u64;
-    let channel = |link: u32, vc: u8| link as u64 * vcs + vc as u64;
-    // The adjacency lists are flattened and sorted below, so the order in which the chunks the
-    // meter reports between are merged changes nothing.
-    let found = chunked(routing.chips(), meter, |dsts| {
-        Ok(dsts
-            .par_iter()
-            .fold(
-                || (Dependencies::default(), Walk::default()),
-                |(mut deps, mut walk), &dst| {
-                    walk_to(routing, dst, &mut walk, |held, hop| {
-                        deps.max_vc = deps.max_vc.max(hop.vc);
-                        if let Some((link, vc)) = held {
-                            deps.add(channel(link, vc) as usize, channel(hop.link, hop.vc) as u32);
-                        }
-                    });
-                    (deps, walk)
-                },
-            )
-            .map(|(deps, _)| deps)
-            .reduce(Dependencies::default, Dependencies::merge))
-    })?
-    .into_iter()
-    .fold(Dependencies::default(), Dependencies::merge);
-    let vcs_used = found.max_vc + 1;
+    let graph = dependency_graph(routing, meter)?;
+    let vcs_used = graph.max_vc() + 1;
     if vcs_used > routing.vcs() {
         return Err(RailxError::invalid(
             "vcs",
@@ -204,16 +179,8 @@ fn exhaustive_metered(routing: &dyn Routing, meter: &mut Meter) -> Result<Deadlo
             format!("allow at least {vcs_used} VCs"),
         ));
     }
-    let mut deps: Vec<u64> = found
-        .next
-        .iter()
-        .enumerate()
-        .flat_map(|(from, list)| {
-            list.iter()
-                .map(move |&to| ((from as u64) << 32) | to as u64)
-        })
-        .collect();
-    deps.sort_unstable();
+    let deps = graph.edges();
+    drop(graph);
     let n = routing.chips().len() as u64;
     let cycle = find_cycle(&deps);
     Ok(DeadlockReport {
@@ -252,7 +219,7 @@ fn count_channels(deps: &[u64]) -> usize {
 }
 
 /// One cycle of the dependency graph given as sorted, deduplicated `from << 32 | to` edges.
-pub(crate) fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
+pub fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
     let mut nodes: Vec<u64> = deps
         .iter()
         .flat_map(|d| [d >> 32, d & 0xffff_ffff])
@@ -365,4 +332,58 @@ fn structural_chunk(routing: &dyn Routing, pairs: &[(u32, u32)]) -> Vec<Result<u
             Ok(max_vc.max(route.first().map(|h| h.vc).unwrap_or(0)))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_cycle;
+    use proptest::prelude::*;
+
+    /// Acyclic by Kahn's algorithm: repeatedly remove a vertex with no incoming edge.
+    fn acyclic_by_kahn(vertices: u64, edges: &[u64]) -> bool {
+        let mut indegree = vec![0u32; vertices as usize];
+        for e in edges {
+            indegree[(e & 0xffff_ffff) as usize] += 1;
+        }
+        let mut ready: Vec<u64> = (0..vertices)
+            .filter(|&v| indegree[v as usize] == 0)
+            .collect();
+        let mut removed = 0;
+        while let Some(v) = ready.pop() {
+            removed += 1;
+            for e in edges.iter().filter(|e| *e >> 32 == v) {
+                let w = (e & 0xffff_ffff) as usize;
+                indegree[w] -= 1;
+                if indegree[w] == 0 {
+                    ready.push(w as u64);
+                }
+            }
+        }
+        removed == vertices
+    }
+
+    proptest! {
+        /// On random dependency graphs: a cycle is reported exactly when Kahn's algorithm finds
+        /// one, and what is reported is a cycle of the graph (each edge present, closing up).
+        #[test]
+        fn find_cycle_agrees_with_kahn(
+            vertices in 1u64..12,
+            raw in prop::collection::vec((0u64..12, 0u64..12), 0..40),
+        ) {
+            let mut edges: Vec<u64> = raw
+                .into_iter()
+                .map(|(a, b)| (a % vertices) << 32 | (b % vertices))
+                .collect();
+            edges.sort_unstable();
+            edges.dedup();
+            let cycle = find_cycle(&edges);
+            prop_assert_eq!(cycle.is_none(), acyclic_by_kahn(vertices, &edges));
+            if let Some(c) = cycle {
+                for (i, &from) in c.iter().enumerate() {
+                    let to = c[(i + 1) % c.len()];
+                    prop_assert!(edges.binary_search(&(from << 32 | to)).is_ok());
+                }
+            }
+        }
+    }
 }

@@ -7,6 +7,7 @@
 //! function through this interface, and the simulators use the same functions.
 
 pub mod analysis;
+pub mod channel_graph;
 pub mod deadlock;
 pub mod dragonfly;
 pub mod hammingmesh;
@@ -37,6 +38,11 @@ impl LinkEnds {
             target: net.dst.clone(),
             external: net.class.iter().map(|&c| external(c)).collect(),
         }
+    }
+
+    /// The number of links.
+    pub fn count(&self) -> usize {
+        self.source.len()
     }
 }
 

@@ -134,6 +134,23 @@ impl PathSet {
     }
 }
 
+/// Sorts (resource, share) pairs by resource and sums the shares of each; returns the merged
+/// prefix.
+fn merge_incidence(list: &mut Vec<(u32, f64)>) -> &[(u32, f64)] {
+    list.sort_unstable_by_key(|e| e.0);
+    let mut out = 0;
+    for i in 0..list.len() {
+        if out > 0 && list[out - 1].0 == list[i].0 {
+            list[out - 1].1 += list[i].1;
+        } else {
+            list[out] = list[i];
+            out += 1;
+        }
+    }
+    list.truncate(out);
+    list
+}
+
 /// One branch front of a walk: a chip, the routing state there, the share of the flow on it
 /// and the latency accumulated so far.
 #[derive(Clone, Copy)]
@@ -184,8 +201,11 @@ impl Walker {
                     "the routing function loops (no arrival within 4 x chips hops)",
                 ));
             }
+            // Index, not `take`: the two fronts keep their buffers from hop to hop (a 65,536-chip
+            // all-to-all walks about 60M hops).
             self.next.clear();
-            for b in std::mem::take(&mut self.front) {
+            for i in 0..self.front.len() {
+                let b = self.front[i];
                 if b.chip == dst {
                     latency_s = latency_s.max(b.latency_s);
                     continue;
@@ -238,18 +258,7 @@ impl Walker {
                 .iter()
                 .map(|&(l, a)| (resource_of_link[l as usize], a)),
         );
-        self.merged.sort_unstable_by_key(|e| e.0);
-        let mut out = 0;
-        for i in 0..self.merged.len() {
-            if out > 0 && self.merged[out - 1].0 == self.merged[i].0 {
-                self.merged[out - 1].1 += self.merged[i].1;
-            } else {
-                self.merged[out] = self.merged[i];
-                out += 1;
-            }
-        }
-        self.merged.truncate(out);
-        &self.merged
+        merge_incidence(&mut self.merged)
     }
 }
 
