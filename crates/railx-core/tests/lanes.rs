@@ -2,7 +2,8 @@
 //! by n parallel links per direction, one per port lane, each `intra_bw` = k * port_bw, so a chip
 //! edge carries k * n * port_bw inside the mesh. Checked in the network (counts, lanes,
 //! bandwidths), in routing (every lane offered at every mesh hop, the channel dependency graph
-//! acyclic over them) and at the flow level (one flow between adjacent chips reaches k n port_bw).
+//! acyclic over them) and at the flow and flit levels (one message between adjacent chips
+//! reaches k n port_bw).
 
 #![allow(non_snake_case)]
 
@@ -16,6 +17,7 @@ use railx_core::routing::deadlock::exhaustive;
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, RouteState, Routing};
 use railx_core::sim::dag::MessageDag;
+use railx_core::sim::flit::{self, FlitConfig, Traffic};
 use railx_core::sim::flow::{simulate, simulate_symmetric, traffic};
 use railx_core::spec::{Preset, SystemSpec};
 use std::collections::{HashMap, HashSet};
@@ -214,4 +216,31 @@ fn a_single_flow_spreads_over_the_lanes() {
     let agg = simulate_symmetric(&r.network, &routing, &sym, 0).unwrap();
     let full = simulate(&r.network, &routing, &sym.expand().unwrap(), 0).unwrap();
     assert!((agg.completion_s - full.completion_s).abs() <= 1e-9 * full.completion_s);
+}
+
+/// At flit level each lane is a channel of its own: one long message between adjacent chips
+/// streams over all n lanes (a packet takes a lane whose output is free), so it moves k n
+/// flits/cycle, n times one lane's rate, and no faster.
+#[test]
+fn a_single_message_streams_over_the_lanes_at_flit_level() {
+    let config = FlitConfig {
+        injection_flits_per_cycle: 8.0,
+        ..FlitConfig::default()
+    };
+    let flits = 4096u64;
+    for (n, k) in [(1, 1.0), (2, 1.0), (3, 1.0), (2, 2.0)] {
+        let r = realized(2, n, k, 2, Preset::Torus);
+        let routing = RailxRouting::of_region(&r, None, Scheme::Minimal).unwrap();
+        let mut dag = MessageDag::new();
+        dag.push(0, 1, flits * config.flit_bytes as u64, 0.0, &[])
+            .unwrap();
+        let report = flit::simulate(&r.network, &routing, &config, &Traffic::Dag(dag)).unwrap();
+        let cycles = report.completion_cycles.unwrap() as f64;
+        let rate = flits as f64 / cycles;
+        let lanes_rate = n as f64 * k;
+        assert!(
+            rate <= lanes_rate && rate >= 0.97 * lanes_rate,
+            "n = {n}, k = {k}: {rate} flits/cycle over {cycles} cycles, lanes carry {lanes_rate}"
+        );
+    }
 }
