@@ -136,7 +136,7 @@ def ocs_synth(
     paths = network.write_ocs(out)
     summary: list[_OcsFileSummary] = [
         {"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
-        for p, d in ((p, json.loads(p.read_text())) for p in paths)
+        for p, d in zip(paths, (json.loads(text) for _name, text in network.ocs_files()))
     ]
     if as_json:
         print(json.dumps(summary, indent=2))

@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+from railx.atomic import save_figure
 from railx.availability.montecarlo import AvailabilityStats  # noqa: E402
 
 __all__ = ["plot_size_vs_failures", "plot_availability_vs_rate"]
@@ -35,7 +36,7 @@ def plot_size_vs_failures(points: list[AvailabilityStats], path: str | Path) -> 
     ax.set(xlabel="failed nodes", ylabel="largest single job (nodes)", title=f"{p} x {q} nodes")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -51,6 +52,6 @@ def plot_availability_vs_rate(points: list[AvailabilityStats], path: str | Path)
     ax.axhline(90, color="grey", lw=0.5)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
     return path
