@@ -61,8 +61,8 @@ def atomic_path(path: str | Path, label: str | None = None) -> Iterator[Path]:
     """A temporary path beside `path` for the body to write; once the body returns, the file is
     flushed to disk and renamed over `path`. If the body or the rename fails, the temporary file
     is removed and `path` is left as it was; an OSError becomes one line naming `label` (default:
-    the path)."""
-    path = Path(path)
+    the path). A `path` that is not one (None, -1, '') is refused as :func:`checked_path` does."""
+    path = checked_path(path, label or "path")
     temporary = path.with_name(f"{TEMPORARY_PREFIX}{secrets.token_hex(6)}-{path.name}")
     try:
         yield temporary
@@ -88,10 +88,9 @@ def _flush_to_disk(path: Path) -> None:
 
 def write_bytes(path: str | Path, data: bytes, label: str | None = None) -> Path:
     """Writes `data` to `path` atomically (:func:`atomic_path`); returns the path."""
-    path = Path(path)
     with atomic_path(path, label) as temporary, open(temporary, "xb") as out:
         out.write(data)
-    return path
+    return Path(path)
 
 
 def write_text(path: str | Path, text: str, label: str | None = None) -> Path:
@@ -120,16 +119,16 @@ def write_file_set(folder: Path, files: Sequence[tuple[str, str]], owned: str) -
 def save_figure(figure: Figure, path: str | Path, **savefig: Any) -> Path:
     """Saves a matplotlib `figure` to `path` atomically (the format from the suffix, as
     ``savefig`` infers it; `savefig` passes its other options); returns the path."""
-    path = Path(path)
     with atomic_path(path) as temporary:
         figure.savefig(temporary, **savefig)
-    return path
+    return Path(path)
 
 
 def make_dir(path: str | Path, label: str | None = None) -> Path:
     """Creates folder `path` (and its parents) if missing; one line naming `label` (default: the
-    path) when a file stands where the folder or one of its parents belongs."""
-    path = Path(path)
+    path) when a file stands where the folder or one of its parents belongs, or `path` is not a
+    path (:func:`checked_path`)."""
+    path = checked_path(path, label or "folder")
     for part in (path, *path.parents):
         if part.exists() and not part.is_dir():
             raise ConfigError(f"{label or path}: {part} is a file, not a folder; give a folder path") from None

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from railx._core import InternalError, RailxError
 from railx.config import ConfigError, is_one_of
+from railx.messages import one_line
 from railx.network import NETWORK_FORMATS, realize, verify_ocs_file
 
 console = Console()
@@ -254,20 +255,20 @@ def main() -> None:
                 print(message, file=sys.stderr)
         else:
             where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            print(f"error: {message}{where}", file=sys.stderr)
+            print(f"error: {one_line(message)}{where}", file=sys.stderr)
         sys.exit(code)
     except typer.Abort:
         print("Aborted.", file=sys.stderr)
         sys.exit(1)
     except InternalError as exc:
         # A bug in railx, not the input's fault: its own exit status, so scripts can tell.
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(70)
     except RailxError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except OverflowError as exc:
         # A number the core's integer type cannot hold (a negative id, say) reaching the binding

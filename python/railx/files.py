@@ -63,14 +63,14 @@ def read_bytes(path: str | Path, label: str | None = None, limit_bytes: int = MA
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read the file ({exc.strerror or exc})") from None
     if len(data) > limit_bytes:
-        _too_large(where, limit_bytes, "more")
+        _too_large(where, limit_bytes, f"a {limit_bytes / 2**20:g} MiB read did not reach its end")
     return data
 
 
 def _too_large(where: str, limit_bytes: int, size: str) -> NoReturn:
     raise ConfigError(
-        f"{where}: {size} is over the {limit_bytes / 2**20:g} MiB limit for an input file; "
-        "give the file itself (a configuration or OCS file is far smaller)"
+        f"{where}: over the {limit_bytes / 2**20:g} MiB limit for an input file ({size}); "
+        "railx's inputs are far smaller, so check the path"
     )
 
 
