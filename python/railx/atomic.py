@@ -69,8 +69,10 @@ def atomic_path(path: str | Path, label: str | None = None) -> Iterator[Path]:
         _flush_to_disk(temporary)
         os.replace(temporary, path)
     except OSError as exc:
+        # The reason only: an OSError raised with a message alone (the core's) starts with the path.
+        reason = exc.strerror or str(exc).replace(f"{temporary}: ", "")
         raise ConfigError(
-            f"{label or path}: cannot write the file ({exc.strerror or exc}); any previous file is unchanged"
+            f"{label or path}: cannot write the file ({reason}); any previous file is unchanged"
         ) from None
     finally:
         temporary.unlink(missing_ok=True)
