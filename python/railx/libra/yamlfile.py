@@ -19,7 +19,7 @@ class _NoAliasLoader(yaml.SafeLoader):
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             raise yaml.YAMLError("an alias (*name): railx reads YAML without anchors and aliases; write the value out")
-        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        return super().compose_node(parent, index)
 
 
 def read_yaml(path: str | Path) -> dict[str, object]:
