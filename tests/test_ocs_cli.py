@@ -442,7 +442,7 @@ def test_job_file_for_unknown_job_is_refused(ocs_dirs: dict[str, Path], tmp_path
     ocs["job"] = "inference"
     path = tmp_path / "inference.ocs.json"
     path.write_text(json.dumps(ocs))
-    with pytest.raises(railx.RailxError, match=r"^job: the configuration has no job named 'inference'$"):
+    with pytest.raises(railx.RailxError, match=r'^job: the configuration has no job named "inference"$'):
         railx.verify_ocs_file(path, JOBS)
 
 

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from railx import __version__
 from railx._core import ConfigError, InternalError, RailxError
+from railx.messages import one_line
 from railx.options import OverridesArg, system_argument
 
 
@@ -291,7 +292,7 @@ def ocs_synth(
     paths = network.write_ocs(out)
     summary: list[_OcsFileSummary] = [
         {"file": str(p), "switches": len(d["switches"]), "circuits": sum(len(s["circuits"]) for s in d["switches"])}
-        for p, d in ((p, json.loads(p.read_text())) for p in paths)
+        for p, d in zip(paths, (json.loads(text) for _name, text in network.ocs_files()))
     ]
     if as_json:
         print(json.dumps(summary, indent=2))
@@ -389,20 +390,20 @@ def main() -> None:
                 print(message, file=sys.stderr)
         else:
             where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            print(f"error: {message}{where}", file=sys.stderr)
+            print(f"error: {one_line(message)}{where}", file=sys.stderr)
         sys.exit(code)
     except typer.Abort:
         print("Aborted.", file=sys.stderr)
         sys.exit(1)
     except InternalError as exc:
         # A bug in railx, not the input's fault: its own exit status, so scripts can tell.
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(70)
     except RailxError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except OverflowError as exc:
         # A number the core's integer type cannot hold (a negative id, say) reaching the binding

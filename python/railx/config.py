@@ -16,10 +16,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict, TypeGuard, TypeVar, cast
 
-import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import ConfigError, RailxError, railx_plant_json, validate_config
+from railx.atomic import make_dir
+from railx.files import parse_toml, read_text, read_toml
+from railx.messages import shown
 from railx.overrides import apply_overrides
 
 __all__ = [
@@ -360,11 +362,7 @@ class Config(Strict):
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> Config:
         """Parses and fully validates TOML text; raises ConfigError with a one-line message."""
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_toml(text, source))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Config:
@@ -378,48 +376,6 @@ class Config(Strict):
         except RailxError as exc:
             raise ConfigError(str(exc)) from None
         return config
-
-
-# What a text file of each suffix holds, for the hint when a file is not text at all.
-_TEXT_KINDS = {".toml": "a TOML file", ".json": "a JSON file", ".yaml": "a YAML file", ".yml": "a YAML file"}
-
-
-def read_text(path: str | Path, label: str | None = None) -> str:
-    """A file's text; one line naming `label` (default: the path) when it cannot be read or is
-    not UTF-8 text (a binary file given where a text file belongs)."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{label or path}: cannot read the file ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        kind = _TEXT_KINDS.get(Path(path).suffix.lower(), "a text file")
-        raise ConfigError(
-            f"{label or path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-            f"give {kind} instead"
-        ) from None
-
-
-def make_dir(path: str | Path, label: str | None = None) -> Path:
-    """Creates folder `path` (and its parents) if missing; one line naming `label` (default: the
-    path) when a file stands where the folder or one of its parents belongs."""
-    path = Path(path)
-    for part in (path, *path.parents):
-        if part.exists() and not part.is_dir():
-            raise ConfigError(f"{label or path}: {part} is a file, not a folder; give a folder path") from None
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"{label or path}: cannot create the folder ({exc.strerror})") from None
-    return path
-
-
-def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
-    """A TOML file's data; one line naming `label` (default: the path) when it cannot be read or
-    parsed."""
-    try:
-        return tomllib.loads(read_text(path, label))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{label or path}: not valid TOML: {exc}") from None
 
 
 def load_config(path: str | Path, overrides: Sequence[str] | None = None) -> Config:
@@ -480,9 +436,9 @@ def one_line_error(exc: ValidationError, root: type[BaseModel], prefix: tuple[st
         return f"{field}: required key is missing; add it (see examples/ for a complete file)"
     message = error["msg"].removeprefix("Value error, ")
     value = error.get("input")
-    shown = "" if isinstance(value, dict) else f" = {value!r}"
+    echoed = "" if isinstance(value, dict) else f" = {shown(value)}"
     hint = _hint(loc, root)
-    return f"{field}{shown}: {message}" + (f"; {hint}" if hint else "")
+    return f"{field}{echoed}: {message}" + (f"; {hint}" if hint else "")
 
 
 def _hint(loc: tuple[Any, ...], root: type[BaseModel]) -> str:

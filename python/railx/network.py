@@ -11,12 +11,15 @@ import numpy as np
 
 from railx._core import System as CoreSystem
 from railx._core import verify_ocs as _verify_ocs
-from railx.config import Config, load_config, make_dir, read_text
+from railx.atomic import atomic_path, checked_path, make_dir, write_file_set
+from railx.config import Config, load_config, read_text
 
 __all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file", "verify_ocs_text"]
 
 NetworkFormat = Literal["json", "graphml"]
 NETWORK_FORMATS: tuple[NetworkFormat, ...] = ("json", "graphml")
+OCS_SUFFIX = ".ocs.json"
+"""How an OCS file's name ends: `system.ocs.json`, `<job>.ocs.json`."""
 
 
 class Network:
@@ -39,17 +42,19 @@ class Network:
         """The whole system's `railx.ocs/v1` configuration."""
         return json.loads(self.core.ocs_json())
 
-    def write_ocs(self, out_dir: str | Path) -> list[Path]:
-        """Writes `system.ocs.json` and, with jobs, one `<job>.ocs.json` per job; returns the paths."""
-        out_dir = Path(out_dir)
-        make_dir(out_dir, f"--out {out_dir}")
+    def ocs_files(self) -> list[tuple[str, str]]:
+        """The OCS files :meth:`write_ocs` writes, as (file name, text): `system.ocs.json` and,
+        with jobs, one `<job>.ocs.json` per job."""
         files = [("system", self.core.ocs_json()), *self.core.job_ocs_json()]
-        paths = []
-        for name, text in files:
-            path = out_dir / f"{name}.ocs.json"
-            path.write_text(text + "\n", encoding="utf-8")
-            paths.append(path)
-        return paths
+        return [(f"{name}{OCS_SUFFIX}", text + "\n") for name, text in files]
+
+    def write_ocs(self, out_dir: str | Path) -> list[Path]:
+        """Writes :meth:`ocs_files` into folder `out_dir`, each atomically, and removes the
+        folder's other `*.ocs.json` files (an earlier run's jobs), so the folder holds exactly
+        this configuration's set; returns the paths written."""
+        folder = make_dir(checked_path(out_dir, "out_dir"), f"--out {out_dir}")
+        written, _stale = write_file_set(folder, self.ocs_files(), f"*{OCS_SUFFIX}")
+        return written
 
     def links(self) -> dict[str, np.ndarray]:
         """Directed links as arrays: src, dst (chip ids), class (0 mesh, 1 optical), bandwidth_Bps,
@@ -68,8 +73,11 @@ class Network:
         }
 
     def write(self, path: str | Path, fmt: NetworkFormat = "json") -> None:
-        """Writes the chip graph as a `railx.network/v1` JSON edge list or as GraphML."""
-        self.core.write_network(str(path), fmt)
+        """Writes the chip graph as a `railx.network/v1` JSON edge list or as GraphML, atomically
+        (a reader or a killed run finds the previous file or the complete new one)."""
+        path = checked_path(path, "path")
+        with atomic_path(path) as temporary:
+            self.core.write_network(str(temporary), fmt)
 
 
 def realize(config: Config | str | Path) -> Network:

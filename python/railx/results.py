@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from railx.atomic import atomic_path, checked_path
 from railx.config import ConfigError, is_one_of
 from railx.sweep.store import DEFAULT_STORE, Store
 
@@ -55,7 +56,9 @@ def query(sql: str, store: str | Path = DEFAULT_STORE) -> tuple[list[str], list[
 
 
 def export(out: str | Path, fmt: str, store: str | Path = DEFAULT_STORE, sweep: str | None = None) -> int:
-    """Writes the results (of `sweep`, or all) to `out` as Parquet or CSV; returns the rows written."""
+    """Writes the results (of `sweep`, or all) to `out` as Parquet or CSV, atomically; returns the
+    rows written."""
+    out = checked_path(out, "out")
     if not is_one_of(fmt, EXPORT_FORMATS):
         raise ConfigError(f"format = {fmt!r}: unknown export format; use {' or '.join(EXPORT_FORMATS)}")
     with Store(store, read_only=True) as db:
@@ -64,7 +67,8 @@ def export(out: str | Path, fmt: str, store: str | Path = DEFAULT_STORE, sweep: 
         sql += " ORDER BY sweep, seq"
         count = db.con.execute(f"SELECT count(*) FROM ({sql})").fetchone()
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        db.con.execute(f"COPY ({sql}) TO {_literal(str(out))} ({options})")
+        with atomic_path(out) as temporary:
+            db.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} ({options})")
     return int(count[0]) if count else 0
 
 

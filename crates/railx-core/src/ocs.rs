@@ -1,7 +1,7 @@
 //! OCS configurations: the `railx.ocs/v1` file format (README.md, Formats), their synthesis from a
 //! validated system, and the port-level validity check every file passes before it is used.
 
-use crate::error::{RailxError, Result};
+use crate::error::{shown, RailxError, Result};
 use crate::hamiltonian::{rail_successors, single_link_rails, DecompositionError};
 use crate::plant::{Axis, Plant, Side};
 use crate::spec::DimKind;
@@ -64,7 +64,7 @@ impl OcsConfig {
         if config.format != FORMAT {
             return Err(RailxError::invalid(
                 "format",
-                format!("{:?}", config.format),
+                shown(&config.format),
                 "this reader understands one OCS format",
                 format!("write \"format\": \"{FORMAT}\""),
             ));
@@ -104,7 +104,7 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
     let mut seen_switch: HashMap<(Axis, u32, u32), usize> = HashMap::new();
     let mut arcs = Vec::with_capacity(config.circuit_count());
     for (index, sw) in config.switches.iter().enumerate() {
-        let place = format!("switch {} (switches[{index}])", sw.id);
+        let place = format!("switch {} (switches[{index}])", shown(&sw.id));
         let expected_id = Plant::switch_id(sw.dim, sw.line, sw.rail);
         if sw.id != expected_id {
             return Err(RailxError::verification(

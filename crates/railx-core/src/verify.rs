@@ -2,7 +2,7 @@
 //! after the port-level check, the node multigraph is rebuilt from the circuits alone and every
 //! rail of every logical dimension is checked for the structure its kind promises.
 
-use crate::error::{RailxError, Result};
+use crate::error::{shown, RailxError, Result};
 use crate::ocs::{check_ports, Arc, OcsConfig, OcsSystem};
 use crate::plant::{Axis, Plant};
 use crate::spec::DimKind;
@@ -61,7 +61,7 @@ pub fn verify(config: &OcsConfig, system: &System) -> Result<VerifyReport> {
             vec![found.ok_or_else(|| {
                 RailxError::verification(
                     "job",
-                    format!("the configuration has no job named '{name}'"),
+                    format!("the configuration has no job named {}", shown(name)),
                 )
             })?]
         }

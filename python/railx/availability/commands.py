@@ -11,12 +11,13 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from railx.atomic import write_file_set
 from railx.availability.failures import load_failed
 from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
-from railx.network import realize, verify_ocs_text
+from railx.network import OCS_SUFFIX, realize, verify_ocs_text
 from railx.options import OverridesArg, seed_option, system_argument
 from railx.progress import live_progress
 from railx.tables import cell, console, print_table
@@ -77,8 +78,7 @@ def allocate_jobs(
     else:
         packing = pack_jobs(blocked, jobs)
     allocated = allocation_config(config, packing)
-    core = realize(allocated).core
-    ocs = [(f"{name}.ocs.json", text) for name, text in [("system", core.ocs_json()), *core.job_ocs_json()]]
+    ocs = realize(allocated).ocs_files()
     for _name, text in ocs:
         verify_ocs_text(text, allocated)
     return packing, ocs
@@ -196,10 +196,9 @@ def register(app: typer.Typer) -> None:
         packing, ocs = allocate_jobs(cfg, load_failed(failed, _grid(cfg)), requests, topology, min_nodes)
         make_dir(out, f"--out {out}")
         paths = [out / name for name, _text in ocs]
-        for path, (_name, text) in zip(paths, ocs):
-            path.write_text(text + "\n", encoding="utf-8")
         report = packing.to_dict() | {"ocs_files": [str(p) for p in paths]}
-        (out / "allocation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        # An earlier run's OCS files for jobs not placed now are removed: the folder holds one set.
+        write_file_set(out, [*ocs, ("allocation.json", json.dumps(report, indent=2) + "\n")], f"*{OCS_SUFFIX}")
         grid = packing.grid
         if as_json:
             print(json.dumps(report, indent=2))

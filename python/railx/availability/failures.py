@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from railx.config import ConfigError, read_text
+from railx.files import parse_json
 
 __all__ = ["blocked_matrix", "load_failed", "parse_failed", "sample_failed"]
 
@@ -44,12 +45,7 @@ def load_failed(path: str | Path, grid: tuple[int, int]) -> np.ndarray:
 
 def parse_failed(text: str, source: str, grid: tuple[int, int]) -> np.ndarray:
     """A failed-nodes file's JSON text (see :func:`load_failed`); errors name `source`."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. [[3, 5], [0, 7]]"
-        ) from None
+    data = parse_json(text, source, "[[3, 5], [0, 7]]")
     if not isinstance(data, list):
         raise ConfigError(f"{source}: a failed-nodes file is a JSON list of [x, y] pairs; e.g. [[3, 5], [0, 7]]")
     return blocked_matrix(data, grid, source=source)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tomllib
 from pydantic import Field, ValidationError, field_validator
 
 from railx.availability.single_job import Solver, largest_allocation, rows_with_most_columns
@@ -29,6 +28,7 @@ from railx.config import (
     one_line_error,
     read_text,
 )
+from railx.files import parse_toml
 
 __all__ = [
     "JobRequest",
@@ -175,10 +175,7 @@ def load_job_requests(path: str | Path) -> list[JobRequest]:
 
 def parse_job_requests(text: str, source: str) -> list[JobRequest]:
     """A jobs file's TOML text (see :func:`load_job_requests`); errors name `source`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"jobs file {source}: not valid TOML: {exc}") from None
+    data = parse_toml(text, f"jobs file {source}")
     try:
         parsed = _RequestFile.model_validate(data)
     except ValidationError as exc:

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+from railx.atomic import save_figure  # noqa: E402
 from railx.availability.montecarlo import AvailabilityStats  # noqa: E402
 
 __all__ = ["plot_fig17", "plot_size_vs_failures", "plot_availability_vs_rate"]
@@ -19,7 +20,7 @@ __all__ = ["plot_fig17", "plot_size_vs_failures", "plot_availability_vs_rate"]
 
 def _save(fig: Any, path: str | Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
     return Path(path)
 

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from railx._core import System as CoreSystem
 from railx._core import collective_counts
+from railx.atomic import save_figure
 from railx.collectives.models import LINK_MODELS, bus_bandwidth_factor, estimate, estimate_routed
 from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical_op
@@ -209,7 +210,7 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     ax.set_title(f"{rows[0]['op']} by {rows[0]['algo']} on {rows[0]['system']} ({rows[0]['ranks']:,} chips)")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

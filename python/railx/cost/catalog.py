@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import tomllib
 from pydantic import Field, ValidationError, model_validator
 
 from railx.config import ConfigError, Strict, one_line_error, read_text
+from railx.files import parse_toml
 
 __all__ = [
     "BUILTIN_CATALOGS",
@@ -241,10 +241,7 @@ def parse_catalog(text: str, source: str, port_basis: str | None = None) -> Cata
         raise ConfigError(
             f"port_basis = {port_basis!r}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
         )
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    data = parse_toml(text, source)
     try:
         catalog = Catalog.model_validate(data)
     except ValidationError as exc:

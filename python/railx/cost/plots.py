@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from railx.atomic import save_figure
 from railx.config import ConfigError, make_dir
 from railx.cost.catalog import Catalog
 from railx.cost.model import figures
@@ -120,6 +121,6 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
     fig.suptitle(f"Cost vs scale (catalog {catalog.name}, switches priced per {catalog.port_basis} port){unpriced}")
     fig.tight_layout()
     make_dir(path.parent, f"--plot {path}")
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
     return path

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from railx._core import scalability as _scalability
+from railx.atomic import save_figure
 from railx.config import make_dir
 
 __all__ = [
@@ -80,6 +81,6 @@ def plot_scalability(rows: list[dict[str, Any]], path: str | Path, title: str = 
     ax.legend(fontsize=7)
     fig.tight_layout()
     make_dir(path.parent, f"--plot {path}")
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
     return path

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import tomllib
 from scipy.optimize import linprog
 
 from railx.config import ConfigError, read_text
+from railx.files import parse_toml
 
 __all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint", "parse_constraints"]
 
@@ -237,10 +237,7 @@ def load_constraints(path: str | Path | None, dims: int) -> ConstraintSet:
 
 def parse_constraints(text: str, source: str, dims: int) -> ConstraintSet:
     """A constraints TOML text (total_bw_GBps, max_cost_usd, constraints); errors name `source`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"--constraints {source}: not valid TOML: {exc}") from None
+    data = parse_toml(text, f"--constraints {source}")
     unknown = set(data) - {"total_bw_GBps", "max_cost_usd", "constraints"}
     if unknown:
         raise ConfigError(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from railx import __version__
+from railx.atomic import write_text
 from railx.config import ConfigError
 from railx.report.catalogue import REPO, Reproduction, catalogue, spec_path
 from railx.report.network import circuits_table, small_system, wiring_chart
@@ -217,5 +218,5 @@ def build_report(
         run_s=run_s,
         build_s=time.perf_counter() - start,
     )
-    (out / "report.json").write_text(json.dumps(summary.to_dict(), indent=2) + "\n", encoding="utf-8")
+    write_text(out / "report.json", json.dumps(summary.to_dict(), indent=2) + "\n")
     return summary

@@ -8,6 +8,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from railx.atomic import write_text
 from railx.config import make_dir
 from railx.report.plots import Chart
 from railx.report.tables import Table
@@ -81,7 +82,7 @@ def write_page(out: Path, title: str, meta_html: str, sections: list[Section]) -
     """Writes out/index.html, out/assets/report.css and every figure (PNG) and table (CSV) into
     out/assets/; returns the page's path."""
     make_dir(out / ASSETS)
-    (out / ASSETS / "report.css").write_text(_CSS.lstrip(), encoding="utf-8")
+    write_text(out / ASSETS / "report.css", _CSS.lstrip())
     body = "".join(_section_html(s, out, 2) for s in sections)
     page = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -91,5 +92,4 @@ def write_page(out: Path, title: str, meta_html: str, sections: list[Section]) -
         f"<nav id='contents'><b>Contents</b>{_toc(sections)}</nav>{body}</body></html>\n"
     )
     path = out / "index.html"
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_text(path, page)

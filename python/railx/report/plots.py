@@ -23,6 +23,7 @@ from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from railx.atomic import save_figure
 from railx.config import make_dir
 
 __all__ = ["Chart", "Series", "bar_chart", "heatmap_chart", "line_chart", "spans_decades"]
@@ -73,7 +74,7 @@ class Chart:
         png = directory / f"{self.id}.png"
         # Text as text; a fixed salt keeps the SVG's ids (hashes) the same from run to run.
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.id}):
-            self.figure.savefig(png, dpi=150, metadata={"Software": None})
+            save_figure(self.figure, png, dpi=150, metadata={"Software": None})
             # The layout is settled by the first drawing; the second keeps it instead of redoing it.
             self.figure.set_layout_engine("none")
             buffer = io.StringIO()

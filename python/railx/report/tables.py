@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from railx.atomic import atomic_path
 from railx.config import make_dir
 
 __all__ = ["Table", "fixed", "format_cell"]
@@ -76,7 +77,7 @@ class Table:
         """Writes the raw values (not the formatted ones) to `directory/<id>.csv`."""
         make_dir(directory)
         path = directory / f"{self.id}.csv"
-        with path.open("w", newline="", encoding="utf-8") as out:
+        with atomic_path(path) as temporary, temporary.open("x", newline="", encoding="utf-8") as out:
             writer = csv.writer(out)
             writer.writerow(self.columns)
             writer.writerows(["" if v is None else v for v in row] for row in self.rows)

@@ -10,6 +10,7 @@ from typing import Annotated, TypedDict
 import typer
 from rich.table import Table
 
+from railx.atomic import atomic_path, save_figure
 from railx.config import Config, ConfigError, SimConfig, make_dir
 from railx.options import OverridesArg, given_or_from_file, seed_option, system_argument
 from railx.progress import live_progress
@@ -58,7 +59,7 @@ def _plot(report: dict, path: Path, title: str) -> None:
     b.set_ylabel("mean packet latency (cycles)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
 
 
 def register(app: typer.Typer) -> None:
@@ -268,7 +269,7 @@ def register(app: typer.Typer) -> None:
             report, utilisation = simulate(sys_, pattern, o.load, size_flits=o.size_flits, progress=progress, **common)
         if links_out is not None:
             net = sys_.network()
-            with links_out.open("w", newline="") as fh:
+            with atomic_path(links_out) as temporary, temporary.open("x", newline="") as fh:
                 out = csv.writer(fh)
                 out.writerow(["link", "src", "dst", "utilisation"])
                 for i, u in enumerate(utilisation):

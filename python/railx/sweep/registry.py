@@ -17,9 +17,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-import tomllib
-
 from railx.config import ConfigError, parse_bytes
+from railx.files import parse_toml
 from railx.sweep.files import FileOption, file_text
 from railx.systems import System, system_from_document
 
@@ -104,10 +103,7 @@ def _cost(system: System, o: dict[str, Any]) -> dict[str, Any]:
 def _system_file(value: dict[str, str]) -> System:
     """A system from a file option's text (a RailX configuration or a [peer] table), named by
     the file's stem as `railx.systems.resolve_system` names a file's system."""
-    try:
-        document = tomllib.loads(value["text"])
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{value['file']}: not valid TOML: {exc}") from None
+    document = parse_toml(value["text"], value["file"])
     return system_from_document(document, Path(value["file"]).stem, value["file"])
 
 

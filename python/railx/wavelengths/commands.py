@@ -9,7 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from railx.config import ConfigError, read_text
+from railx.config import read_text
+from railx.files import parse_json
 from railx.tables import console, print_table
 from railx.wavelengths.allocation import Allocation, allocate, allocation_json, previous_lightpaths
 from railx.wavelengths.config import load_wavelength_config
@@ -121,10 +122,7 @@ def wavelengths(
     topology = spec.topology()
     old = None
     if previous is not None:
-        try:
-            data = json.loads(read_text(previous))
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{previous}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        data = parse_json(read_text(previous), str(previous))
         old = previous_lightpaths(data, topology, spec.w, str(previous))
     result = allocate(topology, spec.w, spec.job_list(), exact=exact)
     change = None if old is None else reconfigure(topology, spec.w, old, result.colouring.lightpaths)

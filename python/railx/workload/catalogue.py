@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from railx.config import ConfigError, read_text
+from railx.files import parse_toml
 
 __all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model", "parse_model"]
 
@@ -109,10 +109,7 @@ def load_model(key_or_path: str | Path) -> ModelSpec:
 
 def parse_model(text: str, source: str) -> ModelSpec:
     """A model file's TOML text, validated (see :func:`load_model`); errors name `source`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"model = {source!r}: not valid TOML: {exc}") from None
+    data = parse_toml(text, f"model = {source!r}")
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as exc:

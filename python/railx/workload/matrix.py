@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 
+from railx.atomic import save_figure
 from railx.config import ConfigError
 from railx.workload.catalogue import ModelSpec
 from railx.workload.traffic import DIMS, Collective, Dim, Parallelism, traffic
@@ -306,5 +307,5 @@ def plot_heatmap(tm: TrafficMatrix, gpus: int, path: Path, title: str, max_cells
     unit = "bytes per iteration" if block == 1 else f"bytes per iteration, {block}x{block} GPU blocks"
     fig.colorbar(image, ax=ax, label=unit)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)

@@ -1,0 +1,106 @@
+"""Runs `railx` commands in forked children of one process that has imported railx once, and
+SIGKILLs them after a given delay: hundreds of real `railx` runs killed at chosen moments, at the
+cost of one import (tests/test_reliability_kill.py).
+
+One JSON request per stdin line, ``{"argv": [...], "cwd": "...", "kill_after_s": 0.1,
+"from": "start", "watch": "out/system.ocs.json"}`` (``kill_after_s`` null: let it finish;
+``from`` "writing": count the delay from when the write starts); one JSON answer per
+stdout line, ``{"status": 0, "killed": false, "elapsed_s": 0.2, "writing_s": 0.12,
+"replaced_s": 0.15}``: when a temporary file (railx.atomic) was first seen beside the watched
+file, and when the watched file was first seen replaced (another inode), if they were. The server
+never runs railx itself, so no thread pool starts in it before a fork.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+from railx.atomic import TEMPORARY_PREFIX
+
+
+def _child(argv: list[str], cwd: str) -> None:
+    """The forked child: `railx ARGV` as the console script runs it, output discarded."""
+    from railx import cli
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.chdir(cwd)
+    sys.argv = ["railx", *argv]
+    code = 1
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        os._exit(code)  # no atexit handlers or buffered output of the server's
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
+
+
+def _writing(folder: str) -> bool:
+    try:
+        return any(name.startswith(TEMPORARY_PREFIX) for name in os.listdir(folder))
+    except FileNotFoundError:
+        return False
+
+
+def _run(argv: list[str], cwd: str, kill_after_s: float | None, after_writing: bool, watch: str) -> dict[str, object]:
+    watched = os.path.join(cwd, watch)
+    inode = _inode(watched)
+    writing_s = replaced_s = None
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        _child(argv, cwd)
+    deadline = None if kill_after_s is None or after_writing else start + kill_after_s
+    killed = False
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if writing_s is None and _writing(os.path.dirname(watched)):
+            writing_s = time.perf_counter() - start
+            if after_writing and kill_after_s is not None:
+                deadline = start + writing_s + kill_after_s
+        if replaced_s is None and _inode(watched) != inode:
+            replaced_s = time.perf_counter() - start
+        if deadline is not None and time.perf_counter() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            killed = True
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.0005)
+    exited = os.WIFEXITED(status)
+    return {
+        "status": os.WEXITSTATUS(status) if exited else None,
+        "killed": killed and not exited,
+        "elapsed_s": time.perf_counter() - start,
+        "writing_s": writing_s,
+        "replaced_s": replaced_s,
+    }
+
+
+def main() -> None:
+    import railx.cli  # noqa: F401  (imported once here, inherited by every forked run)
+
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        after_writing = request.get("from") == "writing"
+        answer = _run(request["argv"], request["cwd"], request.get("kill_after_s"), after_writing, request["watch"])
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    main()
