@@ -22,7 +22,7 @@ from railx.sweep import parse_spec
 from railx.sweep.batch import runner
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_INPUTS = HERE.parents[1] / "shared" / "peers" / "libra-inputs"
+DEFAULT_INPUTS = HERE.parent / "examples" / "libra-inputs"
 COMMUNICATORS = {
     "3d": {"GPT_3": "GPT_3_3d", "MSFT_1T": "MSFT_1T_3d", "Turing_NLG": "Turing_NLG_3D", "ResNet_50": "ResNet_50_3d"},
     "4d": {"GPT_3": "GPT_3_4d", "MSFT_1T": "MSFT_1T_4d", "Turing_NLG": "Turing_NLG_4D", "ResNet_50": "ResNet_50_4d"},

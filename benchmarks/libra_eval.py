@@ -47,7 +47,7 @@ from railx.sweep.batch import Runner, runner
 
 HERE = Path(__file__).resolve().parent
 SPEC = HERE.parent / "examples" / "sweeps" / "libra-eval.toml"
-DEFAULT_INPUTS = HERE.parents[1] / "shared" / "peers" / "libra-inputs"
+DEFAULT_INPUTS = HERE.parent / "examples" / "libra-inputs"
 INPUTS_PREFIX = "libra-inputs/"  # how the spec names LIBRA's files (from the working directory)
 BUDGETS_GBps = tuple(float(b) for b in range(100, 1001, 100))
 EVALUATE = ["chunked", "subgroups", "utilization"]

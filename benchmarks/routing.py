@@ -12,6 +12,7 @@ Not a test: run `python benchmarks/routing.py`.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,7 @@ def timed(label: str, fn):
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     hyperx = railx.realize(EXAMPLES / "hyperx-9x9.toml")
     t1 = timed(
         "1,296-chip HyperX, minimal, exhaustive",

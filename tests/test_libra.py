@@ -23,10 +23,7 @@ from railx.libra.network import load_network, parse_notation
 from railx.libra.optimize import optimize
 from railx.libra.workload import Communicator, Layer, LibraWorkload, Phase, load_communicator, load_workload
 
-INPUTS = Path(__file__).resolve().parents[2] / "shared" / "peers" / "libra-inputs"
-if not INPUTS.is_dir():  # the repository's checkout next to shared/
-    INPUTS = Path("/work/shared/peers/libra-inputs")
-needs_inputs = pytest.mark.skipif(not INPUTS.is_dir(), reason="LIBRA's shipped inputs are not available")
+INPUTS = Path(__file__).resolve().parents[1] / "examples" / "libra-inputs"  # LIBRA's own files (MIT)
 PRICES = CostModel(
     {
         "A": {"Link": 2.0, "Switch": 9.0},
@@ -45,7 +42,6 @@ def test_notation_round_trip_and_errors() -> None:
             parse_notation(bad)
 
 
-@needs_inputs
 def test_reads_every_shipped_input() -> None:
     nets = {d: load_network(INPUTS / f"network/{d}_network.yml") for d in ("3d", "4d")}
     assert nets["3d"].notation == "RI(16)_FC(8)_SW(32)" and nets["4d"].notation == "RI(4)_FC(8)_RI(4)_SW(32)"
@@ -219,7 +215,6 @@ def test_3d_optimum_matches_or_beats_brute_force(seed: int) -> None:
     assert ppc.optimum.time_s * ppc.optimum.cost_usd <= best_product * (1 + 5e-6)
 
 
-@needs_inputs
 @pytest.mark.parametrize("objective", ["perf", "perf-per-cost"])
 def test_libra_multiple_constraints_hold(objective: str) -> None:
     """LIBRA's shipped `multiple_constraints` on its 4D network: sum 1000, bw0 = 500,
@@ -257,7 +252,6 @@ def test_infeasible_constraints_are_named(tmp_path: Path) -> None:
             parse_constraint(text, 2)
 
 
-@needs_inputs
 def test_libra_cli(tmp_path: Path) -> None:
     args = [
         "libra",
@@ -331,7 +325,6 @@ def test_training_loops_by_hand() -> None:
     )
 
 
-@needs_inputs
 def test_cost_bound_binds_and_holds() -> None:
     net = load_network(INPUTS / "network/3d_network.yml")
     cost = load_cost_model(INPUTS / "cost_model/3d_cost_model.yml")

@@ -18,7 +18,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from railx._core import InternalError, RailxError
-from railx.config import ConfigError, is_one_of
+from railx.config import ConfigError, is_one_of, output_file
 from railx.network import NETWORK_FORMATS, realize, verify_ocs_file
 
 console = Console()
@@ -182,6 +182,7 @@ def network(
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
     if not is_one_of(fmt, NETWORK_FORMATS):
         raise ConfigError(f"format = {fmt}: unknown network format; use {' or '.join(NETWORK_FORMATS)}")
+    output_file(out, f"--out {out}")
     net = realize(config)
     net.write(out, fmt)
     links = net.links()

@@ -9,6 +9,7 @@ that names the field, the rule and a valid alternative.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from fractions import Fraction
@@ -27,6 +28,7 @@ __all__ = [
     "one_line_error",
     "parse_bytes",
     "make_dir",
+    "output_file",
     "read_text",
     "read_toml",
     "SystemConfig",
@@ -330,6 +332,17 @@ def make_dir(path: str | Path, label: str | None = None) -> Path:
     return path
 
 
+def output_file(path: str | Path, label: str) -> Path:
+    """Checks, before any work, that a file can be written at `path`: its folder is made (one
+    line naming `label` when a file stands in the way, as make_dir) and a folder at `path` itself
+    is a one-line ConfigError."""
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{label}: {path} is a folder; give a file path, e.g. {path / 'out'}")
+    make_dir(path.parent, label)
+    return path
+
+
 def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
     """A TOML file's data; one line naming `label` (default: the path) when it cannot be read or
     parsed."""
@@ -381,14 +394,20 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
 
 
 def one_line_error(exc: ValidationError, root: type[BaseModel]) -> str:
-    """The first validation error of a `root` document as `field = value: rule; alternative`."""
-    error = exc.errors()[0]
+    """The first validation error of a `root` document as `field = value: rule; alternative`. An
+    unknown key comes first: a misspelt one (`[sytem]`) is why a required one is missing."""
+    errors = exc.errors()
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = tuple(error["loc"])
     field = _field_path(loc)
     if error["type"] == "extra_forbidden":
         model = _model_at(loc, root)
-        keys = ", ".join(model.model_fields) if model is not None else "listed in README.md, Configuration (TOML)"
-        return f"{field}: unknown key; valid keys here are {keys}"
+        what = "table" if isinstance(error.get("input"), dict) else "key"
+        if model is None:
+            return f"{field}: unknown {what}; valid keys are listed in README.md, Configuration (TOML)"
+        close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
+        meant = f" (did you mean {close[0]}?)" if close else ""
+        return f"{field}: unknown {what}; valid keys here are {', '.join(model.model_fields)}{meant}"
     if error["type"] == "missing":
         return f"{field}: required key is missing; add it (see examples/ for a complete file)"
     message = error["msg"].removeprefix("Value error, ")

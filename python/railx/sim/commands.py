@@ -11,11 +11,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError, make_dir
+from railx.config import ConfigError, make_dir, output_file
 from railx.options import seed_option
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
+    DEFAULT_LOAD,
     FlitSettings,
     canonical_traffic,
     parse_flow_control,
@@ -36,9 +37,9 @@ class _RunOptions(TypedDict):
     routing: str | None
     misroutes: int | None
     job: str | None
-    permutation: str
-    hotspot_chips: list[int]
-    hotspot_fraction: float
+    permutation: str | None
+    hotspot_chips: list[int] | None
+    hotspot_fraction: float | None
 
 
 def _loads(text: str) -> list[float]:
@@ -89,13 +90,19 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--traffic", help="uniform, all-to-all (or alltoall), permutation or hotspot.")
         ] = "uniform",
         load: Annotated[
-            float,
+            float | None,
             typer.Option(
-                "--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
+                "--load",
+                help=f"Offered load in flits/cycle per chip (at most the chip's injection bandwidth); default {DEFAULT_LOAD}.",
+                show_default=False,
             ),
-        ] = 0.1,
-        cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
-        warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
+        ] = None,
+        cycles: Annotated[
+            int, typer.Option("--cycles", "--measure-cycles", min=1, help="Measured cycles, after the warm-up.")
+        ] = 10000,
+        warmup: Annotated[
+            int, typer.Option("--warmup", "--warmup-cycles", min=0, help="Warm-up cycles before measuring.")
+        ] = 5000,
         routing: RoutingOpt = None,
         misroutes: MisroutesOpt = None,
         job: Annotated[
@@ -106,15 +113,29 @@ def register(app: typer.Typer) -> None:
         ] = 1,
         seed: Annotated[int, seed_option("Seed of the traffic's random choices.")] = 0,
         permutation: Annotated[
-            str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")
-        ] = "random",
+            str | None,
+            typer.Option(
+                "--permutation",
+                help="With --traffic permutation: random (default), transpose or bit-complement.",
+                show_default=False,
+            ),
+        ] = None,
         hotspot_chips: Annotated[
-            str, typer.Option("--hotspot-chips", help="With --traffic hotspot: chip ids, comma-separated.")
-        ] = "0",
+            str | None,
+            typer.Option(
+                "--hotspot-chips",
+                help="With --traffic hotspot: chip ids, comma-separated (default 0).",
+                show_default=False,
+            ),
+        ] = None,
         hotspot_fraction: Annotated[
-            float,
-            typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots."),
-        ] = 0.2,
+            float | None,
+            typer.Option(
+                "--hotspot-fraction",
+                help="With --traffic hotspot: share of packets sent to the hotspots (default 0.2).",
+                show_default=False,
+            ),
+        ] = None,
         size_flits: Annotated[
             int | None,
             typer.Option(
@@ -126,13 +147,16 @@ def register(app: typer.Typer) -> None:
         injection: Annotated[
             float | None,
             typer.Option(
-                "--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each)."
+                "--injection",
+                "--injection-flits-per-cycle",
+                help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).",
             ),
         ] = None,
         router_delay: Annotated[
             int,
             typer.Option(
                 "--router-delay",
+                "--router-delay-cycles",
                 min=0,
                 help="Cycles from a packet's head reaching a router to its first chance to leave (Table 5: 1).",
             ),
@@ -141,6 +165,7 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--head-delay",
+                "--head-delay-cycles",
                 min=0,
                 help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).",
             ),
@@ -170,12 +195,19 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--speedup",
+                "--switch-speedup",
                 min=1,
                 help="Crossbar speedup: packets cross the switch this many times faster than the links into output queues (1: an input-queued router, as the paper's Table 5).",
             ),
         ] = 1,
         output_buffer: Annotated[
-            int, typer.Option("--output-buffer", min=1, help="With --speedup above 1: output queue per port, in flits.")
+            int,
+            typer.Option(
+                "--output-buffer",
+                "--output-buffer-flits",
+                min=1,
+                help="With --speedup above 1: output queue per port, in flits.",
+            ),
         ] = 16,
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
         buffer_flits: Annotated[
@@ -192,11 +224,17 @@ def register(app: typer.Typer) -> None:
         long_latency: Annotated[
             int,
             typer.Option(
-                "--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links."
+                "--long-latency",
+                "--long-latency-cycles",
+                min=0,
+                help="Cycles of latency of inter-node (optical, copper, switch) links.",
             ),
         ] = 10,
         short_latency: Annotated[
-            int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")
+            int,
+            typer.Option(
+                "--short-latency", "--short-latency-cycles", min=0, help="Cycles of latency of intra-node links."
+            ),
         ] = 1,
         sweep_loads: Annotated[
             str | None, typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")
@@ -221,6 +259,14 @@ def register(app: typer.Typer) -> None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
+        if links_out is not None:
+            output_file(links_out, f"--links {links_out}")
+        if sweep_loads is not None:
+            # What only a single run uses would be silently dropped by a sweep.
+            single = {"--load": load, "--size-flits": size_flits, "--links": links_out}
+            for flag, value in single.items():
+                if value is not None:
+                    raise ConfigError(f"{flag} {value}: a single run's option, not a sweep's; drop it or --sweep")
         pattern = canonical_traffic(traffic)
         settings = FlitSettings(
             packet_flits=packet_flits,
@@ -242,7 +288,7 @@ def register(app: typer.Typer) -> None:
             seed=seed,
         )
         try:
-            hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
+            hot = None if hotspot_chips is None else [int(c) for c in hotspot_chips.split(",") if c.strip()]
         except ValueError:
             raise ConfigError(
                 f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
@@ -282,7 +328,14 @@ def register(app: typer.Typer) -> None:
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
         with live_progress(f"flit-level {pattern}", as_json) as progress:
-            report, utilisation = simulate(sys_, pattern, load, size_flits=size_flits, progress=progress, **common)
+            report, utilisation = simulate(
+                sys_,
+                pattern,
+                DEFAULT_LOAD if load is None else load,
+                size_flits=size_flits,
+                progress=progress,
+                **common,
+            )
         if links_out is not None:
             net = sys_.network()
             with links_out.open("w", newline="") as fh:
