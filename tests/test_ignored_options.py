@@ -18,6 +18,7 @@ SIM = ("sim", RAILX, "--cycles", "1", "--warmup", "0")
         ((*SIM, "--misroutes", "2"), ("misroutes = 2", "only RailX's adaptive routing", "--routing adaptive")),
         ((*SIM, "--routing", "dateline", "--misroutes", "2"), ("misroutes = 2", "not dateline")),
         (("route", RAILX, "--stats", "--misroutes", "1"), ("misroutes = 1", "not minimal")),
+        (("route", RAILX, "--stats", "--vcs", "2"), ("--vcs 2: only --check-deadlock",)),
         # Traffic options belong to their pattern.
         (
             (*SIM, "--permutation", "transpose"),
@@ -25,13 +26,16 @@ SIM = ("sim", RAILX, "--cycles", "1", "--warmup", "0")
         ),
         ((*SIM, "--traffic", "all-to-all", "--hotspot-fraction", "0.5"), ("hotspot_fraction = 0.5", "not all-to-all")),
         ((*SIM, "--hotspot-chips", "3"), ("hotspot_chips = [3]", "only traffic hotspot")),
-        ((*SIM, "--size-flits", "4"), ("size_flits = 4", "only traffic all-to-all")),
+        (("sim", RAILX, "--size-flits", "4"), ("size_flits = 4", "only traffic all-to-all")),
+        # A finite all-to-all runs to completion: a load or a measuring window would be ignored.
+        (("sim", RAILX, "--traffic", "all-to-all", "--size-flits", "4", "--load", "0.2"), ("--load 0.2", "completion")),
+        ((*SIM, "--traffic", "all-to-all", "--size-flits", "4"), ("--warmup 0", "runs to completion")),
         # A sweep's points set their own loads; a single run's outputs have no sweep form.
         ((*SIM, "--sweep", "0.1", "--load", "0.3"), ("--load 0.3", "a single run's option, not a sweep's")),
         ((*SIM, "--sweep", "0.1", "--links", "l.csv"), ("--links l.csv", "not a sweep's")),
     ],
 )
-def test_sim_options(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+def test_routing_and_sim_options(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
     assert_one_line_error(run_railx(*args), *needles)
 
 

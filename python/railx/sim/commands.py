@@ -261,6 +261,19 @@ def register(app: typer.Typer) -> None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         if links_out is not None:
             output_file(links_out, f"--links {links_out}")
+        if size_flits is not None:
+            # A finite all-to-all runs to completion: it has no offered load and no window.
+            rate_only = {
+                "--load": load,
+                "--warmup": None if warmup == FlitSettings.warmup_cycles else warmup,
+                "--cycles": None if cycles == FlitSettings.measure_cycles else cycles,
+            }
+            for flag, value in rate_only.items():
+                if value is not None:
+                    raise ConfigError(
+                        f"{flag} {value}: a finite all-to-all (--size-flits) runs to completion, without a load "
+                        f"or a measuring window; drop {flag}"
+                    )
         if sweep_loads is not None:
             # What only a single run uses would be silently dropped by a sweep.
             single = {"--load": load, "--size-flits": size_flits, "--links": links_out}
