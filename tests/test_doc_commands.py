@@ -29,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -179,8 +180,14 @@ def test_doc_commands_run(block: Block, clone: Path) -> None:
     failures = []
     for argv, skip in plan(block):
         if skip is not None:
+            print(f"skipped {shlex.join(argv)}: {skip}")
             continue
+        wall_s, cpu_s = time.perf_counter(), time.process_time()
         rc, err = run(argv, clone)
+        # Seen with `pytest -s`: which commands the test's time goes to (CPU: this process only).
+        print(
+            f"{time.perf_counter() - wall_s:7.1f} s wall {time.process_time() - cpu_s:7.1f} s CPU  {shlex.join(argv)}"
+        )
         if rc != 0:
             failures.append(f"{shlex.join(argv)}\n  exit {rc}: {err.strip()[-2000:]}")
     assert not failures, f"{block.id}:\n" + "\n".join(failures)

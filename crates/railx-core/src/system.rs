@@ -397,7 +397,8 @@ mod tests {
     #[test]
     fn misroutes_are_refused_by_every_railx_routing_but_adaptive() {
         let railx = peer(
-            r#"{"system": {"m": 2, "n": 1, "R": 8, "grid": [3, 3]}, "topology": {"preset": "torus"}}"#,
+            r#"{"system": {"m": 2, "n": 1, "R": 8, "grid": [3, 3], "port_bw_Bps": 5e10, "intra_bw_Bps": 1e11,
+                "alpha_out_s": 3e-7, "alpha_in_s": 1e-8}, "topology": {"preset": "torus"}, "jobs": []}"#,
         );
         let misroutes = RoutingOptions {
             misroutes: Some(2),
