@@ -15,11 +15,12 @@ evaluated two ways the paper's ASTRA-sim runs differ from that model (railx.libr
   (railx.libra.collective.group_share); this changes only GPT-3 on 4D-4K (TP 4 and DP 2 on FC(8)).
 
 Every optimisation is a point of the libra analysis run by railx's sweep engine, its evaluations
-asked for with the analysis's `evaluate` option: Figs. 13-16 are the shipped spec
-examples/sweeps/libra-eval.toml (its `libra-inputs/` paths pointed at --inputs); Fig. 10, the
-rings-at-half sensitivity (`ring_bw_share = 0.5`) and Figs. 17-18 are sweeps built here (Fig. 18's
-link prices as cost-model files written to a temporary directory; Fig. 17's group weights from its
-own designs' times). Fig. 17 evaluates every workload on every design here (no optimisation).
+asked for with the analysis's `evaluate` option: Figs. 10, 13-16, 17 (own and equally weighted
+group designs) and 18 are the shipped specs examples/sweeps/libra-eval.toml, libra-fig10.toml,
+libra-fig17.toml and libra-fig18.toml (their paths of LIBRA's files pointed at --inputs, by
+default the copy in examples/libra-inputs); the rings-at-half sensitivity (`ring_bw_share = 0.5`)
+and Fig. 17's groups weighted by 1 / each workload's own time are sweeps built here. Fig. 17
+evaluates every workload on every design (railx.libra.figures, no optimisation).
 Writes one JSON file and one PNG per figure to --out and prints a table per figure with the
 paper's statements beside the results.
 """
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,22 +37,28 @@ from typing import Any
 
 import numpy as np
 import tomllib
-import yaml
 
-from railx.libra.loops import NumericAlgebra, TimeExpr, build_time
-from railx.libra.network import load_network
-from railx.libra.workload import load_communicator, load_workload
+from railx.libra.figures import (
+    ALL_FIVE,
+    CONSTRAINT_SETS,
+    LLMS,
+    BUDGETS_GBps,
+    by_constraints,
+    cross_slowdowns,
+    design_name,
+    price_rows,
+    sweep_rows,
+    time_expressions,
+    utilization_rows,
+)
 from railx.sweep import Sweep, parse_spec
 from railx.sweep.batch import Runner, runner
 
 HERE = Path(__file__).resolve().parent
 SPEC = HERE.parent / "examples" / "sweeps" / "libra-eval.toml"
 DEFAULT_INPUTS = HERE.parent / "examples" / "libra-inputs"
-INPUTS_PREFIX = "libra-inputs/"  # how the spec names LIBRA's files (from the working directory)
-BUDGETS_GBps = tuple(float(b) for b in range(100, 1001, 100))
+INPUTS_PREFIX = "../libra-inputs/"  # how the spec names LIBRA's files (from examples/sweeps)
 EVALUATE = ["chunked", "subgroups", "utilization"]
-LLMS = ("Turing_NLG", "GPT_3", "MSFT_1T")
-ALL_FIVE = ("ResNet_50", "DLRM", "Turing_NLG", "GPT_3", "MSFT_1T")
 SHIPPED_COMMUNICATORS = {
     "3D-4K": {"GPT_3": "GPT_3_3d", "MSFT_1T": "MSFT_1T_3d", "Turing_NLG": "Turing_NLG_3D", "ResNet_50": "ResNet_50_3d"},
     "4D-4K": {"GPT_3": "GPT_3_4d", "MSFT_1T": "MSFT_1T_4d", "Turing_NLG": "Turing_NLG_4D", "ResNet_50": "ResNet_50_4d"},
@@ -76,16 +82,14 @@ SPEC_CASES = (
     *((net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")),
 )
 # Figs. 17 and 18 use 4D-4K at 1,000 GB/s per NPU without naming constraints; LIBRA ships two
-# sets, and `multiple_constraints` (4D, 1,000 GB/s) is its default configuration, so both are run.
-CONSTRAINTS_4D: dict[str, dict[str, Any]] = {
-    "sum 1000": {"options.total_bw": 1000.0},
-    "multiple_constraints": {"options.constraints": str(HERE / "libra_constraints.toml")},
-}
+# sets, and `multiple_constraints` (4D, 1,000 GB/s) is its default configuration, so both are run
+# (their files in benchmarks/, railx.libra.figures.CONSTRAINT_SETS).
+CONSTRAINTS_4D = {name: {"options.constraints": str(HERE / f"{stem}.toml")} for stem, name in CONSTRAINT_SETS.items()}
 
 
 def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
     """The libra analysis's file options for workloads on a network, as the spec names them:
-    LIBRA's files under `libra-inputs/`, the repository's relative to the spec (examples/sweeps)."""
+    relative to the spec (examples/sweeps), LIBRA's files under examples/libra-inputs."""
     prefix, repo = INPUTS_PREFIX, "../../benchmarks/"
     if network in SHIPPED_COMMUNICATORS:
         dims = network[:2].lower()
@@ -114,7 +118,7 @@ def case_options(network: str, workloads: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _rebased(value: Any, inputs: Path) -> Any:
-    """A spec value with its `libra-inputs/` paths under `inputs` instead."""
+    """A spec value with its paths of LIBRA's files under `inputs` instead."""
     if isinstance(value, str) and value.startswith(INPUTS_PREFIX):
         return str(inputs / value.removeprefix(INPUTS_PREFIX))
     if isinstance(value, list):
@@ -124,10 +128,10 @@ def _rebased(value: Any, inputs: Path) -> Any:
     return value
 
 
-def spec_sweep(inputs: Path) -> Sweep:
-    """The shipped spec (Figs. 13-16) with LIBRA's files read from `inputs`."""
-    data = _rebased(tomllib.loads(SPEC.read_text()), inputs)
-    return parse_spec(data, SPEC.parent, "libra-eval")
+def shipped_sweep(name: str, inputs: Path) -> Sweep:
+    """A shipped spec (examples/sweeps/<name>.toml) with LIBRA's files read from `inputs`."""
+    path = SPEC.parent / f"{name}.toml"
+    return parse_spec(_rebased(tomllib.loads(path.read_text()), inputs), SPEC.parent, name)
 
 
 def built_sweep(name: str, inputs: Path, points: list[dict[str, Any]]) -> Sweep:
@@ -144,11 +148,16 @@ class Engine:
         self._spec_rows: list[dict[str, object]] | None = None
 
     def records(self, sweep: Sweep) -> list[dict[str, Any]]:
+        return [r for _, r in self.points(sweep)]
+
+    def points(self, sweep: Sweep) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Each point's analysis options (file options as their name and text) and record, in the
+        sweep's order."""
         frame = self.run_on.frame(sweep)
         for point in frame.to_dict("records"):
             if isinstance(point["error"], str):
                 raise SystemExit(f"{sweep.name} point {point['point']}: {point['error']}")
-        return list(frame["record"])
+        return [(p.inputs["options"], r) for p, r in zip(sweep.points, frame["record"])]
 
     def run(self, name: str, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self.records(built_sweep(name, self.inputs, points))
@@ -157,54 +166,8 @@ class Engine:
         """The shipped spec's rows of these cases (the whole spec runs once, with the first
         figure that asks: Figs. 13-16 share it)."""
         if self._spec_rows is None:
-            self._spec_rows = sweep_rows(list(SPEC_CASES), self.records(spec_sweep(self.inputs)))
+            self._spec_rows = sweep_rows(self.records(shipped_sweep("libra-eval", self.inputs)))
         return [r for r in self._spec_rows if (r["network"], r["workload"]) in cases]
-
-
-def _design(r: dict[str, Any]) -> dict[str, object]:
-    """A design's record; speed-ups and perf-per-cost gains over EqualBW under each time model."""
-    base, ev = r["baseline"], r["evaluation"]
-    out: dict[str, object] = {"bw_GBps": [round(b, 3) for b in r["bw_per_dim"]], "cost_usd": r["cost_usd"]}
-    times = {"analytic": (r["time_s"], base["time_s"])} | {
-        m: (ev[m]["time_s"], ev[m]["baseline_time_s"]) for m in ("chunked", "subgroups")
-    }
-    for model, (t_opt, t_base) in times.items():
-        speedup = t_base / t_opt
-        out[f"speedup_{model}"] = speedup
-        out[f"ppc_{model}"] = speedup * base["cost_usd"] / r["cost_usd"]
-    return out
-
-
-def _half(r: dict[str, Any]) -> dict[str, object]:
-    """A design's speed-up and perf-per-cost gain over EqualBW in the model it was optimised in."""
-    base = r["baseline"]
-    speedup = base["time_s"] / r["time_s"]
-    return {"speedup_analytic": speedup, "ppc_analytic": speedup * base["cost_usd"] / r["cost_usd"]}
-
-
-def sweep_rows(
-    cases: list[tuple[str, str]], records: list[dict[str, Any]], design: Callable[[dict], dict] = _design
-) -> list[dict[str, object]]:
-    """Rows of the budget sweep (Figs. 13-16) from its records: cases x budgets x objectives."""
-    rows: list[dict[str, object]] = []
-    it = iter(records)
-    for network, workload in cases:
-        for budget in BUDGETS_GBps:
-            row: dict[str, object] = {"network": network, "workload": workload, "budget_GBps": budget}
-            for objective in ("perf", "perf-per-cost"):
-                r = next(it)
-                row[objective] = design(r)
-                row["equalbw_cost_usd"] = r["baseline"]["cost_usd"]
-                if "evaluation" in r:
-                    row["full_utilization_speedup"] = (
-                        r["baseline"]["time_s"] / r["evaluation"]["utilization"]["full_time_s"]
-                    )
-            rows.append(row)
-    return rows
-
-
-def _budget_grid() -> dict[str, Any]:
-    return {"grid": {"options.total_bw": list(BUDGETS_GBps), "options.objective": ["perf", "perf-per-cost"]}}
 
 
 def _stat(rows: list[dict], objective: str, key: str) -> tuple[float, float]:
@@ -213,30 +176,9 @@ def _stat(rows: list[dict], objective: str, key: str) -> tuple[float, float]:
 
 
 def fig10(engine: Engine) -> dict[str, object]:
-    """MSFT-1T at 300 GB/s on 2D, 3D and 4D networks: EqualBW's bandwidth utilisation and the
-    speed-up that full utilisation (and PerfOpt) would give."""
-    names = ("2D-4K", "3D-4K", "4D-4K")
-    points = [
-        case_options(n, ("MSFT_1T",))
-        | {"options.total_bw": 300.0, "options.objective": "perf", "options.evaluate": ["utilization"]}
-        for n in names
-    ]
-    rows = []
-    for name, r in zip(names, engine.run("libra-eval-fig10", points)):
-        u = r["evaluation"]["utilization"]
-        rows.append(
-            {
-                "network": name,
-                "notation": r["network"],
-                "equalbw_utilization": u["baseline"],
-                "perfopt_utilization": u["optimum"],
-                "speedup_full_utilization": r["baseline"]["time_s"] / u["full_time_s"],
-                "speedup_perfopt": r["speedup"],
-                "compute_s": u["compute_s"],
-                "equalbw_time_s": r["baseline"]["time_s"],
-            }
-        )
-    return {"rows": rows}
+    """MSFT-1T at 300 GB/s on 2D, 3D and 4D networks (the shipped spec libra-fig10): EqualBW's
+    bandwidth utilisation and the speed-up that full utilisation (and PerfOpt) would give."""
+    return {"rows": utilization_rows(engine.records(shipped_sweep("libra-fig10", engine.inputs)))}
 
 
 def fig13_14(engine: Engine) -> dict[str, object]:
@@ -251,7 +193,7 @@ def fig13_14(engine: Engine) -> dict[str, object]:
         for b in BUDGETS_GBps
         for o in ("perf", "perf-per-cost")
     ]
-    half = sweep_rows(cases, engine.run("libra-eval-rings-at-half", half_points), _half)
+    half = sweep_rows(engine.run("libra-eval-rings-at-half", half_points))
     summary = {
         f"{obj} {key}": _stat(rows, obj, key)
         for obj in ("perf", "perf-per-cost")
@@ -286,91 +228,51 @@ def fig16(engine: Engine) -> dict[str, object]:
     return {"rows": engine.spec_rows([(net, "MSFT_1T") for net in ("3D-512", "3D-1K", "4D-2K")])}
 
 
-def _times(inputs: Path) -> dict[str, TimeExpr]:
-    """Each workload's time expression on 4D-4K (LIBRA's model), to evaluate designs with."""
-    options = _rebased(case_options("4D-4K", ALL_FIVE), inputs)
-    network = load_network(Path(options["options.network"]))
-    return {
-        w: build_time(load_workload(Path(wl)), load_communicator(SPEC.parent / c, network))
-        for w, wl, c in zip(ALL_FIVE, options["options.workload"], options["options.communicator"])
-    }
-
-
 def fig17(engine: Engine) -> dict[str, object]:
     """4D-4K at 1,000 GB/s: each workload's PerfOpt design, every workload run on every design
     (slowdown over its own design), and group designs over the LLMs and over all five, under each
     of CONSTRAINTS_4D. The paper's weights are not stated: `normalised` weighs each workload by
-    1 / its own optimal time (the group minimises the sum of slowdowns), `equal` sums raw times."""
-    times = _times(engine.inputs)
-    return {name: _cross_designs(engine, times, name, cons) for name, cons in CONSTRAINTS_4D.items()}
+    1 / its own optimal time (the group minimises the sum of slowdowns), `equal` sums raw times.
+    The shipped spec libra-fig17 has the own and equal designs; the normalised ones need the own
+    designs' times, so they are a second sweep built here."""
+    stored = by_constraints(engine.points(shipped_sweep("libra-fig17", engine.inputs)))
+    return {name: _cross_designs(engine, name, stored[name]) for name in CONSTRAINTS_4D}
 
 
-def _cross_designs(engine: Engine, times: dict[str, TimeExpr], name: str, cons: dict[str, Any]) -> dict[str, object]:
-    slug = name.replace(" ", "-")
-    own = engine.run(
-        f"libra-eval-fig17-{slug}",
-        [case_options("4D-4K", (w,)) | cons | {"options.objective": "perf"} for w in ALL_FIVE],
-    )
-    designs: dict[str, tuple[float, ...]] = {w: tuple(r["bw_per_dim"]) for w, r in zip(ALL_FIVE, own)}
-    own_s = {w: r["time_s"] for w, r in zip(ALL_FIVE, own)}
-    equal_s = {w: r["baseline"]["time_s"] for w, r in zip(ALL_FIVE, own)}
-    groups = [
-        (f"group {label} ({'normalised' if normalised else 'equal'})", members, normalised)
-        for label, members in (("LLMs", LLMS), ("all five", ALL_FIVE))
-        for normalised in (True, False)
-    ]
-    group_points = [
+def _cross_designs(engine: Engine, name: str, stored: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, object]:
+    by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in stored}
+    times = time_expressions(o for o, r in stored if len(r["workload_times_s"]) == 1)
+    own_s = {w: by_name[w]["time_s"] for w in ALL_FIVE}
+    normalised_points = [
         case_options("4D-4K", members)
-        | cons
-        | {"options.objective": "perf", "options.weight": [1.0 / own_s[w] if normalised else 1.0 for w in members]}
-        for _design_name, members, normalised in groups
+        | CONSTRAINTS_4D[name]
+        | {"options.objective": "perf", "options.weight": [1.0 / own_s[w] for w in members]}
+        for members in (LLMS, ALL_FIVE)
     ]
-    for (design, _members, _n), r in zip(groups, engine.run(f"libra-eval-fig17-groups-{slug}", group_points)):
-        designs[design] = tuple(r["bw_per_dim"])
-    slowdown = {
-        design: {w: float(t.evaluate(NumericAlgebra(np.array(bw)))) / own_s[w] for w, t in times.items()}  # type: ignore[arg-type]
-        for design, bw in designs.items()
-    }
-    speedup = {design: {w: equal_s[w] / (s * own_s[w]) for w, s in row.items()} for design, row in slowdown.items()}
-    return {"designs": designs, "slowdown": slowdown, "speedup": speedup}
+    normalised = engine.run(f"libra-eval-fig17-groups-{name.replace(' ', '-')}", normalised_points)
+    designs = {w: by_name[w]["bw_per_dim"] for w in ALL_FIVE}
+    for members, r in zip((LLMS, ALL_FIVE), normalised):
+        designs[design_name(members, "normalised")] = r["bw_per_dim"]
+        designs[design_name(members, "equal")] = by_name[design_name(members, "equal")]["bw_per_dim"]
+    equal_s = {w: by_name[w]["baseline"]["time_s"] for w in ALL_FIVE}
+    return cross_slowdowns(designs, own_s, equal_s, times)
 
 
 def fig18(engine: Engine) -> dict[str, object]:
     """4D-4K at 1,000 GB/s, PerfPerCostOpt, with the inter-Package link priced $1-$5 per GB/s,
-    under each of CONSTRAINTS_4D (each price a cost-model file: the shipped one with that price)."""
-    prices = (1.0, 2.0, 3.0, 4.0, 5.0)
-    shipped = yaml.safe_load((engine.inputs / "cost_model" / "4d_cost_model.yml").read_text())
+    under each of CONSTRAINTS_4D (the shipped spec libra-fig18: each price a cost-model file, the
+    shipped one with that price, in benchmarks/libra_derived)."""
+    stored = by_constraints(engine.points(shipped_sweep("libra-fig18", engine.inputs)))
     out: dict[str, object] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for price in prices:
-            model = {k: dict(v) for k, v in shipped.items()}
-            model["InterPackage"]["Link"] = price
-            (Path(tmp) / f"4d_cost_model_link_{price:g}.yml").write_text(yaml.safe_dump(model))
-        for name, cons in CONSTRAINTS_4D.items():
-            points = [
-                case_options("4D-4K", (w,))
-                | cons
-                | {"options.objective": "perf-per-cost", "options.cost": f"{tmp}/4d_cost_model_link_{price:g}.yml"}
-                for price in prices
-                for w in ALL_FIVE
-            ]
-            records = engine.run(f"libra-eval-fig18-{name.replace(' ', '-')}", points)
-            rows = [
-                {
-                    "link_usd_per_GBps": price,
-                    "workload": w,
-                    "bw_GBps": r["bw_per_dim"],
-                    "ppc_gain": r["perf_per_cost_gain"],
-                }
-                for (price, w), r in zip(((p, w) for p in prices for w in ALL_FIVE), records)
-            ]
-            gains = [r["ppc_gain"] for r in rows]
-            llm = [r["ppc_gain"] for r in rows if r["workload"] in LLMS]
-            out[name] = {
-                "rows": rows,
-                "mean_max_all": (float(np.mean(gains)), float(np.max(gains))),
-                "mean_max_llms": (float(np.mean(llm)), float(np.max(llm))),
-            }
+    for name in CONSTRAINTS_4D:
+        rows = price_rows(stored[name])
+        gains = [r["ppc_gain"] for r in rows]
+        llm = [r["ppc_gain"] for r in rows if r["workload"] in LLMS]
+        out[name] = {
+            "rows": rows,
+            "mean_max_all": (float(np.mean(gains)), float(np.max(gains))),
+            "mean_max_llms": (float(np.mean(llm)), float(np.max(llm))),
+        }
     return out
 
 

@@ -28,11 +28,11 @@ SIM = ("sim", RAILX, "--cycles", "1", "--warmup", "0")
         ((*SIM, "--hotspot-chips", "3"), ("hotspot_chips = [3]", "only traffic hotspot")),
         (("sim", RAILX, "--size-flits", "4"), ("size_flits = 4", "only traffic all-to-all")),
         # A finite all-to-all runs to completion: a load or a measuring window would be ignored.
-        (("sim", RAILX, "--traffic", "all-to-all", "--size-flits", "4", "--load", "0.2"), ("--load 0.2", "completion")),
-        ((*SIM, "--traffic", "all-to-all", "--size-flits", "4"), ("--warmup 0", "runs to completion")),
+        (("sim", RAILX, "--traffic", "all-to-all", "--size-flits", "4", "--load", "0.2"), ("load = 0.2", "completion")),
+        ((*SIM, "--traffic", "all-to-all", "--size-flits", "4"), ("warmup = 0", "runs to completion")),
         # A sweep's points set their own loads; a single run's outputs have no sweep form.
-        ((*SIM, "--sweep", "0.1", "--load", "0.3"), ("--load 0.3", "a single run's option, not a sweep's")),
-        ((*SIM, "--sweep", "0.1", "--links", "l.csv"), ("--links l.csv", "not a sweep's")),
+        ((*SIM, "--sweep", "0.1", "--load", "0.3"), ("load = 0.3", "a single run's option, not a sweep's")),
+        ((*SIM, "--sweep", "0.1", "--links", "l.csv"), ("links = l.csv", "not a sweep's")),
     ],
 )
 def test_routing_and_sim_options(args: tuple[str, ...], needles: tuple[str, ...]) -> None:

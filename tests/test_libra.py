@@ -23,7 +23,7 @@ from railx.libra.network import load_network, parse_notation
 from railx.libra.optimize import optimize
 from railx.libra.workload import Communicator, Layer, LibraWorkload, Phase, load_communicator, load_workload
 
-INPUTS = Path(__file__).resolve().parents[1] / "examples" / "libra-inputs"  # LIBRA's own files (MIT)
+INPUTS = Path(__file__).resolve().parents[1] / "examples" / "libra-inputs"  # LIBRA's shipped files
 PRICES = CostModel(
     {
         "A": {"Link": 2.0, "Switch": 9.0},

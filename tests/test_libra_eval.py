@@ -23,7 +23,7 @@ from railx.libra.optimize import optimize
 from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
 from railx.libra.workload import Communicator, Layer, LibraWorkload, Phase, load_communicator, load_workload
 
-INPUTS = Path(__file__).resolve().parents[1] / "examples" / "libra-inputs"  # LIBRA's own files (MIT)
+INPUTS = Path(__file__).resolve().parents[1] / "examples" / "libra-inputs"  # LIBRA's shipped files
 KINDS = ("ALLREDUCE", "REDUCESCATTER", "ALLGATHER", "ALLTOALL")
 
 collectives = st.tuples(

@@ -84,12 +84,12 @@ def test_end_to_end_in_processes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--help"], ["plan", "ocs", "network", "CONFIG"]),
-        (["plan", "--help"], ["config", "--json"]),
+        (["--help"], ["plan", "ocs", "network", "SYSTEM", "--version"]),
+        (["plan", "--help"], ["SYSTEM", "KEY=VALUE", "--json"]),
         (["ocs", "--help"], ["synth", "verify", "--out"]),
-        (["ocs", "synth", "--help"], ["config", "--out", "--json"]),
+        (["ocs", "synth", "--help"], ["SYSTEM", "--out", "--json"]),
         (["ocs", "verify", "--help"], ["file", "--topology", "--json"]),
-        (["network", "--help"], ["config", "--out", "--format", "graphml", "json"]),
+        (["network", "--help"], ["SYSTEM", "--out", "--format", "graphml", "json"]),
     ],
     ids=["railx", "plan", "ocs", "ocs-synth", "ocs-verify", "network"],
 )

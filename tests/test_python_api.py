@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -82,22 +81,6 @@ def test_every_analysis_takes_every_form_of_a_system(network: railx.Network, for
         == simulate(reference, "uniform", 0.05, settings=settings)[0]
     )
     assert figures(system, catalog)["cost_usd"] == figures(reference, catalog)["cost_usd"]
-
-
-def test_flit_settings_use_the_cli_names() -> None:
-    """Each setting `railx sim` exposes is an option spelt as the FlitSettings field (the shorter
-    spellings stay as aliases)."""
-    import typer.main
-
-    from railx.cli import app
-
-    sim = typer.main.get_command(app).commands["sim"]  # type: ignore[attr-defined]
-    flags = {flag for param in sim.params for flag in param.opts}
-    internal = {"alloc_iterations", "max_cycles", "watchdog_cycles", "flit_bytes"}  # not on the command line
-    for field in fields(FlitSettings):
-        if field.name not in internal:
-            assert f"--{field.name.replace('_', '-')}" in flags, field.name
-    assert {"--warmup", "--cycles", "--speedup"} <= flags
 
 
 def test_to_networkx_has_every_link_and_chip(network: railx.Network) -> None:

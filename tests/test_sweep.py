@@ -455,8 +455,7 @@ def test_the_fig16_spec_gives_the_fig16_curves(tmp_path: Path, client: Any) -> N
 
 
 def test_every_shipped_spec_is_valid() -> None:
-    # libra-eval reads LIBRA's files from the working directory: tests/test_sweep_benchmarks.py.
-    specs = [p for p in (ROOT / "examples" / "sweeps").glob("*.toml") if p.stem != "libra-eval"]
+    specs = list((ROOT / "examples" / "sweeps").glob("*.toml"))
     counts = {path.stem: len(load_spec(path).points) for path in specs}
     assert counts == {
         "table6": 12,
@@ -477,6 +476,12 @@ def test_every_shipped_spec_is_valid() -> None:
         "railonly-slowdown": 2 * 7,
         "flexsipac-fig7-64": 7 * 4 * 4,
         "flexsipac-fig7-512": 7 * 4 * 6,
+        "flexsipac-fig8-64": 7 * 4 * 3,
+        "flexsipac-fig8-512": 7 * 3 * 3,
+        "libra-eval": 11 * 10 * 2,
+        "libra-fig10": 3,
+        "libra-fig17": 2 * 7,
+        "libra-fig18": 2 * 5 * 5,
     }
 
 
@@ -661,6 +666,29 @@ def test_the_multitenant_analysis_stores_one_jct_row_per_topology(tmp_path: Path
 
     bad = parse_spec(spec("multitenant", base=None, topology="superpod", algo="F"), tmp_path, "t")
     assert run_point(bad.points[0].inputs)["error"].startswith("options.algo = 'F': Flex-SiPCO runs on flex-sipac")
+
+
+def test_the_multitenant_analysis_runs_a_workloads_iteration(tmp_path: Path) -> None:
+    """`workload`: one training iteration's all-reduces, the record equal to `railx multitenant
+    --workload --json`'s row, with the F bound summed the same way."""
+    from railx.multitenant import evaluate, map_jobs
+    from railx.multitenant.commands import iteration_records, topology_builder
+    from railx.multitenant.workloads import iteration_messages
+    from railx.sweep.point import run_point
+
+    data = spec("multitenant", base=None, cus=64, job=[48, 16], topology="sipac", algo="F", workload="vgg16")
+    record = run_point(parse_spec(data, tmp_path, "t").points[0].inputs)["record"]
+    rows = evaluate(["sipac"], ["F"], [map_jobs([48, 16], 64)], sorted(iteration_messages("vgg16")),
+                    build=topology_builder("relaxed"))  # fmt: skip
+    assert record == json.loads(json.dumps(iteration_records(rows, "vgg16")[0] | {"sigma": rows[0].sigma}))
+    counts = iteration_messages("vgg16")
+    assert record["jct_s"] == pytest.approx(sum(counts[r.size_bytes] * r.jct_s for r in rows), rel=1e-12)
+    assert record["bound_s"] == pytest.approx(sum(counts[r.size_bytes] * r.bound_s for r in rows), rel=1e-12)
+    assert 1e3 * record["jct_s"] == pytest.approx(10.480, abs=5e-4)  # docs/reproductions.md, Fig. 8 at 64 CUs
+    both = parse_spec(spec("multitenant", base=None, workload="vgg16", size="1MB"), tmp_path, "t")
+    assert run_point(both.points[0].inputs)["error"] == (
+        "options.workload and options.size: give one; a workload fixes its own message sizes"
+    )
 
 
 def test_the_allocate_bw_analysis_stores_railx_allocate_bw_record(tmp_path: Path, client: Any) -> None:

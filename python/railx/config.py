@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict, TypeGuard, TypeVar, cast
@@ -20,6 +21,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import ConfigError, RailxError, railx_plant_json, validate_config
+from railx.overrides import apply_overrides
 
 __all__ = [
     "ConfigError",
@@ -31,6 +33,7 @@ __all__ = [
     "output_file",
     "read_text",
     "read_toml",
+    "SimConfig",
     "SystemConfig",
     "TopologyConfig",
     "TopologyPreset",
@@ -258,12 +261,71 @@ class JobConfig(Strict):
         }
 
 
+def _comma_separated(value: Any, item: type, field: str, example: str) -> Any:
+    """A command line's `a,b,c` as a list of `item`; a TOML list passes through."""
+    if not isinstance(value, str):
+        return value
+    try:
+        items = [item(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"give {field} separated by commas; e.g. {example}") from None
+    if not items:
+        raise ValueError(f"give at least one of {field}; e.g. {example}")
+    return items
+
+
+class SimConfig(Strict):
+    """`[sim]`: the flit-level simulator's settings (`railx sim`), each named as its command-line
+    option (dashes as underscores) with the same default and range; an option given on the
+    command line overrides the table. Defaults are the RailX paper's Table 5."""
+
+    traffic: str = "uniform"
+    load: float = Field(default=0.1, ge=0, allow_inf_nan=False)
+    cycles: int = Field(default=10000, ge=1)
+    warmup: int = Field(default=5000, ge=0)
+    routing: str | None = None
+    misroutes: int | None = Field(default=None, ge=0, le=8)
+    job: str | None = None
+    threads: int = Field(default=1, ge=1, le=1024)
+    seed: int = Field(default=0, ge=0, le=2**64 - 1)  # as --seed: the core's unsigned 64-bit seed
+    permutation: str = "random"
+    hotspot_chips: list[int] = Field(default_factory=lambda: [0])
+    hotspot_fraction: float = Field(default=0.2, allow_inf_nan=False)
+    size_flits: int | None = Field(default=None, ge=1)
+    injection: float | None = Field(default=None, allow_inf_nan=False)
+    router_delay: int = Field(default=1, ge=0)
+    head_delay: int = Field(default=0, ge=0)
+    injection_queues: str = "single"
+    switch_allocation: str = "packet"
+    flow_control: str = "cut-through"
+    speedup: int = Field(default=1, ge=1)
+    output_buffer: int = Field(default=16, ge=1)
+    packet_flits: int = Field(default=4, ge=1)
+    buffer_flits: int = Field(default=16, ge=1)
+    vcs_per_class: int = Field(default=1, ge=1)
+    long_latency: int = Field(default=10, ge=0)
+    short_latency: int = Field(default=1, ge=0)
+    sweep: list[float] | None = Field(default=None, examples=[[0.1, 0.2, 0.4]])
+
+    @field_validator("hotspot_chips", mode="before")
+    @classmethod
+    def _chip_list(cls, value: Any) -> Any:
+        return _comma_separated(value, int, "chip ids", "0,17")
+
+    @field_validator("sweep", mode="before")
+    @classmethod
+    def _load_list(cls, value: Any) -> Any:
+        return _comma_separated(value, float, "offered loads", "0.1,0.2,0.4")
+
+
 class Config(Strict):
-    """A whole configuration file: a system with one topology, or with jobs."""
+    """A whole configuration file: a system with one topology, or with jobs, and optionally the
+    simulator's settings (`[sim]`)."""
 
     system: SystemConfig
     topology: TopologyConfig | None = None
     jobs: list[JobConfig] = Field(default_factory=list)
+    sim: SimConfig | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -271,6 +333,14 @@ class Config(Strict):
             "topology": self.topology.to_core() if self.topology is not None else None,
             "jobs": [job.to_core() for job in self.jobs],
         }
+
+    @staticmethod
+    def validate_sim(table: Any) -> SimConfig:
+        """A `[sim]` table validated (on its own, as in a peer file), errors naming `sim.FIELD`."""
+        try:
+            return SimConfig.model_validate(table)
+        except ValidationError as exc:
+            raise ConfigError(one_line_error(exc, Config, prefix=("sim",))) from None
 
     def to_core_json(self) -> str:
         """The configuration as the Rust core reads it (SI units, ranges expanded)."""
@@ -352,9 +422,12 @@ def read_toml(path: str | Path, label: str | None = None) -> dict[str, Any]:
         raise ConfigError(f"{label or path}: not valid TOML: {exc}") from None
 
 
-def load_config(path: str | Path) -> Config:
-    """Reads and validates a TOML configuration file."""
-    return Config.from_toml(read_text(path), source=str(path))
+def load_config(path: str | Path, overrides: Sequence[str] | None = None) -> Config:
+    """Reads and validates a TOML configuration file, with `KEY=VALUE` `overrides` of its fields
+    applied first (railx.overrides)."""
+    if not overrides:
+        return Config.from_toml(read_text(path), source=str(path))
+    return Config.from_dict(apply_overrides(read_toml(path), overrides))
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -393,12 +466,13 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def one_line_error(exc: ValidationError, root: type[BaseModel]) -> str:
-    """The first validation error of a `root` document as `field = value: rule; alternative`. An
+def one_line_error(exc: ValidationError, root: type[BaseModel], prefix: tuple[str, ...] = ()) -> str:
+    """The first validation error of a `root` document as `field = value: rule; alternative`
+    (`prefix`: where in `root` the validated part sits, when only a part was validated). An
     unknown key comes first: a misspelt one (`[sytem]`) is why a required one is missing."""
     errors = exc.errors()
     error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = tuple(error["loc"])
+    loc = (*prefix, *error["loc"])
     field = _field_path(loc)
     if error["type"] == "extra_forbidden":
         model = _model_at(loc, root)

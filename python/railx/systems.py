@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Union
 from railx._core import RailxError, peer_bom, railx_config_bom
 from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError, read_toml
+from railx.overrides import apply_overrides
 from railx.platforms import PLATFORMS, expand_platform, platform_peer
 
 if TYPE_CHECKING:
@@ -43,6 +45,14 @@ class System:
     label: str
     peer: dict[str, Any] | None = None
     railx: dict[str, Any] | None = None
+    sim: dict[str, Any] | None = None
+    """The file's `[sim]` table (the simulator's settings, `railx.config.SimConfig`), if any."""
+
+    def document(self) -> dict[str, Any]:
+        """The system as a configuration file holds it: a RailX configuration or a `[peer]` table,
+        with its `[sim]` table."""
+        body = dict(self.railx) if self.railx is not None else {"peer": self.peer}
+        return body | ({"sim": self.sim} if self.sim is not None else {})
 
     @property
     def family(self) -> str:
@@ -228,28 +238,37 @@ def core_of(system: SystemLike) -> CoreSystem:
     return System.resolve(system).core
 
 
-def resolve_system(name_or_path: str) -> System:
+def resolve_system(name_or_path: str, overrides: Sequence[str] | None = None) -> System:
     """A preset by name, or a TOML file: a RailX configuration ([system] and [topology]) or a
-    peer in a [peer] table (with `family`)."""
+    peer in a [peer] table (with `family`); either may carry a [sim] table. `overrides` are
+    `KEY=VALUE` settings of the document's fields (railx.overrides), applied before validation."""
     if name_or_path in PRESETS:
-        return PRESETS[name_or_path]
+        preset = PRESETS[name_or_path]
+        if not overrides:
+            return preset
+        return system_from_document(apply_overrides(preset.document(), overrides), preset.name, name_or_path)
     path = Path(name_or_path)
     if not path.suffix:
         raise ConfigError(
             f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file"
         )
-    return system_from_document(read_toml(path, f"system = {name_or_path!r}"), path.stem, str(path))
+    data = apply_overrides(read_toml(path, f"system = {name_or_path!r}"), overrides or ())
+    return system_from_document(data, path.stem, str(path))
 
 
 def system_from_document(data: dict[str, Any], name: str, source: str) -> System:
-    """The system a TOML file's document describes (a RailX configuration, or a [peer] table),
-    named `name`; errors name `source`."""
+    """The system a TOML file's document describes (a RailX configuration, or a [peer] table;
+    either with a [sim] table), named `name`; errors name `source`."""
+    sim = data.get("sim")
     if "peer" in data:
-        extra = sorted(set(data) - {"peer"})
+        extra = sorted(set(data) - {"peer", "sim"})
         if extra:
             raise ConfigError(
-                f"{source}: {extra[0]}: unknown key next to [peer]; a peer file holds only a [peer] table"
+                f"{source}: {extra[0]}: unknown key next to [peer]; a peer file holds a [peer] table and "
+                "optionally a [sim] table"
             )
-        return System(name, name, peer=expand_platform(data["peer"]))
+        if sim is not None:
+            Config.validate_sim(sim)
+        return System(name, name, peer=expand_platform(data["peer"]), sim=sim)
     Config.from_dict(data)  # validate now, for a one-line error naming the file's field
-    return System(name, name, railx=data)
+    return System(name, name, railx={key: value for key, value in data.items() if key != "sim"}, sim=sim)

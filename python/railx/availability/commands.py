@@ -9,20 +9,17 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.availability.failures import load_failed
 from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
-from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
 from railx.network import realize, verify_ocs_text
-from railx.options import seed_option
+from railx.options import OverridesArg, seed_option, system_argument
 from railx.progress import live_progress
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 #: Failure rates of the Fig. 17(b) plot.
 PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
@@ -38,21 +35,20 @@ def _print(rows: dict, title: str) -> None:
     table.add_column("quantity")
     table.add_column("value", justify="right")
     for key, value in rows.items():
-        table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
-    console.print(table)
+        table.add_row(key, cell(value, ".4g"))
+    print_table(table)
 
 
-def _plots(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, out_dir: Path) -> list[Path]:
-    make_dir(out_dir, f"--plot {out_dir}")
+def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, path: Path) -> Path:
+    """Fig. 17(a) and (b) for this grid, side by side in one image file."""
+    from railx.availability.plots import plot_fig17
+
     p, q = grid
     counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
     by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
     grids = sorted({(max(2, p // 4), max(2, q // 4)), (max(2, p // 2), max(2, q // 2)), grid})
     by_rate = sweep(grids, rates=list(PLOT_RATES), samples=samples, seed=seed, time_limit_s=time_limit_s)
-    return [
-        plot_size_vs_failures(by_count, out_dir / "fig17a_size_vs_failures.png"),
-        plot_availability_vs_rate(by_rate, out_dir / "fig17b_availability_vs_rate.png"),
-    ]
+    return plot_fig17(by_count, by_rate, path)
 
 
 #: `railx allocate --jobs` values that are not a jobs file: fill every healthy node, or the largest job.
@@ -93,7 +89,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("availability")
     def availability_cmd(
-        config: Annotated[Path, typer.Argument(help="TOML configuration (its grid is used).", show_default=False)],
+        config: Annotated[Path, system_argument("RailX configuration (TOML; its grid is used).")],
+        overrides: OverridesArg = None,
         failed: Annotated[
             Path | None, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")
         ] = None,
@@ -107,7 +104,10 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")
         ] = 30.0,
         plot: Annotated[
-            Path | None, typer.Option("--plot", help="Directory for Fig. 17(a)/(b)-style PNG plots.")
+            Path | None,
+            typer.Option(
+                "--plot", help="Write Fig. 17(a) and (b)-style plots side by side to this image (PNG or SVG)."
+            ),
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ) -> None:
@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
         A failed node removes its row or its column from a job; the answer says which solver found
         it and whether it is proven optimal.
         """
-        cfg = load_config(config)
+        cfg = load_config(config, overrides)
         grid = _grid(cfg)
         if (failed is None) == (rate is None):
             raise ConfigError("availability: give exactly one of --failed FILE or --rate R; e.g. --rate 0.001")
@@ -124,6 +124,8 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"--rate = {rate}: a failure rate is a probability in [0, 1]; e.g. --rate 0.001")
         if not is_one_of(solver, SOLVERS):
             raise ConfigError(f"--solver = {solver}: unknown solver; use auto, algorithm2, components or milp")
+        if plot is not None:
+            make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         if failed is not None:
             blocked = load_failed(failed, grid)
             found = largest_allocation(blocked, solver, time_limit)
@@ -161,8 +163,8 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k != "solvers"}
             shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())
         if plot is not None:
-            report["plots"] = [str(p) for p in _plots(grid, samples, seed, time_limit, plot)]
-            shown["plots"] = ", ".join(report["plots"])
+            report["plot"] = str(_plot(grid, samples, seed, time_limit, plot))
+            shown["plot"] = report["plot"]
         if as_json:
             print(json.dumps(report, indent=2))
         else:
@@ -170,13 +172,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command("allocate")
     def allocate_cmd(
-        config: Annotated[Path, typer.Argument(help="TOML configuration (its system is used).", show_default=False)],
+        config: Annotated[Path, system_argument("RailX configuration (TOML; its plant is used).")],
         failed: Annotated[Path, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")],
         jobs: Annotated[
             str,
             typer.Option("--jobs", help="'all' (fill every healthy node), 'single' (largest job) or a TOML jobs file."),
         ],
         out: Annotated[Path, typer.Option("--out", help="Directory for allocation.json and the OCS files.")],
+        overrides: OverridesArg = None,
         topology: Annotated[
             str, typer.Option("--topology", help="Preset for jobs placed by 'all'/'single'.")
         ] = "torus",
@@ -188,7 +191,7 @@ def register(app: typer.Typer) -> None:
         Jobs are rows x columns of healthy nodes, never overlapping, never on a failed node; each
         job's railx.ocs/v1 file is verified against its topology; allocation.json lists the jobs.
         """
-        cfg = load_config(config)
+        cfg = load_config(config, overrides)
         requests = jobs if jobs in JOB_MODES else load_job_requests(jobs)
         packing, ocs = allocate_jobs(cfg, load_failed(failed, _grid(cfg)), requests, topology, min_nodes)
         make_dir(out, f"--out {out}")
@@ -206,7 +209,7 @@ def register(app: typer.Typer) -> None:
             table.add_column(col)
         for job in packing.jobs:
             table.add_row(job.name, f"{len(job.xs)} x {len(job.ys)}", str(job.nodes), job.topology.preset or "general")
-        console.print(table)
+        print_table(table)
         console.print(
             f"used {report['used_nodes']} nodes, {report['unused_healthy_nodes']} healthy nodes unused"
             + (f", not placed: {', '.join(packing.unplaced)}" if packing.unplaced else "")

@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from railx.availability.rail_failures import DESIGNS, FAILURES, FailureKind, RailCluster, Remedies, failure_outcome
 from railx.config import ConfigError, is_one_of
+from railx.tables import console, print_table
 
 __all__ = ["rail_failures", "register"]
 
@@ -87,8 +87,7 @@ def rail_failures(
             str(o.stranded_gpus),
             str(o.usable_gpus),
         )
-    console = Console()
-    console.print(table)
+    print_table(table)
     for o in outcomes:
         console.print(f"{o.failure}, {o.design}: {o.recovery}")
 

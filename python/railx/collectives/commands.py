@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx._core import System as CoreSystem
@@ -20,11 +19,11 @@ from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
 from railx.config import Config, ConfigError, make_dir, parse_bytes
 from railx.network import Network
+from railx.options import OverridesArg, system_argument
 from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
-from railx.systems import System, SystemLike, core_of
-
-console = Console()
+from railx.systems import System, SystemLike, core_of, resolve_system
+from railx.tables import console, print_table
 
 FIDELITIES = ("analytic", "flow", "flit")
 # Bytes per flit at --fidelity flit: a cycle is then 2.56 ns at 100 GB/s, so a 300 ns hop is 117
@@ -258,13 +257,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("collective")
     def collective_cmd(
-        system: Annotated[
-            str,
-            typer.Argument(
-                help="System: a RailX TOML configuration, a peer TOML file (a \\[peer] table) or a preset name (e.g. railx7mesh, ft2, hx4mesh, tpuv4, railonly; see `railx cost`).",
-                show_default=False,
-            ),
-        ],
+        system: Annotated[str, system_argument()],
+        overrides: OverridesArg = None,
         op: Annotated[
             str, typer.Option("--op", help=f"Operation: {', '.join(OPS)} (the spellings without hyphens also work).")
         ] = "all-reduce",
@@ -329,7 +323,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--cus",
                 metavar="IDS",
-                help="A job on a peer system: its chips (CUs), e.g. 0-63 or 0-31,64-95; the collective runs over them only (RailX jobs are the configuration's \\[\\[jobs]]).",
+                help="A job on a peer system: its chips (CUs), e.g. 0-63 or 0-31,64-95; the collective runs over them only (RailX jobs are the configuration's [[jobs]]).",
                 show_default=False,
             ),
         ] = None,
@@ -353,7 +347,7 @@ def register(app: typer.Typer) -> None:
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         sizes = SWEEP_SIZES if size is None else [parse_bytes(size, "size")]
-        resolved = System.resolve(system)
+        resolved = resolve_system(system, overrides)
         job = None if cus is None else parse_cus(cus, core_of(resolved).chips)
         quiet = as_json or fidelity == "analytic"
         with live_progress(f"{fidelity}-level {op}", quiet) as progress:
@@ -393,6 +387,6 @@ def register(app: typer.Typer) -> None:
                 f"{r['messages']:,}",
                 f"{r['bytes']:,.0f}",
             )
-        console.print(table)
+        print_table(table)
         if plot is not None:
             console.print(f"wrote {plot}")

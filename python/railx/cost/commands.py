@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
@@ -18,11 +17,12 @@ from railx.cost.plots import plot_cost
 from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
 from railx.cost.table6 import compare, table6
+from railx.options import system_argument
 from railx.systems import PRESETS, resolve_system
+from railx.tables import console, print_table
 
 __all__ = ["register"]
 
-console = Console()
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 DEFAULT_CATALOG = "railx-table6"
 DEFAULT_BASELINE = "ft2"
@@ -86,14 +86,14 @@ def _print_table6(port_basis: str | None, as_json: bool) -> list[dict[str, Any]]
     if as_json:
         print(json.dumps({"rows": rows, "cells": cells}, indent=2))
         return rows
-    console.print(_systems_table(rows, f"RailX Table 6 recomputed ({_pricing(rows)}, baseline ft2)"))
+    print_table(_systems_table(rows, f"RailX Table 6 recomputed ({_pricing(rows)}, baseline ft2)"))
     table = Table(title="Ours vs the printed Table 6 (only the cells that differ)")
     for head in ("row", "column", "ours", "paper", "likely cause"):
         table.add_column(head)
     for c in cells:
         if not c["match"]:
             table.add_row(c["row"], c["header"], c["ours_printed"], c["paper"], c["cause"])
-    console.print(table)
+    print_table(table)
     same = sum(c["match"] for c in cells)
     console.print(f"{same} of {len(cells)} cells equal the paper within its printing precision")
     return rows
@@ -124,7 +124,7 @@ def _print_table2(hb_domain: int, port_basis: str | None, as_json: bool) -> None
             f"{r['power_saving_pct']:.1f}% ({r['power_saving_w'] / 1e6:.2f} MW)",
             f"{r['paper_cost_saving_pct']}% / {r['paper_power_saving_pct']}%", "yes" if r["match"] else "NO",
         )  # fmt: skip
-    console.print(table)
+    print_table(table)
     console.print(f"HB-domain sizes (powers of two) under which every printed saving holds: {consistent}")
 
 
@@ -160,10 +160,7 @@ def _refuse_ignored_options(
 def cost(
     systems: Annotated[
         list[str] | None,
-        typer.Argument(
-            help=f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a \\[peer] table).",
-            show_default=False,
-        ),
+        system_argument(f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a [peer] table)."),
     ] = None,
     catalog: Annotated[
         str | None,
@@ -234,7 +231,7 @@ def cost(
         if as_json:
             print(json.dumps(rows, indent=2))
         else:
-            console.print(_systems_table(rows, f"Cost ({_pricing(rows)}, baseline {baseline})"))
+            print_table(_systems_table(rows, f"Cost ({_pricing(rows)}, baseline {baseline})"))
         points = rows
     if plot is not None:
         written = plot_cost(load_catalog(catalog, port_basis), points, plot)
@@ -267,7 +264,7 @@ def scale(
             by_key.setdefault((r["family"], r["variant"]), {})[r["radix"]] = r["max_chips"]
         for (family, variant), values in by_key.items():
             table.add_row(family, variant, *("unbounded" if values[r] is None else f"{values[r]:,}" for r in radices))
-        console.print(table)
+        print_table(table, keys=2)
     if plot is not None:
         written = plot_scalability(rows, plot)
         if not as_json:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, is_one_of, read_text
@@ -19,6 +18,7 @@ from railx.libra.loops import LOOP_NAMES, LoopName, TimeExpr, build_time
 from railx.libra.network import LibraNetwork, parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
+from railx.tables import print_table
 
 __all__ = ["LibraProblem", "Text", "libra_from_texts", "libra_problem", "register", "result_json", "solve"]
 
@@ -230,7 +230,7 @@ def libra(
     if as_json:
         print(json.dumps(result_json(result), indent=2))
         return
-    Console().print(_table(result))
+    print_table(_table(result))
 
 
 def register(app: typer.Typer) -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
-from typing import Annotated
+from dataclasses import asdict, replace
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, parse_bytes
@@ -18,8 +17,9 @@ from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
 from railx.systems import System
+from railx.tables import print_table
 
-__all__ = ["mixes", "register", "topology_builder", "workload_jct"]
+__all__ = ["iteration_records", "mixes", "register", "topology_builder", "workload_jct"]
 
 
 def workload_jct(rows: list[JctRow], workload: str) -> dict[tuple[str, str, str], float]:
@@ -33,6 +33,17 @@ def workload_jct(rows: list[JctRow], workload: str) -> dict[tuple[str, str, str]
             key = (row.topology, row.algo, row.mix)
             by_key[key] = by_key.get(key, 0.0) + counts[row.size_bytes] * row.jct_s
     return by_key
+
+
+def iteration_records(rows: list[JctRow], workload: str) -> list[dict[str, Any]]:
+    """One record per (topology, algo, mix): the iteration's communication time (workload_jct)
+    and, for F, the paper's analytic bound summed over the layers the same way (None for M)."""
+    totals = workload_jct(rows, workload)
+    bounds = workload_jct([replace(r, jct_s=r.bound_s) for r in rows if r.bound_s is not None], workload)
+    return [
+        {"topology": t, "algo": a, "mix": m, "workload": workload, "jct_s": v, "bound_s": bounds.get((t, a, m))}
+        for (t, a, m), v in totals.items()
+    ]
 
 
 def mixes(cus: int, jobs: list[int] | None, sigmas: list[float] | None, count: int, granule: int) -> list[JobMix]:
@@ -106,20 +117,16 @@ def register(app: typer.Typer) -> None:
         mix_list = mixes(cus, job, sigma, jobs, granule)
         rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mix_list, sizes, build=build)
         if workload:
-            totals = workload_jct(rows, workload)
+            records = iteration_records(rows, workload)
             if as_json:
-                out = [
-                    {"topology": t, "algo": a, "mix": m, "workload": workload, "jct_s": v}
-                    for (t, a, m), v in totals.items()
-                ]
-                typer.echo(json.dumps(out, indent=2))
+                typer.echo(json.dumps(records, indent=2))
                 return
             table = Table(title=f"{workload}: one iteration's all-reduces, {cus} CUs")
             for col in ("topology", "algo", "mix", "JCT (ms)"):
                 table.add_column(col, justify="right")
-            for (t, a, m), v in totals.items():
-                table.add_row(t, a, m, f"{v * 1e3:.3f}")
-            Console().print(table)
+            for record in records:
+                table.add_row(record["topology"], record["algo"], record["mix"], f"{record['jct_s'] * 1e3:.3f}")
+            print_table(table)
             return
         if as_json:
             typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
@@ -139,4 +146,4 @@ def register(app: typer.Typer) -> None:
                 f"{r.jct_s * 1e6:.2f}",
                 bound,
             )
-        Console().print(table)
+        print_table(table)

@@ -7,13 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from railx.report.build import build_report
+from railx.tables import console
 
 __all__ = ["register"]
-
-console = Console()
 
 
 def report(

@@ -18,7 +18,7 @@ from railx.collectives.railonly import PAPER_SLOWDOWN
 from railx.cost.railonly import PAPER_SAVINGS, savings_match
 from railx.cost.table6 import COLUMNS, compare
 from railx.report.allocation import allocation_chart, failed_grid
-from railx.report.plots import Chart, Series, bar_chart, line_chart
+from railx.report.plots import Chart, Series, bar_chart, heatmap_chart, line_chart
 from railx.report.tables import Table, fixed
 
 if TYPE_CHECKING:
@@ -1036,6 +1036,120 @@ def flexsipac_fig7(spec: str) -> Callable[[Frames], Findings]:
     return build
 
 
+# --- Flex-SiPAC Fig. 8 ---------------------------------------------------------------------------
+
+FIG8_FLAT_REL = 0.05  # "worse at sigma near 0": more than 5% slower than at the highest sigma
+
+
+def flexsipac_fig8(spec: str) -> Callable[[Frames], Findings]:
+    """The builder of Fig. 8 from the sweep `spec` (one per CU count)."""
+
+    def build(frames: Frames) -> Findings:
+        records = list(_ok(frames[spec])["record"])
+        sigma = {r["mix"]: r["sigma"] for r in records}
+        mixes = sorted(sigma, key=sigma.__getitem__)
+        workloads = list(dict.fromkeys(r["workload"] for r in records))
+        cus = sum(int(j) for j in mixes[0].split("+"))
+        ms = {(r["workload"], r["topology"], r["algo"], r["mix"]): 1e3 * r["jct_s"] for r in records}
+        ms |= {(r["workload"], r["topology"], "F bound", r["mix"]): 1e3 * r["bound_s"] for r in records
+               if r["bound_s"] is not None}  # fmt: skip
+        lines = [n for n in (*_FIG7_NETWORKS, ("flex-sipac", "F bound")) if (workloads[0], *n, mixes[0]) in ms]
+        xs = [sigma[m] for m in mixes]
+        chart = line_chart(
+            f"{spec}-iteration",
+            f"Flex-SiPAC Fig. 8: one iteration's all-reduces against the skewness, {cus} CUs, two jobs",
+            [(w, [Series(f"{_FIG7_LABELS[t]}, {a}", xs, [ms[(w, t, a, m)] for m in mixes]) for t, a in lines])
+             for w in workloads],
+            "job-mix skewness sigma (eq. 2)",
+            "iteration all-reduce time (ms)",
+            caption="Each layer's gradient all-reduce in turn, both jobs in step (per-layer sizes from the published "
+            "models, docs/multitenant.md); M = mesh, F = Flex-SiPCO at flow level, F bound = the paper's analytic "
+            "bound for F.",
+            columns=3,
+        )  # fmt: skip
+
+        def best(w: str, topology: str, m: str) -> float:
+            return min(ms[(w, t, a, m)] for t, a in lines if t == topology and a != "F bound")
+
+        low, high = mixes[0], mixes[-1]
+        vgg = [w for w in workloads if w == "vgg16"]
+        tpu_worst = [ms[(w, "tpuv4", "M", high)] >= max(ms[(w, t, a, high)] for t, a in lines) for w in vgg]
+        large = [w for w in workloads if w in ("candle-uno", "bert-large")]
+        flat = {w: ms[(w, "flex-sipac", "M", low)] / ms[(w, "flex-sipac", "M", high)] - 1 for w in large}
+        co_design = [
+            (w, m)
+            for w in workloads
+            for m in mixes
+            if ms[(w, "flex-sipac", "F", m)] <= min(ms[(w, t, a, m)] for t, a in lines if a != "F bound")
+        ]
+        reconfigurable = ("sip-ocs", "tpuv4", "sipac")
+        beats = all(best(w, "flex-sipac", m) < best(w, t, m) for w in workloads for m in mixes for t in reconfigurable)
+        rows = [
+            ["TPUv4 worse than the other architectures on VGG, especially at high skewness",
+             f"at sigma {sigma[high]:.2f}: TPUv4 {ms[('vgg16', 'tpuv4', 'M', high)]:.2f} ms, the slowest line"
+             if all(tpu_worst) else f"at sigma {sigma[high]:.2f}: TPUv4 is not the slowest", holds(bool(vgg) and all(tpu_worst))],
+            ["Flex-SiPAC with M suffers at sigma near 0 for CANDLE and BERT (idle links, relayed traffic)",
+             ", ".join(f"{w}: {100 * d:+.1f}% at sigma {sigma[low]:.2f} over {sigma[high]:.2f}" for w, d in flat.items()),
+             holds(bool(flat) and all(d > FIG8_FLAT_REL for d in flat.values()))],
+            ["the Flex-SiPAC-Flex-SiPCO co-design outperforms every other combination",
+             f"fastest in {len(co_design)} of {len(workloads) * len(mixes)} (workload, mix) cases",
+             holds(len(co_design) == len(workloads) * len(mixes))],
+            ["Flex-SiPAC beats the other reconfigurable networks (SiP-OCS, TPUv4, static SiPAC)",
+             "at every skewness and workload" if beats else "not at every skewness and workload", holds(beats)],
+        ]  # fmt: skip
+        verdicts = Table(
+            f"{spec}-verdict",
+            f"Flex-SiPAC Fig. 8 at {cus} CUs: the paper's statements, checked",
+            ["paper", "railx", "verdict"],
+            rows,
+            caption=f"Suffers: more than {FIG8_FLAT_REL:.0%} slower at the lowest skewness than at the highest; "
+            "a network's time is its better algorithm's.",
+        )
+        columns = [f"{m} (sigma {sigma[m]:.2f})" for m in mixes]
+        data = Table(
+            f"{spec}-data",
+            f"Flex-SiPAC Fig. 8 at {cus} CUs: one iteration's all-reduces (ms)",
+            ["workload", "network, algo", *columns],
+            [[w, f"{t}, {a}", *(ms[(w, t, a, m)] for m in mixes)] for w in workloads for t, a in lines],
+            formats={c: fixed(3) for c in columns},
+        )
+        return Findings([chart], [verdicts, data])
+
+    return build
+
+
+# --- Flex-SiPAC §5.B testbed ---------------------------------------------------------------------
+
+
+def flexsipac_testbed(frames: Frames) -> Findings:
+    """No sweep: four GPUs (railx.multitenant.testbed, a fraction of a second), which no sweep
+    analysis returns."""
+    from railx.multitenant.testbed import run_testbed
+
+    rows = run_testbed()
+    chart = bar_chart(
+        "flexsipac-testbed",
+        "Flex-SiPAC §5.B testbed: one all-reduce of MobileNetV2's gradients, two jobs of two GPUs",
+        [r.label for r in rows],
+        [("railx", [1e3 * r.all_reduce_s for r in rows])],
+        "all-reduce time (ms)",
+        caption="Four GPUs, 10 Gb/s per wavelength or port, flow level; the paper measures a whole training "
+        "job's JCT, railx the communication only.",
+    )
+    flex = next(r for r in rows if r.network == "flex-sipac")
+    verdicts = Table(
+        "flexsipac-testbed-verdict",
+        "Flex-SiPAC §5.B testbed: the JCT reduction of Flex-SiPAC, paper and railx",
+        ["against", "paper", "railx", "verdict"],
+        [[r.label, f"{100 * r.paper_reduction:.0f}%", f"{100 * r.reduction:.0f}%",
+          "agrees" if abs(r.reduction - r.paper_reduction) <= LIBRA_AGREE else "differs"]
+         for r in rows if r.paper_reduction is not None],
+        caption=f"Reduction: 1 - Flex-SiPAC's time ({1e3 * flex.all_reduce_s:.2f} ms) over the other's; agrees "
+        f"within {100 * LIBRA_AGREE:g} points.",
+    )  # fmt: skip
+    return Findings([chart], [verdicts])
+
+
 # --- Flex-SiPAC Fig. 9 ---------------------------------------------------------------------------
 
 
@@ -1082,6 +1196,241 @@ def flexsipac_fig9(frames: Frames) -> Findings:
     return Findings([chart], [verdicts, data])
 
 
+# --- LIBRA Figs. 13-16 ---------------------------------------------------------------------------
+
+LIBRA_AGREE = 0.05  # a printed mean gain agrees within 5% of it, a printed share within 5 points
+_LIBRA_OBJECTIVES = {"perf": "PerfOpt", "perf-per-cost": "PerfPerCostOpt"}
+_LIBRA_LLM_NETWORKS = ("3D-4K", "4D-4K")
+
+
+def _libra_panels(rows: list[dict[str, Any]], panels: list[tuple[str, str, str]]) -> list[tuple[str, list[Series]]]:
+    """Chart panels of gains over the budget, one series per workload and network: each panel a
+    (title, objective, gain key) of the rows' designs."""
+    cases = list(dict.fromkeys((r["workload"], r["network"]) for r in rows))
+    return [
+        (title, [Series(f"{w}+{net}", [r["budget_GBps"] for r in rows if (r["workload"], r["network"]) == (w, net)],
+                        [r[objective][key] for r in rows if (r["workload"], r["network"]) == (w, net)])
+                 for w, net in cases])
+        for title, objective, key in panels
+    ]  # fmt: skip
+
+
+def _mean_max(values: list[float]) -> str:
+    return f"{np.mean(values):.2f}x ({max(values):.2f}x)"
+
+
+def _span(values: list[float]) -> str:
+    low, high = f"{min(values):.2f}", f"{max(values):.2f}"
+    return f"{low}x" if low == high else f"{low}-{high}x"
+
+
+def libra(frames: Frames) -> Findings:
+    """LIBRA's Figs. 13-16 from the libra-eval sweep: each design's speed-up and perf-per-cost over
+    EqualBW against the budget, the paper's stated numbers beside railx's, and its trends checked."""
+    from railx.libra.figures import PAPER_FIG13_14, PAPER_FIG15_CHEAPER, sweep_rows
+
+    rows = sweep_rows(list(_ok(frames["libra-eval"])["record"]))
+    llm = [
+        r for r in rows if r["network"] in _LIBRA_LLM_NETWORKS and r["workload"] in ("Turing_NLG", "GPT_3", "MSFT_1T")
+    ]
+    fig15 = [r for r in rows if r["network"] == "4D-4K" and r["workload"] in ("ResNet_50", "DLRM")]
+    fig16 = [r for r in rows if r["network"] not in _LIBRA_LLM_NETWORKS]
+    both = [(f"{name}", objective) for objective, name in _LIBRA_OBJECTIVES.items()]
+    charts = [
+        line_chart(chart_id, title, _libra_panels(part, [(name, objective, key) for name, objective in both]),
+                   "bandwidth budget per NPU (GB/s)", ylabel, ratio=True, caption=caption)
+        for chart_id, title, part, key, ylabel, caption in (
+            ("libra-fig13", "LIBRA Fig. 13: training speed-up over EqualBW", llm, "speedup_analytic",
+             "speed-up over EqualBW", "Turing-NLG, GPT-3 and MSFT-1T, each on the 3D-4K and 4D-4K network designed for "
+             "it, in LIBRA's time model; PerfPerCostOpt trades speed for cost, so it may fall below 1."),
+            ("libra-fig14", "LIBRA Fig. 14: perf-per-cost over EqualBW", llm, "ppc_analytic",
+             "perf-per-cost over EqualBW", "The same designs as Fig. 13; perf-per-cost is 1 / (time x network cost)."),
+            ("libra-fig15", "LIBRA Fig. 15: ResNet-50 and DLRM on 4D-4K, perf-per-cost over EqualBW", fig15,
+             "ppc_analytic", "perf-per-cost over EqualBW", "DLRM's collectives span every dimension."),
+            ("libra-fig16", "LIBRA Fig. 16: MSFT-1T on 3D-512, 3D-1K and 4D-2K, speed-up over EqualBW", fig16,
+             "speedup_analytic", "speed-up over EqualBW", "Table III's networks, priced like the shipped network of "
+             "the same dimensionality (the paper gives no cost dimensions)."),
+        )
+        if part
+    ]  # fmt: skip
+    verdicts: list[list[Any]] = []
+    if llm:
+        ours = {(o, k): [float(r[o][f"{k}_analytic"]) for r in llm] for o, k in PAPER_FIG13_14}
+        for (objective, key), (mean, top) in PAPER_FIG13_14.items():
+            what = "speed-up" if key == "speedup" else "perf-per-cost"
+            agree = abs(float(np.mean(ours[(objective, key)])) / mean - 1) <= LIBRA_AGREE
+            verdicts.append([f"Fig. {13 if key == 'speedup' else 14}: {_LIBRA_OBJECTIVES[objective]} {what}, mean (max)",
+                             f"{mean:.2f}x ({top:.2f}x)", _mean_max(ours[(objective, key)]),
+                             "agrees" if agree else "differs"])  # fmt: skip
+        fastest = all(r["perf"]["speedup_analytic"] >= r["perf-per-cost"]["speedup_analytic"] * (1 - 1e-9) for r in llm)
+        cheapest = all(r["perf-per-cost"]["ppc_analytic"] >= r["perf"]["ppc_analytic"] * (1 - 1e-9) for r in llm)
+        verdicts += [
+            ["Fig. 13: PerfOpt consistently gives the best performance", "every design point",
+             "at every point" if fastest else "not at every point", holds(fastest)],
+            ["Fig. 14: PerfPerCostOpt gives the highest perf-per-cost", "every design point",
+             "at every point" if cheapest else "not at every point", holds(cheapest)],
+        ]  # fmt: skip
+        gpt3 = [r for r in llm if (r["workload"], r["network"]) == ("GPT_3", "4D-4K")]
+        if gpt3 and "speedup_subgroups" in gpt3[0]["perf"]:
+            model, subgroups = ([float(r["perf"][k]) for r in gpt3] for k in ("speedup_analytic", "speedup_subgroups"))
+            verdicts.append(["GPT-3 on 4D-4K: PerfOpt close to the baseline (TP too small for dimension 2)",
+                             "close to 1x", f"{_span(model)} in LIBRA's model; {_span(subgroups)} when a group reaches "
+                             "only its members' links", holds(max(subgroups) <= 1 + LIBRA_AGREE)])  # fmt: skip
+    if fig15:
+        cheaper = [1 - r["perf-per-cost"]["cost_usd"] / r["perf"]["cost_usd"] for r in fig15]
+        verdicts.append(["Fig. 15: PerfPerCostOpt's designs cheaper than PerfOpt's, on average",
+                         f"{100 * PAPER_FIG15_CHEAPER:.2f}%", f"{100 * float(np.mean(cheaper)):.1f}%",
+                         "agrees" if abs(float(np.mean(cheaper)) - PAPER_FIG15_CHEAPER) <= LIBRA_AGREE else "differs"])  # fmt: skip
+    verdict_table = Table(
+        "libra-verdict",
+        "LIBRA Figs. 13-16: the paper's statements and railx's",
+        ["paper", "paper value", "railx", "verdict"],
+        verdicts,
+        caption=f"Means and maxima over every design point of the figure (budgets of 100-1,000 GB/s per NPU, every "
+        f"100); a mean gain agrees within {100 * LIBRA_AGREE:g}% of the printed one, a share within "
+        f"{100 * LIBRA_AGREE:g} points.",
+    )
+    cases = list(dict.fromkeys((r["network"], r["workload"]) for r in rows))
+    data = Table(
+        "libra-cases",
+        "LIBRA: gains over EqualBW per workload and network, mean (max) over the budgets",
+        ["network", "workload", "PerfOpt speed-up", "PerfOpt perf-per-cost", "PerfPerCostOpt perf-per-cost"],
+        [[net, w, *(_mean_max([float(r[o][k]) for r in rows if (r["network"], r["workload"]) == (net, w)])
+                    for o, k in (("perf", "speedup_analytic"), ("perf", "ppc_analytic"),
+                                 ("perf-per-cost", "ppc_analytic")))]
+         for net, w in cases],
+    )  # fmt: skip
+    return Findings(charts, [verdict_table, data])
+
+
+def _stored(frame: pd.DataFrame) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(analysis options, record) of each point that ran; file options hold the texts it ran on."""
+    ok = _ok(frame)
+    return [(inputs["options"], record) for inputs, record in zip(ok["inputs"], ok["record"])]
+
+
+def libra_fig10(frames: Frames) -> Findings:
+    """LIBRA Fig. 10: EqualBW's bandwidth utilisation (MSFT-1T, 300 GB/s per NPU) on 2D, 3D and 4D."""
+    from railx.libra.figures import PAPER_FIG10_FULL_SPEEDUP, PAPER_FIG10_UTILIZATION, utilization_rows
+
+    rows = utilization_rows(list(_ok(frames["libra-fig10"])["record"]))
+    names = [r["network"] for r in rows]
+    chart = bar_chart(
+        "libra-fig10",
+        "LIBRA Fig. 10: bandwidth utilisation of MSFT-1T's collectives, 300 GB/s per NPU",
+        names,
+        [("EqualBW, paper", [100 * PAPER_FIG10_UTILIZATION.get(n, math.nan) for n in names]),
+         ("EqualBW, railx", [100 * r["equalbw_utilization"] for r in rows]),
+         ("PerfOpt, railx", [100 * r["perfopt_utilization"] for r in rows])],
+        "bandwidth utilisation (%)",
+        ratio=True,
+        caption="Utilisation: bytes moved over (total bandwidth x the time the collectives take), in LIBRA's model; "
+        "the 2D network, which the paper does not name, is SW(128)_SW(32).",
+    )  # fmt: skip
+    paper = [r for r in rows if r["network"] in PAPER_FIG10_UTILIZATION]
+    verdicts = Table(
+        "libra-fig10-verdict",
+        "LIBRA Fig. 10: the paper's utilisation and speed-ups, and railx's",
+        ["claim", "paper", "railx", "verdict"],
+        [[f"EqualBW utilisation on {r['network']} ({r['notation']})", f"{100 * PAPER_FIG10_UTILIZATION[r['network']]:.2f}%",
+          f"{100 * r['equalbw_utilization']:.2f}%",
+          "agrees" if abs(r["equalbw_utilization"] - PAPER_FIG10_UTILIZATION[r["network"]]) <= LIBRA_AGREE else "differs"]
+         for r in paper]
+        + [[f"speed-up of full utilisation on {r['network']}", f"{PAPER_FIG10_FULL_SPEEDUP[r['network']]:.2f}x",
+            f"{r['speedup_full_utilization']:.2f}x",
+            "agrees" if abs(r["speedup_full_utilization"] / PAPER_FIG10_FULL_SPEEDUP[r["network"]] - 1) <= LIBRA_AGREE
+            else "differs"] for r in paper],
+        caption=f"A utilisation agrees within {100 * LIBRA_AGREE:g} points, a speed-up within {100 * LIBRA_AGREE:g}%.",
+    )  # fmt: skip
+    return Findings([chart], [verdicts])
+
+
+def libra_fig17(frames: Frames) -> Findings:
+    """LIBRA Fig. 17: every workload on every workload's own design and on the group designs."""
+    from railx.libra.figures import (
+        ALL_FIVE,
+        PAPER_FIG17_GROUP_SLOWDOWN,
+        PAPER_FIG17_WORST_SLOWDOWN,
+        by_constraints,
+        cross_slowdowns,
+        design_name,
+        time_expressions,
+    )  # fmt: skip
+
+    charts, rows = [], []
+    for constraints, pairs in by_constraints(_stored(frames["libra-fig17"])).items():
+        by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in pairs}
+        own = [w for w in ALL_FIVE if w in by_name]
+        times = time_expressions(o for o, r in pairs if len(r["workload_times_s"]) == 1)
+        cross = cross_slowdowns({d: r["bw_per_dim"] for d, r in by_name.items()},
+                                {w: by_name[w]["time_s"] for w in own},
+                                {w: by_name[w]["baseline"]["time_s"] for w in own}, times)  # fmt: skip
+        slowdown: dict[str, dict[str, float]] = cross["slowdown"]  # type: ignore[assignment]
+        designs = list(slowdown)
+        charts.append(heatmap_chart(
+            f"libra-fig17-{constraints.replace(' ', '-').replace('_', '-')}",
+            f"LIBRA Fig. 17: slowdown of each workload over its own design, 4D-4K, {constraints}",
+            own, [f"design: {d}" for d in designs], np.array([[slowdown[d][w] for w in own] for d in designs]),
+            "workload run", "design (PerfOpt, 1,000 GB/s per NPU)", "time / the workload's own optimum",
+        ))  # fmt: skip
+        groups = [d for d in designs if d.startswith("group")]
+        for w in own:
+            worst = max(s for other, s in slowdown[w].items() if other != w)
+            paper = PAPER_FIG17_WORST_SLOWDOWN[w]
+            rows.append([f"worst slowdown of the others on {w}'s design", constraints, f"{paper:.2f}x",
+                         f"{worst:.2f}x", "agrees" if abs(worst / paper - 1) <= LIBRA_AGREE else "differs"])  # fmt: skip
+        for g in groups:
+            mean = float(np.mean(list(slowdown[g].values())))
+            rows.append([f"mean slowdown on the {g} design", constraints, f"{PAPER_FIG17_GROUP_SLOWDOWN:.2f}x",
+                         f"{mean:.3f}x", "agrees" if abs(mean / PAPER_FIG17_GROUP_SLOWDOWN - 1) <= LIBRA_AGREE
+                         else "differs"])  # fmt: skip
+    verdicts = Table(
+        "libra-fig17-verdict",
+        "LIBRA Fig. 17: the paper's slowdowns and railx's",
+        ["claim", "constraints", "paper", "railx", "verdict"],
+        rows,
+        caption="The paper names neither its constraints nor its group weights: both of LIBRA's constraint sets, "
+        f"groups weighted equally (benchmarks/libra_eval.py adds weights of 1 / own time); agrees within "
+        f"{100 * LIBRA_AGREE:g}%.",
+    )
+    return Findings(charts, [verdicts])
+
+
+def libra_fig18(frames: Frames) -> Findings:
+    """LIBRA Fig. 18: PerfPerCostOpt's perf-per-cost gain against the inter-Package link's price."""
+    from railx.libra.figures import PAPER_FIG18_GAIN, by_constraints, price_rows
+
+    panels, rows = [], []
+    for constraints, pairs in by_constraints(_stored(frames["libra-fig18"])).items():
+        data = price_rows(pairs)
+        workloads = list(dict.fromkeys(r["workload"] for r in data))
+        panels.append((constraints, [Series(w, [r["link_usd_per_GBps"] for r in data if r["workload"] == w],
+                                            [r["ppc_gain"] for r in data if r["workload"] == w]) for w in workloads]))  # fmt: skip
+        gains = [float(r["ppc_gain"]) for r in data]
+        mean = float(np.mean(gains))
+        rows.append(["perf-per-cost over EqualBW, mean (max)", constraints,
+                     f"{PAPER_FIG18_GAIN[0]:.2f}x ({PAPER_FIG18_GAIN[1]:.2f}x)", _mean_max(gains),
+                     "agrees" if abs(mean / PAPER_FIG18_GAIN[0] - 1) <= LIBRA_AGREE else "differs"])  # fmt: skip
+    chart = line_chart(
+        "libra-fig18",
+        "LIBRA Fig. 18: PerfPerCostOpt's perf-per-cost over EqualBW against the inter-Package link price",
+        panels,
+        "inter-Package link price ($ per GB/s)",
+        "perf-per-cost over EqualBW",
+        ratio=True,
+        caption="4D-4K, 1,000 GB/s per NPU; the paper does not name its workloads, railx runs all five, under both "
+        "of LIBRA's constraint sets.",
+    )
+    verdicts = Table(
+        "libra-fig18-verdict",
+        "LIBRA Fig. 18: the paper's gain and railx's",
+        ["claim", "constraints", "paper", "railx", "verdict"],
+        rows,
+        caption=f"Over every workload and price; agrees within {100 * LIBRA_AGREE:g}% of the mean.",
+    )
+    return Findings([chart], [verdicts])
+
+
 #: The builder of each catalogue entry (reproductions.toml's id -> function of the stored frames).
 BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "table6": table6,
@@ -1100,5 +1449,12 @@ BUILDERS: dict[str, Callable[[Frames], Findings]] = {
     "fig20": fig20,
     "flexsipac-fig7-64": flexsipac_fig7("flexsipac-fig7-64"),
     "flexsipac-fig7": flexsipac_fig7("flexsipac-fig7-512"),
+    "flexsipac-fig8-64": flexsipac_fig8("flexsipac-fig8-64"),
+    "flexsipac-fig8": flexsipac_fig8("flexsipac-fig8-512"),
+    "flexsipac-testbed": flexsipac_testbed,
     "flexsipac-fig9": flexsipac_fig9,
+    "libra-fig10": libra_fig10,
+    "libra": libra,
+    "libra-fig17": libra_fig17,
+    "libra-fig18": libra_fig18,
 }

@@ -7,17 +7,15 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
-from railx.options import seed_option
+from railx.options import OverridesArg, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing import check_deadlock, parse_chip, route, route_stats
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import resolve_system
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -25,14 +23,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("route")
     def route_cmd(
-        system_arg: Annotated[
-            str,
-            typer.Argument(
-                metavar="SYSTEM",
-                help="RailX TOML configuration, peer TOML file (a \\[peer] table) or preset name (e.g. hx4mesh, ft2, dragonfly).",
-                show_default=False,
-            ),
-        ],
+        system_arg: Annotated[str, system_argument()],
+        overrides: OverridesArg = None,
         src: Annotated[
             str | None, typer.Option("--from", help="Source chip: id, or X,Y,x,y on a RailX system.")
         ] = None,
@@ -67,7 +59,7 @@ def register(app: typer.Typer) -> None:
             )
         if vcs is not None and not deadlock:
             raise ConfigError(f"--vcs {vcs}: only --check-deadlock checks a VC budget; add it or drop --vcs")
-        system = resolve_system(system_arg)
+        system = resolve_system(system_arg, overrides)
         if modes[0]:
             assert src is not None and dst is not None
             report = route(system, parse_chip(system, src), parse_chip(system, dst), routing, misroutes, job)
@@ -89,8 +81,8 @@ def register(app: typer.Typer) -> None:
         table.add_column("value", justify="right")
         for key, value in report.items():
             if key != "cycle":
-                table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
-        console.print(table)
+                table.add_row(key, cell(value, ".4g"))
+        print_table(table)
         if report.get("cycle"):
             console.print("[red]dependency cycle[/red] (link: from -> to @ vc):")
             console.print(
@@ -110,4 +102,4 @@ def _print_route(report: dict[str, Any], peer: bool) -> None:
     outside, inside = ("network", "board/HB") if peer else ("optical", "mesh")
     for hop in report["path"]:
         table.add_row(str(hop["from"]), str(hop["to"]), outside if hop["external"] else inside, str(hop["vc"]))
-    console.print(table)
+    print_table(table)

@@ -8,26 +8,23 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from railx.config import ConfigError, make_dir, output_file
-from railx.options import seed_option
+from railx.config import Config, ConfigError, SimConfig, make_dir, output_file
+from railx.options import OverridesArg, given_names, given_or_from_file, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
-    DEFAULT_LOAD,
     FlitSettings,
     canonical_traffic,
     parse_flow_control,
     parse_injection_queues,
     parse_switch_allocation,
     simulate,
-    sweep,
 )
+from railx.sim import sweep as load_sweep
 from railx.systems import resolve_system
-
-console = Console()
+from railx.tables import cell, console, print_table
 
 
 class _RunOptions(TypedDict):
@@ -40,16 +37,6 @@ class _RunOptions(TypedDict):
     permutation: str | None
     hotspot_chips: list[int] | None
     hotspot_fraction: float | None
-
-
-def _loads(text: str) -> list[float]:
-    try:
-        loads = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ConfigError(f"sweep = {text!r}: give offered loads separated by commas; e.g. 0.1,0.2,0.4") from None
-    if not loads:
-        raise ConfigError(f"sweep = {text!r}: give at least one load; e.g. 0.1,0.2,0.4")
-    return loads
 
 
 def _plot(report: dict, path: Path, title: str) -> None:
@@ -74,35 +61,44 @@ def _plot(report: dict, path: Path, title: str) -> None:
     fig.savefig(path, dpi=130)
 
 
+def _refuse_unused(o: SimConfig, given: set[str], links_out: Path | None) -> None:
+    """A one-line ConfigError for a setting given (on the line or in [sim]) that the run would
+    silently ignore."""
+    if o.size_flits is not None:
+        # A finite all-to-all runs to completion: it has no offered load and no window.
+        for name in ("load", "warmup", "cycles"):
+            if name in given:
+                raise ConfigError(
+                    f"{name} = {getattr(o, name)}: a finite all-to-all (size_flits) runs to completion, without a "
+                    f"load or a measuring window; drop --{name}"
+                )
+    if o.sweep is not None:
+        # What only a single run uses would be silently dropped by a sweep.
+        single = {"load": o.load if "load" in given else None, "size_flits": o.size_flits, "links": links_out}
+        for name, value in single.items():
+            if value is not None:
+                raise ConfigError(f"{name} = {value}: a single run's option, not a sweep's; drop --{name} or --sweep")
+
+
 def register(app: typer.Typer) -> None:
     """Adds `sim` to the railx command."""
 
     @app.command("sim")
     def sim_cmd(
-        system: Annotated[
-            str,
-            typer.Argument(
-                help="RailX configuration (.toml), a \\[peer] file, or a preset name (see `railx cost`).",
-                show_default=False,
-            ),
-        ],
+        ctx: typer.Context,
+        system: Annotated[str, system_argument()],
+        overrides: OverridesArg = None,
         traffic: Annotated[
             str, typer.Option("--traffic", help="uniform, all-to-all (or alltoall), permutation or hotspot.")
         ] = "uniform",
         load: Annotated[
-            float | None,
+            float,
             typer.Option(
-                "--load",
-                help=f"Offered load in flits/cycle per chip (at most the chip's injection bandwidth); default {DEFAULT_LOAD}.",
-                show_default=False,
+                "--load", min=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
-        ] = None,
-        cycles: Annotated[
-            int, typer.Option("--cycles", "--measure-cycles", min=1, help="Measured cycles, after the warm-up.")
-        ] = 10000,
-        warmup: Annotated[
-            int, typer.Option("--warmup", "--warmup-cycles", min=0, help="Warm-up cycles before measuring.")
-        ] = 5000,
+        ] = 0.1,
+        cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
+        warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
         routing: RoutingOpt = None,
         misroutes: MisroutesOpt = None,
         job: Annotated[
@@ -113,29 +109,15 @@ def register(app: typer.Typer) -> None:
         ] = 1,
         seed: Annotated[int, seed_option("Seed of the traffic's random choices.")] = 0,
         permutation: Annotated[
-            str | None,
-            typer.Option(
-                "--permutation",
-                help="With --traffic permutation: random (default), transpose or bit-complement.",
-                show_default=False,
-            ),
-        ] = None,
+            str, typer.Option("--permutation", help="With --traffic permutation: random, transpose or bit-complement.")
+        ] = "random",
         hotspot_chips: Annotated[
-            str | None,
-            typer.Option(
-                "--hotspot-chips",
-                help="With --traffic hotspot: chip ids, comma-separated (default 0).",
-                show_default=False,
-            ),
-        ] = None,
+            str, typer.Option("--hotspot-chips", help="With --traffic hotspot: chip ids, comma-separated.")
+        ] = "0",
         hotspot_fraction: Annotated[
-            float | None,
-            typer.Option(
-                "--hotspot-fraction",
-                help="With --traffic hotspot: share of packets sent to the hotspots (default 0.2).",
-                show_default=False,
-            ),
-        ] = None,
+            float,
+            typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots."),
+        ] = 0.2,
         size_flits: Annotated[
             int | None,
             typer.Option(
@@ -147,16 +129,13 @@ def register(app: typer.Typer) -> None:
         injection: Annotated[
             float | None,
             typer.Option(
-                "--injection",
-                "--injection-flits-per-cycle",
-                help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).",
+                "--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each)."
             ),
         ] = None,
         router_delay: Annotated[
             int,
             typer.Option(
                 "--router-delay",
-                "--router-delay-cycles",
                 min=0,
                 help="Cycles from a packet's head reaching a router to its first chance to leave (Table 5: 1).",
             ),
@@ -165,7 +144,6 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--head-delay",
-                "--head-delay-cycles",
                 min=0,
                 help="Idle cycles between the packets leaving one input VC (0: pipelined router; 2: a non-speculative one such as BookSim2's default).",
             ),
@@ -195,19 +173,12 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 "--speedup",
-                "--switch-speedup",
                 min=1,
                 help="Crossbar speedup: packets cross the switch this many times faster than the links into output queues (1: an input-queued router, as the paper's Table 5).",
             ),
         ] = 1,
         output_buffer: Annotated[
-            int,
-            typer.Option(
-                "--output-buffer",
-                "--output-buffer-flits",
-                min=1,
-                help="With --speedup above 1: output queue per port, in flits.",
-            ),
+            int, typer.Option("--output-buffer", min=1, help="With --speedup above 1: output queue per port, in flits.")
         ] = 16,
         packet_flits: Annotated[int, typer.Option("--packet-flits", min=1, help="Flits per packet.")] = 4,
         buffer_flits: Annotated[
@@ -224,19 +195,13 @@ def register(app: typer.Typer) -> None:
         long_latency: Annotated[
             int,
             typer.Option(
-                "--long-latency",
-                "--long-latency-cycles",
-                min=0,
-                help="Cycles of latency of inter-node (optical, copper, switch) links.",
+                "--long-latency", min=0, help="Cycles of latency of inter-node (optical, copper, switch) links."
             ),
         ] = 10,
         short_latency: Annotated[
-            int,
-            typer.Option(
-                "--short-latency", "--short-latency-cycles", min=0, help="Cycles of latency of intra-node links."
-            ),
+            int, typer.Option("--short-latency", min=0, help="Cycles of latency of intra-node links.")
         ] = 1,
-        sweep_loads: Annotated[
+        sweep: Annotated[
             str | None, typer.Option("--sweep", help="Offered loads to sweep, comma-separated (instead of --load).")
         ] = None,
         plot: Annotated[
@@ -254,71 +219,54 @@ def register(app: typer.Typer) -> None:
         Paper Table 5 defaults: 4-flit packets, 16-flit VC buffers, links of 1 flit/cycle and 10
         cycles between nodes, k flits/cycle and 1 cycle inside. Prints offered and accepted throughput (flits/cycle/chip), packet latency (cycles) and
         link utilisation; with --sweep, one row per load and the saturation load.
+
+        Every option can also be set in SYSTEM's file, in a [sim] table (names as here, dashes as
+        underscores: [sim] load = 0.3, buffer_flits = 8), or as sim.NAME=VALUE after SYSTEM; an
+        option on the command line overrides both.
         """
-        if plot is not None and sweep_loads is None:
+        sys_ = resolve_system(system, overrides)
+        o = Config.validate_sim(given_or_from_file(ctx, sys_.sim, SimConfig.model_fields))
+        given = given_names(ctx, sys_.sim, SimConfig.model_fields)  # on the line or in [sim]
+        if plot is not None and o.sweep is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         if links_out is not None:
             output_file(links_out, f"--links {links_out}")
-        if size_flits is not None:
-            # A finite all-to-all runs to completion: it has no offered load and no window.
-            rate_only = {
-                "--load": load,
-                "--warmup": None if warmup == FlitSettings.warmup_cycles else warmup,
-                "--cycles": None if cycles == FlitSettings.measure_cycles else cycles,
-            }
-            for flag, value in rate_only.items():
-                if value is not None:
-                    raise ConfigError(
-                        f"{flag} {value}: a finite all-to-all (--size-flits) runs to completion, without a load "
-                        f"or a measuring window; drop {flag}"
-                    )
-        if sweep_loads is not None:
-            # What only a single run uses would be silently dropped by a sweep.
-            single = {"--load": load, "--size-flits": size_flits, "--links": links_out}
-            for flag, value in single.items():
-                if value is not None:
-                    raise ConfigError(f"{flag} {value}: a single run's option, not a sweep's; drop it or --sweep")
-        pattern = canonical_traffic(traffic)
+        _refuse_unused(o, given, links_out)
+        pattern = canonical_traffic(o.traffic)
         settings = FlitSettings(
-            packet_flits=packet_flits,
-            buffer_flits=buffer_flits,
-            vcs_per_class=vcs_per_class,
-            short_latency_cycles=short_latency,
-            long_latency_cycles=long_latency,
-            injection_flits_per_cycle=injection,
-            injection_queues=parse_injection_queues(injection_queues),
-            router_delay_cycles=router_delay,
-            head_delay_cycles=head_delay,
-            switch_allocation=parse_switch_allocation(switch_allocation),
-            flow_control=parse_flow_control(flow_control),
-            switch_speedup=speedup,
-            output_buffer_flits=output_buffer,
-            warmup_cycles=warmup,
-            measure_cycles=cycles,
-            threads=threads,
-            seed=seed,
+            packet_flits=o.packet_flits,
+            buffer_flits=o.buffer_flits,
+            vcs_per_class=o.vcs_per_class,
+            short_latency_cycles=o.short_latency,
+            long_latency_cycles=o.long_latency,
+            injection_flits_per_cycle=o.injection,
+            injection_queues=parse_injection_queues(o.injection_queues),
+            router_delay_cycles=o.router_delay,
+            head_delay_cycles=o.head_delay,
+            switch_allocation=parse_switch_allocation(o.switch_allocation),
+            flow_control=parse_flow_control(o.flow_control),
+            switch_speedup=o.speedup,
+            output_buffer_flits=o.output_buffer,
+            warmup_cycles=o.warmup,
+            measure_cycles=o.cycles,
+            threads=o.threads,
+            seed=o.seed,
         )
-        try:
-            hot = None if hotspot_chips is None else [int(c) for c in hotspot_chips.split(",") if c.strip()]
-        except ValueError:
-            raise ConfigError(
-                f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
-            ) from None
-        sys_ = resolve_system(system)
         common: _RunOptions = {
             "settings": settings,
-            "routing": routing,
-            "misroutes": misroutes,
-            "job": job,
-            "permutation": permutation,
-            "hotspot_chips": hot,
-            "hotspot_fraction": hotspot_fraction,
+            "routing": o.routing,
+            "misroutes": o.misroutes,
+            "job": o.job,
+            # Given only (railx.sim refuses a pattern's option given to another pattern).
+            "permutation": o.permutation if "permutation" in given else None,
+            "hotspot_chips": o.hotspot_chips if "hotspot_chips" in given else None,
+            "hotspot_fraction": o.hotspot_fraction if "hotspot_fraction" in given else None,
         }
-        if sweep_loads is not None:
+        if o.sweep is not None:
             with live_progress(f"{pattern} load sweep", as_json) as progress:
-                report = sweep(sys_, _loads(sweep_loads), pattern, progress=progress, **common)
+                report = load_sweep(sys_, o.sweep, pattern, progress=progress, **common)
             if plot is not None:
                 _plot(report, plot, f"{sys_.name}: {pattern}")
             if as_json:
@@ -335,20 +283,13 @@ def register(app: typer.Typer) -> None:
                     str(p["latency"]["p99"]),
                     f"{p['max_link_utilisation']:.3f}",
                 )
-            console.print(table)
+            print_table(table)
             saturation = report["saturation_load"]
             reached = "not reached" if saturation is None else f"{saturation:.4f}"
             console.print(f"saturation load: {reached}  peak accepted: {report['peak_accepted']:.4f} flits/cycle/chip")
             return
         with live_progress(f"flit-level {pattern}", as_json) as progress:
-            report, utilisation = simulate(
-                sys_,
-                pattern,
-                DEFAULT_LOAD if load is None else load,
-                size_flits=size_flits,
-                progress=progress,
-                **common,
-            )
+            report, utilisation = simulate(sys_, pattern, o.load, size_flits=o.size_flits, progress=progress, **common)
         if links_out is not None:
             net = sys_.network()
             with links_out.open("w", newline="") as fh:
@@ -372,8 +313,8 @@ def register(app: typer.Typer) -> None:
             "completion cycles": report["completion_cycles"],
         }
         for key, value in rows.items():
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-        console.print(table)
+            table.add_row(key, cell(value, ".4f"))
+        print_table(table)
         if report["deadlock"]:
             d = report["deadlock"]
             console.print(

@@ -16,17 +16,20 @@ from railx.results import EXPORT_FORMATS, export, query
 from railx.sweep.engine import run_sweep
 from railx.sweep.spec import load_spec
 from railx.sweep.store import DEFAULT_STORE, Store
+from railx.tables import cell, console, print_table
 
 __all__ = ["register"]
 
-console = Console()
 StoreOpt = Annotated[Path, typer.Option("--store", help="DuckDB result store (one file; created if missing).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 
 
 def sweep(
     spec: Annotated[
-        Path, typer.Argument(help="Sweep spec (TOML; see examples/sweeps/ and docs/sweeps.md).", show_default=False)
+        Path,
+        typer.Argument(
+            metavar="SPEC", help="Sweep spec (TOML; see examples/sweeps/ and docs/sweeps.md).", show_default=False
+        ),
     ],
     scheduler: Annotated[
         str | None,
@@ -115,8 +118,8 @@ def sweep(
     table.add_column("value", justify="right")
     for key, value in result.to_dict().items():
         if key not in ("sweep", "analysis", "store"):
-            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
-    console.print(table)
+            table.add_row(key, cell(value, ".3f"))
+    print_table(table)
     if result.failed:
         console.print(
             f"[yellow]{result.failed} points failed[/yellow]: railx results query "
@@ -142,20 +145,16 @@ def _results_store(
     ctx.obj = store
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
 @results_app.command("query")
 def results_query(
     ctx: typer.Context,
     sql: Annotated[
         str,
-        typer.Argument(help="SQL, e.g. \"SELECT seq, time_s FROM results WHERE sweep = 'fig15'\".", show_default=False),
+        typer.Argument(
+            metavar="SQL",
+            help="SQL, e.g. \"SELECT seq, time_s FROM results WHERE sweep = 'fig15'\".",
+            show_default=False,
+        ),
     ],
     as_json: JsonOpt = False,
 ) -> None:
@@ -168,8 +167,8 @@ def results_query(
     for name in names:
         table.add_column(name)
     for row in rows:
-        table.add_row(*(_cell(v) for v in row))
-    console.print(table)
+        table.add_row(*(cell(v) for v in row))
+    print_table(table)
 
 
 @results_app.command("export")

@@ -278,17 +278,23 @@ def _railonly_slowdown(_base: None, o: dict[str, Any]) -> dict[str, Any]:
 
 
 def _multitenant(_base: None, o: dict[str, Any]) -> dict[str, Any]:
-    from railx.multitenant.commands import mixes, topology_builder
+    from railx.multitenant.commands import iteration_records, mixes, topology_builder
     from railx.multitenant.evaluation import evaluate
+    from railx.multitenant.workloads import iteration_messages
 
+    if o["workload"] is not None and o["size"] is not None:
+        raise ConfigError("options.workload and options.size: give one; a workload fixes its own message sizes")
     build = topology_builder(o["allocation"])
     sigmas = None if o["sigma"] is None else [o["sigma"]]
     mix = mixes(o["cus"], o["job"], sigmas, o["jobs"], o["granule"])
-    rows = evaluate([o["topology"]], [o["algo"]], mix, [_bytes(o["size"], "options.size")], build=build)
+    sizes = sorted(iteration_messages(o["workload"])) if o["workload"] else [_bytes(o["size"] or "1MB", "options.size")]
+    rows = evaluate([o["topology"]], [o["algo"]], mix, sizes, build=build)
     if not rows:
         raise ConfigError(
             f'options.algo = {o["algo"]!r}: Flex-SiPCO runs on flex-sipac and sipac only, not {o["topology"]}; use algo = "M"'
         )
+    if o["workload"]:
+        return iteration_records(rows, o["workload"])[0] | {"sigma": rows[0].sigma}
     return asdict(rows[0])
 
 
@@ -423,8 +429,8 @@ ANALYSES: dict[str, Analysis] = {
                  _railonly_slowdown, {"time_s": "eq3_s"}),
         Analysis("multitenant", "job completion time of a job mix's all-reduces on one topology, paper 003 §6 "
                  "(railx multitenant --json)", "none",
-                 {"cus": 64, "topology": "flex-sipac", "algo": "M", "size": "1MB", "job": [], "sigma": None,
-                  "jobs": 2, "granule": 8, "allocation": "relaxed"}, _multitenant, {"time_s": "jct_s"}),
+                 {"cus": 64, "topology": "flex-sipac", "algo": "M", "size": None, "workload": None, "job": [],
+                  "sigma": None, "jobs": 2, "granule": 8, "allocation": "relaxed"}, _multitenant, {"time_s": "jct_s"}),
         Analysis("allocate-bw", "ports split among parallelisms, eq. 11 of paper 000 (railx allocate-bw --json)",
                  "workload-system", {"model": "llama3-70b", "parallel": "T=1", "dp_all_reduce_order": None,
                                      "method": "auto", "reconfig_ms": None}, _allocate_bw,

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, read_text
+from railx.tables import console, print_table
 from railx.wavelengths.allocation import Allocation, allocate, allocation_json, previous_lightpaths
 from railx.wavelengths.config import load_wavelength_config
 from railx.wavelengths.exact import EXACT_MAX_VARIABLES, Exact
@@ -91,6 +91,7 @@ def wavelengths(
     config: Annotated[
         Path,
         typer.Argument(
+            metavar="CONFIG",
             help="Wavelength TOML: r, L, w and the jobs (see examples/wavelengths/flex-sipac-jobs.toml).",
             show_default=False,
         ),
@@ -135,9 +136,8 @@ def wavelengths(
             record["reconfiguration"] = _reconfiguration_json(change)
         print(json.dumps(record, indent=2))
         return
-    console = Console()
-    console.print(_allocation_table(result))
-    console.print(_objective_table(result))
+    print_table(_allocation_table(result))
+    print_table(_objective_table(result))
     verdict = "valid" if not result.conflicts else f"INVALID: {result.conflicts[0]}"
     tried = (
         "DSatur not tried: too many lightpaths"
@@ -149,7 +149,7 @@ def wavelengths(
         "each wavelength once per transmitter, receiver, fibre and WSS output bus"
     )
     if change is not None:
-        console.print(_diff_table(change))
+        print_table(_diff_table(change))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,13 +9,13 @@ from typing import Annotated, Any, TypedDict
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from railx.allocation.dynamic import DynamicSplit, dynamic_split
 from railx.allocation.static import SPLIT_METHODS, StaticSplit, static_split
 from railx.config import ConfigError, is_one_of
+from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.search import best_parallelism
@@ -25,7 +25,10 @@ from railx.workload.traffic import DIMS, Dim, Pattern
 __all__ = ["bandwidth_split_report", "parse_parallel", "register"]
 
 ModelArg = Annotated[
-    str, typer.Argument(help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False)
+    str,
+    typer.Argument(
+        metavar="MODEL", help="Model key (e.g. llama3-70b, mixtral-8x22b) or a model .toml file.", show_default=False
+    ),
 ]
 ParallelOpt = Annotated[str, typer.Option("--parallel", help="Parallel sizes, e.g. T=4,C=2,E=2,D=4,P=2 (D = E * De).")]
 WorkloadParallelOpt = Annotated[
@@ -44,9 +47,10 @@ SystemOpt = Annotated[
     Path,
     typer.Option(
         "--system",
-        help="Workload system TOML: where the job runs (a RailX \\[system] plant with its \\[mapping]; or "
-        'system = "<preset or system file>", a \\[peer] table, or a plant with \\[topology], measured on the routed '
-        "network; or an \\[hb_domains] table: HB domains joined by rails), \\[chip] and \\[training]. "
+        metavar="SYSTEM",
+        help="Workload system TOML: where the job runs (a RailX [system] plant with its [mapping]; or "
+        'system = "<preset or system file>", a [peer] table, or a plant with [topology], measured on the routed '
+        "network; or an [hb_domains] table: HB domains joined by rails), [chip] and [training]. "
         "See docs/workloads.md.",
     ),
 ]
@@ -210,7 +214,6 @@ def workload(
     if as_json:
         print(json.dumps(report, indent=2))
         return
-    console = Console()
     table = Table(
         title=f"{it.model.name}: T={it.par.T} C={it.par.C} E={it.par.E} D={it.par.D} P={it.par.P} on {it.par.ranks} chips"
     )
@@ -226,7 +229,7 @@ def workload(
             f"{row['time_s']:.4g}",
             row["hidden_under"] and f"hides in {row['hidden_under']}" or "exposed",
         )
-    console.print(table)
+    print_table(table)
     per_dim = Table(title=escape(f"links per dimension ({report['system']})"))
     for col in ("dim", "ranks", "link", "GB/s per rank per direction", "alpha us"):
         per_dim.add_column(col, justify="left" if col in ("dim", "link") else "right")
@@ -234,7 +237,7 @@ def workload(
         per_dim.add_row(
             d, str(link["ranks"]), link["place"], f"{link['bw_Bps'] / 1e9:.4g}", f"{link['alpha_s'] * 1e6:.4g}"
         )
-    console.print(per_dim)
+    print_table(per_dim)
     hidden = ", ".join(
         f"{k}: {_f(v):.4g} s comm vs {r.windows_s[k]:.4g} s window" for k, v in r.comm_hidden_class_s.items()
     )
@@ -308,7 +311,6 @@ def allocate_bw(
     if as_json:
         print(json.dumps(report, indent=2))
         return
-    console = Console()
     table = Table(title=f"port split for {it.model.name} (DP all-reduce {it.system.training.dp_all_reduce_order})")
     table.add_column("allocation")
     dims = sorted(best.ports, key=DIMS.index)
@@ -323,7 +325,7 @@ def allocate_bw(
             *(str(dyn.shared_ports) if d in ("C", "E") else str(best.ports[d]) for d in dims),
             f"{dyn.dynamic_time_s:.5g}",
         )
-    console.print(table)
+    print_table(table)
     if dyn is not None:
         edge = "never" if dyn.break_even_delay_s is None else f"up to {dyn.break_even_delay_s * 1e3:.4g} ms"
         console.print(

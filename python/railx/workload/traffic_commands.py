@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError, is_one_of, output_file
+from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.commands import parse_parallel
 from railx.workload.jobs import available_jobs, load_job
@@ -114,7 +114,9 @@ def traffic_report(
 def traffic(
     model: Annotated[
         str | None,
-        typer.Argument(help="Model key (e.g. gpt-1t) or a model .toml file; omit with --job.", show_default=False),
+        typer.Argument(
+            metavar="MODEL", help="Model key (e.g. gpt-1t) or a model .toml file; omit with --job.", show_default=False
+        ),
     ] = None,
     job: Annotated[
         str | None,
@@ -168,7 +170,6 @@ def traffic(
     if as_json:
         print(json.dumps(report, indent=2))
         return
-    console = Console()
     table = Table(
         title=f"{title}: {placement.gpus} GPUs, HB domains of {placement.hb_domain}, {all_reduce_algo} all-reduce"
     )
@@ -176,7 +177,7 @@ def traffic(
         table.add_column(col, justify="left" if col == "traffic" else "right")
     for kind, share in tm.volume_shares().items():
         table.add_row(kind, f"{100 * share:.3g}%")
-    console.print(table)
+    print_table(table)
     pairs = ", ".join(f"{k} {100 * v:.3g}%" for k, v in tm.pair_shares().items())
     top = tm.max_pair_bytes()
     console.print(f"GPU pairs carrying: {pairs}")

@@ -1,0 +1,53 @@
+"""`KEY=VALUE` overrides of a configuration's fields on the command line, as BookSim2 takes them:
+`railx sim cfg.toml system.k=4 sim.load=0.3` sets `k` in `[system]` and `load` in `[sim]`.
+
+A key is a dotted path of tables ending in a field (`topology.preset`, `peer.dims`); a value is
+written as in TOML (`4`, `0.3`, `"hyperx"`, `[8, 8]`, `true`), and a bare word that is not TOML
+(`hyperx`) is taken as a string. The overridden document is validated as the file would be, so an
+unknown key or a bad value is the same one-line error naming the field.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import tomllib
+
+from railx._core import ConfigError
+
+__all__ = ["apply_overrides", "parse_override"]
+
+EXAMPLE = "e.g. system.k=4 or sim.load=0.3"
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """`KEY=VALUE` as (the key's path of names, the value)."""
+    key, sep, raw = text.partition("=")
+    path = key.strip().split(".")
+    if not sep or not all(part.strip() for part in path):
+        raise ConfigError(f"{text!r}: an override is KEY=VALUE with a dotted key; {EXAMPLE}")
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # a bare word: a string, as `topology.preset=hyperx`
+    return [part.strip() for part in path], value
+
+
+def apply_overrides(document: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """A copy of a configuration document with each `KEY=VALUE` of `overrides` set, in order.
+    A key whose table is missing creates it (validation then names a table that is unknown);
+    a key that crosses a value that is not a table is an error here."""
+    out = copy.deepcopy(document)
+    for text in overrides:
+        path, value = parse_override(text)
+        table = out
+        for depth, name in enumerate(path[:-1]):
+            inner = table.setdefault(name, {})
+            if not isinstance(inner, dict):
+                where = ".".join(path[: depth + 1])
+                raise ConfigError(f"{text!r}: {where} is a value, not a table; {EXAMPLE}")
+            table = inner
+        table[path[-1]] = value
+    return out
