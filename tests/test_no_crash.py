@@ -119,12 +119,19 @@ def test_job_on_a_configuration_without_jobs_says_there_are_none() -> None:
         assert_one_line_error(run_railx(*args), "job = x", "no [[jobs]]", "drop the job")
 
 
-@pytest.mark.parametrize("option", ["--load", "--hotspot-fraction", "--injection-flits-per-cycle"])
-def test_a_nan_number_names_its_field(option: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "needle"),
+    [
+        ("--load", "Invalid value for '--load'"),
+        ("--hotspot-fraction", "sim.hotspot_fraction = nan: Input should be a finite number"),
+        ("--injection", "sim.injection = nan: Input should be a finite number"),
+    ],
+)
+def test_a_nan_number_names_its_field(option: str, needle: str) -> None:
+    """Not "traffic: expected value at line 1 column 32" (JSON cannot carry NaN to the core)."""
     extra = ("--traffic", "hotspot") if option == "--hotspot-fraction" else ()
     result = run_railx("sim", "examples/hyperx-5x5.toml", *extra, option, "nan", "--cycles", "1")
-    field = option.removeprefix("--").replace("-", "_")
-    assert_one_line_error(result, f"{field} = nan: must be a finite number")
+    assert_one_line_error(result, needle)
 
 
 def test_a_nan_load_in_a_sweep_names_it() -> None:
