@@ -49,7 +49,7 @@ COLLECTIVE = ("collective", RAILX, "--size", "1MiB")
         ((*COLLECTIVE, "--reduce-s-per-byte", "1e-11"), ("reduce_s_per_byte = 1e-11", "no reduction delay")),
         ((*COLLECTIVE, "--flit-bytes", "64"), ("flit_bytes = 64: not used at fidelity analytic",)),
         ((*COLLECTIVE, "--fidelity", "flow", "--flit-bytes", "64"), ("flit_bytes = 64: not used at fidelity flow",)),
-        ((*COLLECTIVE, "--fidelity", "flow", "--link-model", "routed"), ("link_model = 'routed'", "fidelity flow")),
+        ((*COLLECTIVE, "--fidelity", "flow", "--link-model", "paper"), ("link_model = 'paper'", "fidelity flow")),
         # The paper's link model prices lines by the paper's conventions: it routes nothing.
         ((*COLLECTIVE, "--routing", "balanced"), ("routing = 'balanced'", "the paper's link model routes nothing")),
         ((*COLLECTIVE, "--misroutes", "1"), ("misroutes = 1", "routes nothing")),

@@ -70,8 +70,8 @@ def collective_report(
     `flit_bytes` (None: 256), up to 1e8 flits; the result also has `cycles`, `cycle_s` and
     `flit_bytes`). An option the fidelity does not use is a ConfigError, never ignored: `chunks`
     above 1, `reduce_s_per_byte` above 0, `routing` and `misroutes` under the paper's link model
-    (or SiPCO's) at analytic fidelity, `link_model` at flow or flit, `flit_bytes` at analytic or
-    flow.
+    (or SiPCO's) at analytic fidelity, `link_model` `paper` at flow or flit, `flit_bytes` at
+    analytic or flow.
     `cus`: a peer job's chips (e.g. a Flex-SiPAC job's CUs) instead of every chip. `sipco` and
     `flex-sipco` (SiPAC only, all-reduce) are priced analytically by
     :mod:`railx.collectives.sipco` (the result also has `levels_spanned` and `bound_s`, the
@@ -211,7 +211,13 @@ def _refuse_unused_options(
             ("analytic",),
         ),
         "flit_bytes": (flit_bytes, flit_bytes is not None, "only the flit level has flits", ("analytic", "flow")),
-        "link_model": (link_model, link_model is not None, "it prices the analytic model only", ("flow", "flit")),
+        # The flow and flit levels route every message: `routed` describes them, `paper` does not.
+        "link_model": (
+            link_model,
+            link_model == "paper",
+            "the paper's conventions price the analytic model only",
+            ("flow", "flit"),
+        ),
     }
     for option, (value, given, why, ignored_at) in unused.items():
         if given and fidelity in ignored_at:
