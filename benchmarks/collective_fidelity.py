@@ -9,6 +9,7 @@ the orbit size (messages per simulated flow: 16 over every node translation, 4 o
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -29,6 +30,7 @@ def _fmt_size(size: int) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     with tempfile.TemporaryDirectory() as tmp:
         system = str(Path(tmp) / "torus-m4-4x4.toml")
         Path(system).write_text(fig15_torus_toml(4, 4))

@@ -10,6 +10,7 @@ cost over the same rows is the sweep examples/sweeps/table6.toml.
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from railx.cost import PRESETS
@@ -17,6 +18,7 @@ from railx.systems import TABLE6_ORDER
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     for name in TABLE6_ORDER:
         start = time.perf_counter()
         bom = PRESETS[name].bom()

@@ -15,6 +15,7 @@ Not a test: run `python benchmarks/flow_sim.py`.
 
 from __future__ import annotations
 
+import argparse
 import resource
 import subprocess
 import sys
@@ -59,8 +60,11 @@ def run_case(name: str) -> None:
 
 
 def main() -> int:
-    if len(sys.argv) == 3 and sys.argv[1] == "--case":
-        run_case(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)  # one case, in its own process
+    args = parser.parse_args()
+    if args.case is not None:
+        run_case(args.case)
         return 0
     for name in CASES:
         subprocess.run([sys.executable, __file__, "--case", name], check=True)

@@ -9,6 +9,7 @@ mesh instead of a switch. Not a test: run `python benchmarks/railonly_flit_cause
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from typing import Any
@@ -61,6 +62,7 @@ def _run(system: System, algo: str, settings_json: str | None = None) -> Any:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     start = time.perf_counter()
     print(f"flit / flow of the all-to-all, {CHIPS} GPUs, {PAIR_BYTES >> 10} KiB per pair")
     print(f"{'system':<38} {'algo':<9} " + " ".join(f"{label:>10}" for label, _ in SETTINGS))

@@ -9,6 +9,7 @@ the 2-core reference machine. Not a test: run `python benchmarks/railx7mesh.py`.
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import sys
@@ -84,6 +85,7 @@ def end_to_end(load: Any) -> Run:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     run = end_to_end(lambda: railx.load_config(CONFIG))
     run.print("RailX7Mesh 2D-HyperX", "(targets: <= 10 s, <= 4 GiB)")
     plan = run.plan

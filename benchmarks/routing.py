@@ -14,6 +14,7 @@ Not a test: run `python benchmarks/routing.py`.
 
 from __future__ import annotations
 
+import argparse
 import resource
 import subprocess
 import sys
@@ -82,6 +83,7 @@ def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] == "--torus":
         run_torus(sys.argv[2])
         return 0
+    argparse.ArgumentParser(description=__doc__).parse_args()  # --help says what it measures
     hyperx = railx.realize(EXAMPLES / "hyperx-9x9.toml")
     t1 = timed(
         "1,296-chip HyperX, minimal, exhaustive",

@@ -31,9 +31,10 @@ class CliResult:
     stderr: str
 
 
-def run_railx(*args: str | os.PathLike[str]) -> CliResult:
-    """Runs the CLI's entry point (`railx.cli.main`) in this process, as `railx ARGS...` would:
-    argument parsing, exit status and stdout/stderr included, without a new interpreter each time."""
+def run_railx(*args: str | os.PathLike[str], cwd: Path = REPO) -> CliResult:
+    """Runs the CLI's entry point (`railx.cli.main`) in this process, as `railx ARGS...` would in
+    `cwd`: argument parsing, exit status and stdout/stderr included, without a new interpreter
+    each time."""
     from railx import cli
 
     argv = ["railx", *map(str, args)]
@@ -42,7 +43,7 @@ def run_railx(*args: str | os.PathLike[str]) -> CliResult:
     sys.argv = argv
     rc = 0
     try:
-        os.chdir(REPO)
+        os.chdir(cwd)
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
                 cli.main()

@@ -156,7 +156,7 @@ def test_key_value_overrides_any_field(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("sytem.k=4", "sytem: unknown key; valid keys here are system, topology, jobs, sim"),
+        ("sytem.k=4", "sytem: unknown table; valid keys here are system, topology, jobs, sim (did you mean system?)"),
         ("system.kk=4", "system.kk: unknown key; valid keys here are m, n, R"),
         ("system.k=abc", "system.k = 'abc': Input should be a valid number"),
         ("system.k=-1", "system.k = -1: Input should be greater than 0"),

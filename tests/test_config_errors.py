@@ -436,7 +436,7 @@ def _is_two_cycle_rail(circuits: list[list[int]]) -> bool:
 def test_valid_example_files_load(examples: Path) -> None:
     from railx.systems import resolve_system
 
-    for path in sorted(examples.glob("*.toml")):
+    for path in sorted([*examples.glob("*.toml"), *examples.glob("peers/*.toml")]):
         system = resolve_system(str(path))
         if system.railx is not None:
             assert isinstance(railx.load_config(path), Config)

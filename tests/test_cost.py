@@ -122,10 +122,12 @@ def test_table2_with_installed_ports_breaks_one_row(tmp_path: Path) -> None:
     [
         (
             ("[aot]", "[aot2]"),
-            "aot2: unknown key; valid keys here are name, description, port_basis, packet_switch, ocs, pcc, aot, nic",
+            "aot2: unknown table; valid keys here are name, description, port_basis, packet_switch, ocs, pcc, aot, nic",
         ),
         (("usd = 1000", "usd = -1000"), "aot.usd = -1000"),
-        (('source = "RailX (000) §6.2: a passive', 'sauce = "'), "pcc.source: required key is missing"),
+        (('source = "RailX (000) §6.2: a passive', 'sauce = "'), "pcc.sauce: unknown key; valid keys here are usd"),
+        (('source = "RailX (000) §6.2: a passive', 'sauce = "'), "(did you mean source?)"),
+        (('source = "RailX (000) §6.2: a passive', '# "'), "pcc.source: required key is missing"),
         (
             ("usd = 250", "usd = 250\nusd_per_port = 3"),
             "pcc: give exactly one of usd (per unit), usd_per_port (switches) or unpriced",

@@ -3,6 +3,7 @@ stderr and exit 2, never a traceback."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,87 @@ def test_plot_folder_checked_before_the_run(tmp_path: Path) -> None:
     plot = taken / "sweep.png"
     result = run_railx("sim", HYPERX, "--sweep", "0.1", "--cycles", "10", "--warmup", "0", "--plot", plot)
     assert_one_line_error(result, f"--plot {plot}", "is a file, not a folder")
+
+
+def test_job_on_a_configuration_without_jobs_says_there_are_none() -> None:
+    for args in (("route", HYPERX, "--stats", "--job", "x"), ("sim", HYPERX, "--job", "x", "--cycles", "1")):
+        assert_one_line_error(run_railx(*args), "job = x", "no [[jobs]]", "drop the job")
+
+
+@pytest.mark.parametrize(
+    ("option", "needle"),
+    [
+        ("--load", "Invalid value for '--load'"),
+        ("--hotspot-fraction", "sim.hotspot_fraction = nan: Input should be a finite number"),
+        ("--injection", "sim.injection = nan: Input should be a finite number"),
+    ],
+)
+def test_a_nan_number_names_its_field(option: str, needle: str) -> None:
+    """Not "traffic: expected value at line 1 column 32" (JSON cannot carry NaN to the core)."""
+    extra = ("--traffic", "hotspot") if option == "--hotspot-fraction" else ()
+    result = run_railx("sim", "examples/hyperx-5x5.toml", *extra, option, "nan", "--cycles", "1")
+    assert_one_line_error(result, needle)
+
+
+def test_a_nan_load_in_a_sweep_names_it() -> None:
+    result = run_railx("sim", "examples/hyperx-5x5.toml", "--sweep", "0.1,nan", "--cycles", "1")
+    assert_one_line_error(result, "loads = [0.1, nan]: every load must be a finite number")
+
+
+@pytest.fixture
+def ocs_file(tmp_path: Path) -> dict:
+    run_railx("ocs", "examples/hyperx-5x5.toml", "--out", tmp_path)
+    return json.loads((tmp_path / "system.ocs.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("edit", "needles"),
+    [
+        (lambda ocs: ocs.update(switches="nope"), ("switches: expected a list of switches",)),
+        (lambda ocs: ocs["switches"][3].update(circuits=[[1, "a"]]), ("switches[3]:", "invalid type")),
+        (lambda ocs: ocs["system"].update(m="four"), ("system:", "invalid type")),
+        (lambda ocs: ocs["switches"][0]["circuits"].__setitem__(0, [2, 2]), ("circuit [2, 2] joins port 2 to itself",)),
+    ],
+)
+def test_a_malformed_ocs_file_names_the_field(tmp_path: Path, ocs_file: dict, edit, needles: tuple[str, ...]) -> None:
+    edit(ocs_file)
+    path = tmp_path / "bad.ocs.json"
+    path.write_text(json.dumps(ocs_file))
+    result = run_railx("ocs", "verify", path)
+    assert_one_line_error(result, *needles)
+    assert "line 1 column" not in result.stderr
+
+
+def test_a_misspelt_table_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "typo.toml"
+    config.write_text(Path(HYPERX).read_text().replace("[system]", "[sytem]"))
+    assert_one_line_error(run_railx("plan", config), "sytem: unknown table", "(did you mean system?)")
+
+
+@pytest.mark.parametrize(
+    ("args", "label"),
+    [
+        (("network", "examples/hyperx-5x5.toml", "--out", "{file}/net.json"), "--out"),
+        (("sim", "examples/hyperx-5x5.toml", "--cycles", "1", "--links", "{file}/links.csv"), "--links"),
+        (("traffic", "--job", "megatron-gpt-1t", "--heatmap", "{file}/map.png"), "--heatmap"),
+        (("availability", "examples/jobs.toml", "--rate", "0.01", "--samples", "2", "--plot", "{file}/p"), "--plot"),
+        (
+            ("allocate", "examples/jobs.toml", "--failed", "examples/failed.json", "--jobs", "all", "--out", "{file}"),
+            "--out",
+        ),
+        (("cost", "ft2", "--plot", "{file}/cost.png"), "--plot"),
+        (("scale", "--plot", "{file}/scale.png"), "--plot"),
+    ],
+)
+def test_a_file_where_an_output_folder_belongs(tmp_path: Path, args: tuple[str, ...], label: str) -> None:
+    """An existing file in an output's path is one line naming the option, never `[Errno 17]` or
+    `[Errno 20]` (and is found before the work: --links and --heatmap were found after it)."""
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    result = run_railx(*(a.format(file=taken) for a in args))
+    assert_one_line_error(result, label, "is a file, not a folder")
+
+
+def test_an_output_file_path_that_is_a_folder_is_named(tmp_path: Path) -> None:
+    result = run_railx("network", "examples/hyperx-5x5.toml", "--out", tmp_path)
+    assert_one_line_error(result, f"--out {tmp_path}", "is a folder; give a file path")

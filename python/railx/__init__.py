@@ -3,8 +3,9 @@
 The RailX plant, OCS synthesis, realized network and metrics live in the Rust core
 (`railx._core`); this package is the user surface: configuration, the Python API and the CLI.
 
-The names below are loaded on first use (PEP 562), so `import railx` (and the `railx` command's
-start-up) costs only the core's exception types, not pydantic or NumPy.
+The names below, and every subpackage (`railx.cost.table6()`, `railx.sim.simulate(...)`), are
+loaded on first use (PEP 562), so `import railx` (and the `railx` command's start-up) costs only
+the core's exception types, not pydantic or NumPy.
 """
 
 from __future__ import annotations
@@ -50,7 +51,33 @@ _LAZY: dict[str, str] = {
 }
 
 
+#: The subpackages and modules `railx.NAME` imports on first use, without an explicit import.
+SUBMODULES = (
+    "allocation",
+    "availability",
+    "collectives",
+    "config",
+    "cost",
+    "flowsim",
+    "libra",
+    "multitenant",
+    "network",
+    "platforms",
+    "progress",
+    "report",
+    "results",
+    "routing",
+    "sim",
+    "sweep",
+    "systems",
+    "wavelengths",
+    "workload",
+)
+
+
 def __getattr__(name: str) -> Any:
+    if name in SUBMODULES:
+        return importlib.import_module(f"railx.{name}")  # which also binds railx.NAME
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'railx' has no attribute {name!r}")
@@ -60,7 +87,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__all__, *SUBMODULES})
 
 
 def max_scale(m: int, n: int, R: int) -> list[dict]:

@@ -338,12 +338,13 @@ def network(
     as_json: JsonOpt = False,
 ) -> None:
     """Export the realized chip-level network (mesh and optical links with bandwidth and latency)."""
-    from railx.config import is_one_of, load_config
+    from railx.config import is_one_of, load_config, output_file
     from railx.network import NETWORK_FORMATS, realize
     from railx.tables import console
 
     if not is_one_of(fmt, NETWORK_FORMATS):
         raise ConfigError(f"format = {fmt}: unknown network format; use {' or '.join(NETWORK_FORMATS)}")
+    output_file(out, f"--out {out}")  # before the work, not when it is done
     net = realize(load_config(config, overrides))
     net.write(out, fmt)
     links = net.links()

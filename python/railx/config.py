@@ -9,6 +9,7 @@ that names the field, the rule and a valid alternative.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ __all__ = [
     "one_line_error",
     "parse_bytes",
     "make_dir",
+    "output_file",
     "read_text",
     "read_toml",
     "SimConfig",
@@ -378,6 +380,17 @@ class Config(Strict):
         return config
 
 
+def output_file(path: str | Path, label: str) -> Path:
+    """Checks, before any work, that a file can be written at `path`: its folder is made (one
+    line naming `label` when a file stands in the way, as make_dir) and a folder at `path` itself
+    is a one-line ConfigError."""
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{label}: {path} is a folder; give a file path, e.g. {path / 'out'}")
+    make_dir(path.parent, label)
+    return path
+
+
 def load_config(path: str | Path, overrides: Sequence[str] | None = None) -> Config:
     """Reads and validates a TOML configuration file, with `KEY=VALUE` `overrides` of its fields
     applied first (railx.overrides)."""
@@ -424,14 +437,20 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
 
 def one_line_error(exc: ValidationError, root: type[BaseModel], prefix: tuple[str, ...] = ()) -> str:
     """The first validation error of a `root` document as `field = value: rule; alternative`
-    (`prefix`: where in `root` the validated part sits, when only a part was validated)."""
-    error = exc.errors()[0]
+    (`prefix`: where in `root` the validated part sits, when only a part was validated). An
+    unknown key comes first: a misspelt one (`[sytem]`) is why a required one is missing."""
+    errors = exc.errors()
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = (*prefix, *error["loc"])
     field = _field_path(loc)
     if error["type"] == "extra_forbidden":
         model = _model_at(loc, root)
-        keys = ", ".join(model.model_fields) if model is not None else "listed in README.md, Configuration (TOML)"
-        return f"{field}: unknown key; valid keys here are {keys}"
+        what = "table" if isinstance(error.get("input"), dict) else "key"
+        if model is None:
+            return f"{field}: unknown {what}; valid keys are listed in README.md, Configuration (TOML)"
+        close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
+        meant = f" (did you mean {close[0]}?)" if close else ""
+        return f"{field}: unknown {what}; valid keys here are {', '.join(model.model_fields)}{meant}"
     if error["type"] == "missing":
         return f"{field}: required key is missing; add it (see examples/ for a complete file)"
     message = error["msg"].removeprefix("Value error, ")

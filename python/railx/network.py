@@ -4,8 +4,9 @@ and the analyses that run on it (plan metrics, OCS files, network export)."""
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -14,12 +15,18 @@ from railx._core import verify_ocs as _verify_ocs
 from railx.atomic import atomic_path, checked_path, make_dir, write_file_set
 from railx.config import Config, load_config, read_text
 
+if TYPE_CHECKING:
+    import networkx
+
+    from railx.systems import System
+
 __all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file", "verify_ocs_text"]
 
 NetworkFormat = Literal["json", "graphml"]
 NETWORK_FORMATS: tuple[NetworkFormat, ...] = ("json", "graphml")
 OCS_SUFFIX = ".ocs.json"
 """How an OCS file's name ends: `system.ocs.json`, `<job>.ocs.json`."""
+LINK_CLASSES = ("intra-node", "inter-node-optical")  # by the links' `class` code, as railx.network/v1 names them
 
 
 class Network:
@@ -78,6 +85,43 @@ class Network:
         path = checked_path(path, "path")
         with atomic_path(path) as temporary:
             self.core.write_network(str(temporary), fmt)
+
+    @cached_property
+    def system(self) -> System:
+        """This network as a :class:`railx.System` (name "network"), sharing the network already
+        built, for the analyses that take a System."""
+        from railx.systems import System
+
+        document = self.config.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+        system = System("network", "RailX network", railx=document)
+        # System is frozen; its `core` is a cached_property, whose cache is the instance dict:
+        # filling it shares this network's build instead of synthesising it again.
+        system.__dict__["core"] = self.core
+        return system
+
+    def to_networkx(self) -> networkx.MultiDiGraph:
+        """The chip graph as a networkx MultiDiGraph, as `networkx.read_graphml` loads the GraphML
+        export: nodes are chip ids with their coordinates `X`, `Y` (node) and `x`, `y` (in its
+        mesh); one edge per directed link, keyed by its index in :meth:`links`, with `class`
+        (`intra-node` or `inter-node-optical`), `bandwidth_Bps`, `latency_s` and, for optical
+        links, `rail`. networkx is imported here, not with railx."""
+        import networkx
+
+        plant = self.config.system.plant()
+        m, p = plant["m"], plant["grid"][0]
+        graph = networkx.MultiDiGraph()
+        for chip in range(self.chips):
+            node, local = divmod(chip, m * m)
+            graph.add_node(chip, X=node % p, Y=node // p, x=local % m, y=local // m)
+        links = self.links()
+        for i, (src, dst, cls, bw, lat, rail) in enumerate(
+            zip(*(links[k].tolist() for k in ("src", "dst", "class", "bandwidth_Bps", "latency_s", "rail")))
+        ):
+            attrs: dict[str, Any] = {"class": LINK_CLASSES[cls], "bandwidth_Bps": bw, "latency_s": lat}
+            if rail >= 0:
+                attrs["rail"] = rail
+            graph.add_edge(src, dst, key=i, **attrs)
+        return graph
 
 
 def realize(config: Config | str | Path) -> Network:

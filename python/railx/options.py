@@ -8,7 +8,15 @@ from typing import Annotated, Any
 import typer
 from typer._click.core import ParameterSource
 
-__all__ = ["SEED_MAX", "SYSTEM_HELP", "OverridesArg", "given_or_from_file", "seed_option", "system_argument"]
+__all__ = [
+    "SEED_MAX",
+    "SYSTEM_HELP",
+    "OverridesArg",
+    "given_names",
+    "given_or_from_file",
+    "seed_option",
+    "system_argument",
+]
 
 # Seeds reach the core as unsigned 64-bit integers: the CLI refuses what they cannot hold up front,
 # with click's usage error, instead of a conversion error from the binding.
@@ -38,6 +46,15 @@ OverridesArg = Annotated[
     ),
 ]
 """KEY=VALUE overrides after SYSTEM (railx.overrides)."""
+
+
+def given_names(ctx: Any, table: dict[str, Any] | None, names: Iterable[str]) -> set[str]:
+    """Which of command `ctx`'s parameters `names` were set: on the command line or in `table`."""
+    return {
+        name
+        for name in names
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None) or (table and name in table)
+    }
 
 
 def given_or_from_file(ctx: Any, table: dict[str, Any] | None, names: Iterable[str]) -> dict[str, Any]:

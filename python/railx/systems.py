@@ -14,6 +14,7 @@ peer's graph built directly).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -68,9 +69,22 @@ class System:
         return float(self.peer.get("link", {}).get("port_bw_Bps", DEFAULT_PORT_BW_BPS))  # type: ignore[union-attr]
 
     @classmethod
-    def resolve(cls, system: System | str) -> System:
-        """`system` itself, or the preset or TOML file it names (see :func:`resolve_system`)."""
-        return system if isinstance(system, System) else resolve_system(system)
+    def resolve(cls, system: SystemLike) -> System:
+        """Any :data:`SystemLike` as a System: `system` itself, a realized :class:`railx.Network`'s
+        system (sharing its built network), or the preset or TOML file a name or path names (see
+        :func:`resolve_system`). A bare core system carries no specification: a ConfigError."""
+        from railx.network import Network
+
+        if isinstance(system, System):
+            return system
+        if isinstance(system, Network):
+            return system.system
+        if isinstance(system, CoreSystem):
+            raise ConfigError(
+                "system: a railx._core.System carries no specification; pass the railx.System, the "
+                "railx.Network or the file it was built from"
+            )
+        return resolve_system(os.fspath(system))
 
     def spec_json(self) -> str:
         """The system as the core takes it: a RailX configuration, or `{"peer": {...}}`."""
@@ -214,17 +228,15 @@ PRESETS.update((s.name, s) for s in _platform_presets())
 
 
 # Anything an analysis accepts as a system: a System, a realized RailX Network, a built core
-# system, or a preset name or TOML file path.
-SystemLike = Union[System, "Network", CoreSystem, str]
+# system, or a preset name or TOML file path (a str or a pathlib.Path).
+SystemLike = Union[System, "Network", CoreSystem, str, "os.PathLike[str]"]
 
 
 def core_of(system: SystemLike) -> CoreSystem:
     """The built core system behind any :data:`SystemLike`."""
     if isinstance(system, CoreSystem):
         return system
-    if isinstance(system, str):
-        return resolve_system(system).core
-    return system.core
+    return System.resolve(system).core
 
 
 def resolve_system(name_or_path: str, overrides: Sequence[str] | None = None) -> System:

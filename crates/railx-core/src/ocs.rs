@@ -33,6 +33,37 @@ impl OcsSystem {
     }
 }
 
+/// A message for a file that parses as JSON but not as an OCS file, naming the field that breaks
+/// the format (`switches[3].circuits`, say) rather than a column of the file.
+fn locate(value: &serde_json::Value, error: serde_json::Error) -> String {
+    fn field<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Option<String> {
+        serde_json::from_value::<T>(v.clone())
+            .err()
+            .map(|e| e.to_string())
+    }
+    let Some(object) = value.as_object() else {
+        return format!("expected a JSON object with format, system and switches ({error})");
+    };
+    let found = object.iter().find_map(|(key, v)| {
+        let problem = match key.as_str() {
+            "format" => field::<String>(v),
+            "system" => field::<OcsSystem>(v),
+            "job" => field::<Option<String>>(v),
+            "switches" => match v.as_array() {
+                None => Some(format!("expected a list of switches, found {v}")),
+                Some(switches) => {
+                    return switches.iter().enumerate().find_map(|(i, sw)| {
+                        field::<SwitchConfig>(sw).map(|e| format!("switches[{i}]: {e}"))
+                    })
+                }
+            },
+            _ => None,
+        };
+        problem.map(|e| format!("{key}: {e}"))
+    });
+    found.unwrap_or_else(|| error.to_string())
+}
+
 /// One optical circuit switch and the circuits programmed into it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,8 +90,10 @@ pub struct OcsConfig {
 
 impl OcsConfig {
     pub fn from_json(text: &str) -> Result<OcsConfig> {
-        let config: OcsConfig =
+        let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| RailxError::parse("OCS file", e))?;
+        let config: OcsConfig = serde_json::from_value(value.clone())
+            .map_err(|e| RailxError::parse("OCS file", locate(&value, e)))?;
         if config.format != FORMAT {
             return Err(RailxError::invalid(
                 "format",
@@ -142,6 +175,15 @@ pub fn check_ports(config: &OcsConfig) -> Result<Vec<Arc>> {
         }
         let mut used: HashMap<u32, [u32; 2]> = HashMap::with_capacity(sw.circuits.len() * 2);
         for &circuit in &sw.circuits {
+            if circuit[0] == circuit[1] {
+                return Err(RailxError::verification(
+                    place,
+                    format!(
+                        "circuit {circuit:?} joins port {} to itself; a circuit joins a + port (odd) to a - port (even)",
+                        circuit[0]
+                    ),
+                ));
+            }
             for port in circuit {
                 if port >= sw.radix {
                     return Err(RailxError::verification(

@@ -319,6 +319,16 @@ fn railx_routing(
             format!("use one of {}", RAILX_ROUTINGS.join(", ")),
         ));
     }
+    if let (Some(misroutes), false) = (options.misroutes, name == "adaptive") {
+        // Only adaptive routing misroutes: taking the number and routing minimally would
+        // silently ignore it.
+        return Err(RailxError::invalid(
+            "misroutes",
+            misroutes,
+            format!("only RailX's adaptive routing takes misroutes, not {name}"),
+            "add --routing adaptive, or drop misroutes",
+        ));
+    }
     let scheme = Scheme::parse(name, options.misroutes.unwrap_or(1))?;
     RailxRouting::of_region(realized, options.job.as_deref(), scheme)
 }
@@ -382,5 +392,28 @@ mod tests {
         };
         assert!(torus.routing(None, &job).is_err());
         assert!(torus.group(Some("a")).is_err());
+    }
+
+    #[test]
+    fn misroutes_are_refused_by_every_railx_routing_but_adaptive() {
+        let railx = peer(
+            r#"{"system": {"m": 2, "n": 1, "R": 8, "grid": [3, 3], "port_bw_Bps": 5e10, "intra_bw_Bps": 1e11,
+                "alpha_out_s": 3e-7, "alpha_in_s": 1e-8}, "topology": {"preset": "torus"}, "jobs": []}"#,
+        );
+        let misroutes = RoutingOptions {
+            misroutes: Some(2),
+            ..Default::default()
+        };
+        assert_eq!(
+            railx.routing(Some("adaptive"), &misroutes).unwrap().name(),
+            "adaptive"
+        );
+        for name in [None, Some("minimal"), Some("dateline"), Some("balanced")] {
+            let err = railx.routing(name, &misroutes).err().unwrap().to_string();
+            assert!(
+                err.starts_with("misroutes = 2") && err.contains("--routing adaptive"),
+                "{err}"
+            );
+        }
     }
 }

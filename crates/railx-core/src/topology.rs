@@ -149,6 +149,14 @@ impl System {
                 .join(", ")
         };
         match job {
+            Some(name) if self.regions.iter().all(|r| r.name.is_none()) => {
+                Err(RailxError::invalid(
+                    "job",
+                    name,
+                    "the configuration has no [[jobs]], only its one [topology]",
+                    "drop the job to use the whole system",
+                ))
+            }
             Some(name) => self
                 .regions
                 .iter()

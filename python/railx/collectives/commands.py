@@ -54,7 +54,7 @@ def collective_report(
     chunks: int = 1,
     reduce_s_per_byte: float = DEFAULT_REDUCE_S_PER_BYTE,
     routing: str | None = None,
-    flit_bytes: int = DEFAULT_FLIT_BYTES,
+    flit_bytes: int | None = None,
     link_model: str | None = None,
     misroutes: int | None = None,
     cus: Sequence[int] | None = None,
@@ -68,7 +68,11 @@ def collective_report(
     by `routing` (None: the system's default), with a reduction delay of `reduce_s_per_byte`;
     the result also has `flows`, `events`, `aggregated` and `orbit`, the messages each flow
     stands for) or `flit` (the schedule's message DAG on the flit-level simulator with flits of
-    `flit_bytes`, up to 1e8 flits; the result also has `cycles`, `cycle_s` and `flit_bytes`).
+    `flit_bytes` (None: 256), up to 1e8 flits; the result also has `cycles`, `cycle_s` and
+    `flit_bytes`). An option the fidelity does not use is a ConfigError, never ignored: `chunks`
+    above 1, `reduce_s_per_byte` above 0, `routing` and `misroutes` under the paper's link model
+    (or SiPCO's) at analytic fidelity, `link_model` `paper` at flow or flit, `flit_bytes` at
+    analytic or flow.
     `cus`: a peer job's chips (e.g. a Flex-SiPAC job's CUs) instead of every chip. `sipco` and
     `flex-sipco` (SiPAC only, all-reduce) are priced analytically by
     :mod:`railx.collectives.sipco` (the result also has `levels_spanned` and `bound_s`, the
@@ -78,6 +82,9 @@ def collective_report(
         raise ConfigError(
             f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit"
         )
+    _refuse_unused_options(fidelity, chunks, reduce_s_per_byte, flit_bytes, link_model)
+    if flit_bytes is None:
+        flit_bytes = DEFAULT_FLIT_BYTES
     if flit_bytes < 1:
         raise ConfigError(
             f"flit_bytes = {flit_bytes}: a flit carries at least one byte; e.g. --flit-bytes {DEFAULT_FLIT_BYTES}"
@@ -102,6 +109,14 @@ def collective_report(
             f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
             f"{core.family} system; use --link-model routed"
         )
+    if fidelity == "analytic" and (model == "paper" or algo in SIPCO_ALGORITHMS):
+        for option, value in (("routing", routing), ("misroutes", misroutes)):
+            if value is not None:
+                priced = "SiPCO's model" if algo in SIPCO_ALGORITHMS else "the paper's link model"
+                raise ConfigError(
+                    f"{option} = {value!r}: {priced} routes nothing at analytic fidelity; "
+                    "use --link-model routed or --fidelity flow, or drop it"
+                )
     if config is not None and config.jobs:
         raise ConfigError(
             f"jobs = {len(config.jobs)}: a collective here runs over every chip of the system; "
@@ -181,6 +196,36 @@ def collective_report(
     report["algbw_Bps"] = size_bytes / report["time_s"]
     report["busbw_Bps"] = report["algbw_Bps"] * bus_bandwidth_factor(op, report["ranks"])
     return report
+
+
+def _refuse_unused_options(
+    fidelity: str, chunks: int, reduce_s_per_byte: float, flit_bytes: int | None, link_model: str | None
+) -> None:
+    """A one-line ConfigError for an option `fidelity` would silently ignore."""
+    # option: (its value, whether it was given, why it does not apply, the fidelities ignoring it)
+    unused = {
+        "chunks": (chunks, chunks != 1, "the analytic models price the unpipelined schedule", ("analytic",)),
+        "reduce_s_per_byte": (
+            reduce_s_per_byte,
+            reduce_s_per_byte != 0,
+            "the analytic models have no reduction delay",
+            ("analytic",),
+        ),
+        "flit_bytes": (flit_bytes, flit_bytes is not None, "only the flit level has flits", ("analytic", "flow")),
+        # The flow and flit levels route every message: `routed` describes them, `paper` does not.
+        "link_model": (
+            link_model,
+            link_model == "paper",
+            "the paper's conventions price the analytic model only",
+            ("flow", "flit"),
+        ),
+    }
+    for option, (value, given, why, ignored_at) in unused.items():
+        if given and fidelity in ignored_at:
+            raise ConfigError(
+                f"{option} = {value!r}: not used at fidelity {fidelity} ({why}); "
+                f"drop --{option.replace('_', '-')} or choose another --fidelity"
+            )
 
 
 def collective_time_s(
@@ -264,15 +309,21 @@ def register(app: typer.Typer) -> None:
             ),
         ] = DEFAULT_REDUCE_S_PER_BYTE,
         flit_bytes: Annotated[
-            int,
+            int | None,
             typer.Option(
                 "--flit-bytes",
                 min=1,
-                help="With --fidelity flit: bytes per flit; a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.",
+                help=f"With --fidelity flit: bytes per flit (default {DEFAULT_FLIT_BYTES}); a cycle is flit-bytes over the external port bandwidth, link latencies are rounded to cycles.",
+                show_default=False,
             ),
-        ] = DEFAULT_FLIT_BYTES,
+        ] = None,
         chunks: Annotated[
-            int, typer.Option("--chunks", min=1, help="Pipelined chunks of the schedule (changes its message count).")
+            int,
+            typer.Option(
+                "--chunks",
+                min=1,
+                help="With --fidelity flow or flit: pipelined chunks of the schedule (changes its message count).",
+            ),
         ] = 1,
         cus: Annotated[
             str | None,

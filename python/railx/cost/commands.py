@@ -24,6 +24,9 @@ from railx.tables import console, print_table
 __all__ = ["register"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+DEFAULT_CATALOG = "railx-table6"
+DEFAULT_BASELINE = "ft2"
+DEFAULT_HB_DOMAIN = 256  # Rail-only's Table II assumes 256-GPU HB domains
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -125,14 +128,48 @@ def _print_table2(hb_domain: int, port_basis: str | None, as_json: bool) -> None
     console.print(f"HB-domain sizes (powers of two) under which every printed saving holds: {consistent}")
 
 
+def _refuse_ignored_options(
+    systems: list[str] | None,
+    catalog: str | None,
+    baseline: str | None,
+    table6_: bool,
+    table2_: bool,
+    hb_domain: int | None,
+    plot: Path | None,
+) -> None:
+    """A one-line ConfigError for an option the chosen table would silently ignore."""
+    table = "--table6" if table6_ else "--railonly-table2" if table2_ else None
+    if table6_ and table2_:
+        raise ConfigError("--table6 and --railonly-table2: give one; each prints its own table")
+    if table2_ and plot is not None:
+        raise ConfigError(f"--plot {plot}: plots systems or --table6, not --railonly-table2; drop --plot")
+    if hb_domain is not None and not table2_:
+        raise ConfigError(f"--hb-domain {hb_domain}: only --railonly-table2 takes it; add it or drop --hb-domain")
+    if table is None:
+        return
+    if systems:
+        raise ConfigError(
+            f"systems = {' '.join(systems)}: {table} recomputes the paper's own rows; drop the systems, "
+            f"or drop {table} to price them"
+        )
+    for flag, value in (("--catalog", catalog), ("--baseline", baseline)):
+        if value is not None:
+            raise ConfigError(f"{flag} {value}: {table} prices with the paper's catalog and baseline; drop {flag}")
+
+
 def cost(
     systems: Annotated[
         list[str] | None,
         system_argument(f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a [peer] table)."),
     ] = None,
     catalog: Annotated[
-        str, typer.Option("--catalog", help="Price catalog: a TOML file or a built-in name.")
-    ] = "railx-table6",
+        str | None,
+        typer.Option(
+            "--catalog",
+            help=f"Price catalog: a TOML file or a built-in name (default {DEFAULT_CATALOG}).",
+            show_default=False,
+        ),
+    ] = None,
     port_basis: Annotated[
         str | None,
         typer.Option(
@@ -142,7 +179,12 @@ def cost(
             show_default=False,
         ),
     ] = None,
-    baseline: Annotated[str, typer.Option("--baseline", help="System whose cost per bandwidth is 1.")] = "ft2",
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline", help=f"System whose cost per bandwidth is 1 (default {DEFAULT_BASELINE}).", show_default=False
+        ),
+    ] = None,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", help="Also write cost per injection/global bandwidth vs chips (PNG or SVG)."),
@@ -154,8 +196,14 @@ def cost(
         bool, typer.Option("--railonly-table2", help="Recompute Rail-only Table II and compare it with the paper.")
     ] = False,
     hb_domain: Annotated[
-        int, typer.Option("--hb-domain", min=1, help="Rail-only HB-domain size K for --railonly-table2.")
-    ] = 256,
+        int | None,
+        typer.Option(
+            "--hb-domain",
+            min=1,
+            help=f"Rail-only HB-domain size K for --railonly-table2 (default {DEFAULT_HB_DOMAIN}).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Bill of materials, cost, cost per injection and global bandwidth, and power of systems.
@@ -165,11 +213,14 @@ def cost(
     switch is paid for by the ports the system uses or whole (--port-basis, printed with
     every table and in every JSON row as port_basis).
     """
+    _refuse_ignored_options(systems, catalog, baseline, table6_, table2_, hb_domain, plot)
+    catalog = catalog or DEFAULT_CATALOG
+    baseline = baseline or DEFAULT_BASELINE
     points: list[dict[str, Any]] = []
     if table6_:
         points = _print_table6(port_basis, as_json)
     elif table2_:
-        _print_table2(hb_domain, port_basis, as_json)
+        _print_table2(hb_domain or DEFAULT_HB_DOMAIN, port_basis, as_json)
     elif not systems:
         raise ConfigError(
             "systems: none given; name presets (e.g. railx cost ft2 railx7mesh) or use --table6 / --railonly-table2"

@@ -19,13 +19,15 @@ from typing import Any
 
 from railx.config import ConfigError
 from railx.cost.catalog import Catalog
-from railx.systems import System
+from railx.systems import System, SystemLike
 
 __all__ = ["figures", "relative_to"]
 
 
-def figures(system: System, catalog: Catalog) -> dict[str, Any]:
-    """Absolute figures of one system under one catalog (relative ones: see `relative_to`)."""
+def figures(system: SystemLike, catalog: Catalog) -> dict[str, Any]:
+    """Absolute figures of one system (any :data:`railx.systems.SystemLike`) under one catalog
+    (relative ones: see `relative_to`)."""
+    system = System.resolve(system)
     bom = system.bom()
     priced = catalog.price(bom)
     cost = priced.cost_usd

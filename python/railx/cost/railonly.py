@@ -72,7 +72,13 @@ def _rail_only(gpus: int, radix: int, hb_domain: int) -> System:
 
 def table2(hb_domain: int = 256, catalog: str = "railonly", port_basis: str | None = None) -> list[dict[str, Any]]:
     """The six rows: counts, cost and power of both designs, savings, and the paper's savings;
-    switches priced on `port_basis` (None: the catalog's, "used")."""
+    switches priced on `port_basis` (None: the catalog's, "used"). `hb_domain` must divide both
+    GPU counts (whole HB domains): another is a ConfigError, never rounded down."""
+    if hb_domain < 1 or any(gpus % hb_domain for gpus in GPUS):
+        raise ConfigError(
+            f"hb_domain = {hb_domain}: must divide Table II's GPU counts ({', '.join(map(str, GPUS))}: whole HB "
+            "domains); use a power of two up to 32768, e.g. 256"
+        )
     cat = load_catalog(catalog, port_basis)
     rows = []
     for gpus in GPUS:

@@ -169,8 +169,11 @@ def build_report(
             )
     with tempfile.TemporaryDirectory() as scratch:
         store_path = Path(store) if store is not None else Path(scratch) / "report.duckdb"
-        if store is not None and not store_path.is_file():
-            raise ConfigError(f"--store {store_path}: no such store; run `railx sweep` into it, or drop --store")
+        if store is not None and not spec_paths and not store_path.is_file():
+            # With --spec the specs fill a new store, as README.md's report commands show.
+            raise ConfigError(
+                f"--store {store_path}: no such store; run `railx sweep` into it, give --spec to fill it, or drop --store"
+            )
         start = time.perf_counter()
         run_specs(([] if store is not None else quick_specs()) + spec_paths, store_path, workers=workers, client=client)
         run_s = time.perf_counter() - start

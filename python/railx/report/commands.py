@@ -20,7 +20,7 @@ def report(
         Path | None,
         typer.Option(
             "--store",
-            help="DuckDB result store written by railx sweep; default: run the shipped quick reproduction specs into a temporary store.",
+            help="DuckDB result store written by railx sweep (created by --spec if missing); default: run the shipped quick reproduction specs into a temporary store.",
             show_default=False,
         ),
     ] = None,

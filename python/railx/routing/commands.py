@@ -57,6 +57,8 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(
                 "route: give --from CHIP --to CHIP, or --check-deadlock, or --stats; e.g. --from 0 --to 17"
             )
+        if vcs is not None and not deadlock:
+            raise ConfigError(f"--vcs {vcs}: only --check-deadlock checks a VC budget; add it or drop --vcs")
         system = resolve_system(system_arg, overrides)
         if modes[0]:
             assert src is not None and dst is not None

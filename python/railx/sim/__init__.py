@@ -5,6 +5,7 @@ its own routing functions. Thin, typed wrappers; see docs/simulation.md for the 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -13,7 +14,7 @@ import numpy as np
 from railx._core import Cancelled, RailxError, flit_simulate, flit_sweep
 from railx.config import ConfigError, is_one_of
 from railx.progress import ProgressCallback
-from railx.systems import System
+from railx.systems import System, SystemLike
 
 __all__ = [
     "FlitSettings",
@@ -42,6 +43,7 @@ FlowControlName = Literal["cut-through", "wormhole"]
 FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
 TRAFFIC: tuple[TrafficName, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
+DEFAULT_LOAD = 0.1  # offered flits/cycle/chip of a single run
 # The spelling of earlier releases, still accepted on input (reports use the canonical one).
 TRAFFIC_ALIASES: dict[str, TrafficName] = {"alltoall": "all-to-all"}
 
@@ -101,6 +103,36 @@ class _Traffic:
     hotspot_fraction: float = 0.2
     size_flits: int | None = None
 
+    @classmethod
+    def of(
+        cls,
+        pattern: TrafficName,
+        load: float,
+        permutation: str | None,
+        hotspot_chips: list[int] | None,
+        hotspot_fraction: float | None,
+        size_flits: int | None = None,
+    ) -> _Traffic:
+        """The pattern with its options; an option given (not None) that `pattern` does not take
+        is a one-line ConfigError rather than silently ignored."""
+        takes = {
+            "permutation": (permutation, "permutation"),
+            "hotspot_chips": (hotspot_chips, "hotspot"),
+            "hotspot_fraction": (hotspot_fraction, "hotspot"),
+            "size_flits": (size_flits, "all-to-all"),
+        }
+        for name, (value, owner) in takes.items():
+            if value is not None and pattern != owner:
+                raise ConfigError(
+                    f"{name} = {value!r}: only traffic {owner} takes it, not {pattern}; "
+                    f"add --traffic {owner}, or drop --{name.replace('_', '-')}"
+                )
+        spec = cls(pattern, load, size_flits=size_flits)
+        spec.permutation = spec.permutation if permutation is None else permutation
+        spec.hotspot_chips = spec.hotspot_chips if hotspot_chips is None else hotspot_chips
+        spec.hotspot_fraction = spec.hotspot_fraction if hotspot_fraction is None else hotspot_fraction
+        return spec
+
 
 def injection_bandwidth(system: System) -> float:
     """A chip's injection bandwidth in flits/cycle: its ports, one flit/cycle each."""
@@ -131,6 +163,15 @@ def parse_flow_control(value: str) -> FlowControlName:
     return _choice("flow_control", value, FLOW_CONTROL, "flow control")
 
 
+def _finite_json(fields: dict[str, Any]) -> str:
+    """The fields as JSON for the core; a NaN or infinite number (which JSON cannot carry) is a
+    one-line ConfigError naming its field."""
+    for name, value in fields.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{name} = {value}: must be a finite number; e.g. --{name.replace('_', '-')} 0.1")
+    return json.dumps(fields)
+
+
 def _settings_json(system: System, settings: FlitSettings) -> str:
     # The fields are typed, but a Python caller may still pass any string.
     parse_injection_queues(settings.injection_queues)
@@ -139,7 +180,7 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     config = asdict(settings)
     if config["injection_flits_per_cycle"] is None:
         config["injection_flits_per_cycle"] = injection_bandwidth(system)
-    return json.dumps(config)
+    return _finite_json(config)
 
 
 def canonical_traffic(traffic: str) -> TrafficName:
@@ -153,34 +194,39 @@ def canonical_traffic(traffic: str) -> TrafficName:
 
 
 def simulate(
-    system: System | str,
+    system: SystemLike,
     traffic: TrafficName = "uniform",
-    load: float = 0.1,
+    load: float = DEFAULT_LOAD,
     *,
     settings: FlitSettings | None = None,
     routing: str | None = None,
     misroutes: int | None = None,
     job: str | None = None,
-    permutation: str = "random",
+    permutation: str | None = None,
     hotspot_chips: list[int] | None = None,
-    hotspot_fraction: float = 0.2,
+    hotspot_fraction: float | None = None,
     size_flits: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> tuple[dict[str, Any], np.ndarray]:
-    """One run. Returns the report (offered and accepted flits/cycle/chip, latency {mean, p50, p99,
+    """One run on `system` (a railx.System, a realized railx.Network, a preset name or a file
+    path). Returns the report (offered and accepted flits/cycle/chip, latency {mean, p50, p99,
     max} in cycles, cycles, flits_delivered, completion_cycles for a finite all-to-all
     (`size_flits` per pair), deadlock report, ...) and the per-link utilisation, in the order of
     the system's network links. `load` is offered flits/cycle/chip; `routing` defaults to the
     system's first routing function (minimal for RailX, dateline for tori); `misroutes` is
-    RailX adaptive routing's free hops (default 1). `progress(done, total, unit)` hears, at most
+    RailX adaptive routing's free hops (default 1). `permutation` (default random),
+    `hotspot_chips` (default chip 0) and `hotspot_fraction` (default 0.2) belong to the
+    permutation and hotspot patterns, `size_flits` to all-to-all: given to another pattern, each
+    is a ConfigError. `progress(done, total, unit)` hears, at most
     10 times a second, the cycles run (a rate pattern) or flits delivered (a finite all-to-all);
     returning False stops the run with railx.Cancelled (railx.progress)."""
     pattern = canonical_traffic(traffic)
     sys_ = System.resolve(system)
-    spec = _Traffic(pattern, load, permutation, hotspot_chips or [], hotspot_fraction, size_flits)
+    spec = _Traffic.of(pattern, load, permutation, hotspot_chips, hotspot_fraction, size_flits)
     config = _settings_json(sys_, settings or FlitSettings())
+    traffic_json = _finite_json(asdict(spec))
     try:
-        out = flit_simulate(sys_.core, config, json.dumps(asdict(spec)), routing, misroutes, job, progress)
+        out = flit_simulate(sys_.core, config, traffic_json, routing, misroutes, job, progress)
     except Cancelled:
         raise
     except RailxError as exc:
@@ -189,7 +235,7 @@ def simulate(
 
 
 def sweep(
-    system: System | str,
+    system: SystemLike,
     loads: list[float],
     traffic: TrafficName = "uniform",
     *,
@@ -197,9 +243,9 @@ def sweep(
     routing: str | None = None,
     misroutes: int | None = None,
     job: str | None = None,
-    permutation: str = "random",
+    permutation: str | None = None,
     hotspot_chips: list[int] | None = None,
-    hotspot_fraction: float = 0.2,
+    hotspot_fraction: float | None = None,
     progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Runs `traffic` at each load: `points` (one report each), `saturation_load` (the first
@@ -209,10 +255,13 @@ def sweep(
     if not loads:
         raise ConfigError("loads = []: a sweep needs at least one load; e.g. 0.1,0.2,0.3")
     sys_ = System.resolve(system)
-    spec = _Traffic(pattern, 0.0, permutation, hotspot_chips or [], hotspot_fraction)
+    spec = _Traffic.of(pattern, 0.0, permutation, hotspot_chips, hotspot_fraction)
     config = _settings_json(sys_, settings or FlitSettings())
+    if not all(math.isfinite(load) for load in loads):
+        raise ConfigError(f"loads = {loads}: every load must be a finite number; e.g. 0.1,0.2,0.4")
+    traffic_json = _finite_json(asdict(spec))
     try:
-        out = flit_sweep(sys_.core, config, json.dumps(asdict(spec)), sorted(loads), routing, misroutes, job, progress)
+        out = flit_sweep(sys_.core, config, traffic_json, sorted(loads), routing, misroutes, job, progress)
     except Cancelled:
         raise
     except RailxError as exc:

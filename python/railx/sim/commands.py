@@ -11,8 +11,8 @@ import typer
 from rich.table import Table
 
 from railx.atomic import atomic_path, save_figure
-from railx.config import Config, ConfigError, SimConfig, make_dir
-from railx.options import OverridesArg, given_or_from_file, seed_option, system_argument
+from railx.config import Config, ConfigError, SimConfig, make_dir, output_file
+from railx.options import OverridesArg, given_names, given_or_from_file, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
@@ -35,9 +35,9 @@ class _RunOptions(TypedDict):
     routing: str | None
     misroutes: int | None
     job: str | None
-    permutation: str
-    hotspot_chips: list[int]
-    hotspot_fraction: float
+    permutation: str | None
+    hotspot_chips: list[int] | None
+    hotspot_fraction: float | None
 
 
 def _plot(report: dict, path: Path, title: str) -> None:
@@ -60,6 +60,25 @@ def _plot(report: dict, path: Path, title: str) -> None:
     fig.suptitle(title)
     fig.tight_layout()
     save_figure(fig, path, dpi=130)
+
+
+def _refuse_unused(o: SimConfig, given: set[str], links_out: Path | None) -> None:
+    """A one-line ConfigError for a setting given (on the line or in [sim]) that the run would
+    silently ignore."""
+    if o.size_flits is not None:
+        # A finite all-to-all runs to completion: it has no offered load and no window.
+        for name in ("load", "warmup", "cycles"):
+            if name in given:
+                raise ConfigError(
+                    f"{name} = {getattr(o, name)}: a finite all-to-all (size_flits) runs to completion, without a "
+                    f"load or a measuring window; drop --{name}"
+                )
+    if o.sweep is not None:
+        # What only a single run uses would be silently dropped by a sweep.
+        single = {"load": o.load if "load" in given else None, "size_flits": o.size_flits, "links": links_out}
+        for name, value in single.items():
+            if value is not None:
+                raise ConfigError(f"{name} = {value}: a single run's option, not a sweep's; drop --{name} or --sweep")
 
 
 def register(app: typer.Typer) -> None:
@@ -208,10 +227,14 @@ def register(app: typer.Typer) -> None:
         """
         sys_ = resolve_system(system, overrides)
         o = Config.validate_sim(given_or_from_file(ctx, sys_.sim, SimConfig.model_fields))
+        given = given_names(ctx, sys_.sim, SimConfig.model_fields)  # on the line or in [sim]
         if plot is not None and o.sweep is None:
             raise ConfigError("plot: --plot draws a sweep; add --sweep LOADS, e.g. --sweep 0.1,0.2,0.4")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
+        if links_out is not None:
+            output_file(links_out, f"--links {links_out}")
+        _refuse_unused(o, given, links_out)
         pattern = canonical_traffic(o.traffic)
         settings = FlitSettings(
             packet_flits=o.packet_flits,
@@ -237,9 +260,10 @@ def register(app: typer.Typer) -> None:
             "routing": o.routing,
             "misroutes": o.misroutes,
             "job": o.job,
-            "permutation": o.permutation,
-            "hotspot_chips": o.hotspot_chips,
-            "hotspot_fraction": o.hotspot_fraction,
+            # Given only (railx.sim refuses a pattern's option given to another pattern).
+            "permutation": o.permutation if "permutation" in given else None,
+            "hotspot_chips": o.hotspot_chips if "hotspot_chips" in given else None,
+            "hotspot_fraction": o.hotspot_fraction if "hotspot_fraction" in given else None,
         }
         if o.sweep is not None:
             with live_progress(f"{pattern} load sweep", as_json) as progress:

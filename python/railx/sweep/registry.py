@@ -164,9 +164,9 @@ _FLIT_TRAFFIC = {
     "routing": None,
     "misroutes": None,
     "job": None,
-    "permutation": "random",
-    "hotspot_chips": [],
-    "hotspot_fraction": 0.2,
+    "permutation": None,  # None: the pattern's default (railx.sim.simulate); only its pattern takes it
+    "hotspot_chips": None,
+    "hotspot_fraction": None,
     "size_flits": None,
 }
 
@@ -401,7 +401,7 @@ ANALYSES: dict[str, Analysis] = {
                  {"chips": "chips", "cost_usd": "cost_usd", "power_w": "power_w"}, _COST_FILES),
         Analysis("collective", "a collective's time at analytic, flow or flit fidelity (railx collective)", "system",
                  {"op": "all-reduce", "algo": "hierarchical", "size": "1MiB", "fidelity": "analytic", "chunks": 1,
-                  "reduce_s_per_byte": 0.0, "flit_bytes": 256, "link_model": None} | _ROUTING, _collective,
+                  "reduce_s_per_byte": 0.0, "flit_bytes": None, "link_model": None} | _ROUTING, _collective,
                  {"chips": "ranks", "time_s": "time_s", "busbw_Bps": "busbw_Bps"}),
         Analysis("flow-sim", "all-to-all on the flow-level simulator (railx.flowsim)", "system",
                  {"traffic": "all-to-all", "size": "64KiB", "aggregated": False, "routing": None, "misroutes": None},

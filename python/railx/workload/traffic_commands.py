@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from railx.config import ConfigError, is_one_of
+from railx.config import ConfigError, is_one_of, output_file
 from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.commands import parse_parallel
@@ -158,6 +158,8 @@ def traffic(
     pairs that carry each type (and none), and the largest pair volumes. Ranks run on GPUs in
     [T, C, E, De, P] order; HB domains are K consecutive GPUs.
     """
+    if heatmap is not None:
+        output_file(heatmap, f"--heatmap {heatmap}")  # before the work, not when it is done
     report, tm = traffic_report(
         model, job, parallel, hb_domain, gpus, micro_batch, global_batch, sequence, all_reduce, ring
     )
