@@ -332,6 +332,7 @@ def flow_collectives(
     misroutes: int | None = None,
     progress: _Progress | None = None,
 ) -> FlowCollective: ...
+def flit_preset(name: str) -> str: ...
 def flit_simulate(
     system: System,
     config_json: str,
