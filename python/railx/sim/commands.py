@@ -21,6 +21,8 @@ from railx.sim import (
     parse_flow_control,
     parse_injection_queues,
     parse_switch_allocation,
+    preset_routing,
+    preset_settings,
     simulate,
     sweep,
 )
@@ -94,8 +96,21 @@ def register(app: typer.Typer) -> None:
                 "--load", help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
         ] = 0.1,
-        cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
-        warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
+        cycles: Annotated[
+            int | None,
+            typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up (default: the preset's; Table 5: 10000)."),
+        ] = None,
+        warmup: Annotated[
+            int | None,
+            typer.Option("--warmup", min=0, help="Warm-up cycles before measuring (default: the preset's; Table 5: 5000)."),
+        ] = None,
+        preset: Annotated[
+            str,
+            typer.Option(
+                "--preset",
+                help="Simulator settings: table5 (the paper's Table 5, with the options below) or cnsim (the RailX authors' simulator: its router, links, injection and 500 + 1000 cycles, routing phased on RailX; the router, link and injection options below are then not used).",
+            ),
+        ] = "table5",
         routing: RoutingOpt = None,
         misroutes: MisroutesOpt = None,
         job: Annotated[
@@ -222,6 +237,7 @@ def register(app: typer.Typer) -> None:
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
         pattern = canonical_traffic(traffic)
+        sys_ = resolve_system(system)
         settings = FlitSettings(
             packet_flits=packet_flits,
             buffer_flits=buffer_flits,
@@ -236,18 +252,23 @@ def register(app: typer.Typer) -> None:
             flow_control=parse_flow_control(flow_control),
             switch_speedup=speedup,
             output_buffer_flits=output_buffer,
-            warmup_cycles=warmup,
-            measure_cycles=cycles,
             threads=threads,
             seed=seed,
         )
+        if preset != "table5":
+            settings = preset_settings(preset, sys_, threads=threads, seed=seed)
+            if routing is None and sys_.family == "railx":
+                routing = preset_routing(preset)
+        if warmup is not None:
+            settings.warmup_cycles = warmup
+        if cycles is not None:
+            settings.measure_cycles = cycles
         try:
             hot = [int(c) for c in hotspot_chips.split(",") if c.strip()]
         except ValueError:
             raise ConfigError(
                 f"hotspot_chips = {hotspot_chips!r}: give chip ids separated by commas; e.g. 0,17"
             ) from None
-        sys_ = resolve_system(system)
         common: _RunOptions = {
             "settings": settings,
             "routing": routing,
