@@ -213,7 +213,9 @@ def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
 
 def test_cnsim_preset_from_the_cli_is_the_api_run(examples: Path) -> None:
     toml = str(examples / "hyperx-5x5.toml")
-    result = run_railx("sim", toml, "--preset", "cnsim", "--load", "0.1", "--warmup", "100", "--cycles", "300", "--json")
+    result = run_railx(
+        "sim", toml, "--preset", "cnsim", "--load", "0.1", "--warmup", "100", "--cycles", "300", "--json"
+    )
     assert result.rc == 0, result.stderr
     cli = json.loads(result.stdout)
     settings = preset_settings("cnsim", toml)

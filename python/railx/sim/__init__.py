@@ -191,9 +191,7 @@ def preset_settings(name: str, system: System | str, *, threads: int = 1, seed: 
     fields = {f.name for f in dataclasses.fields(FlitSettings)}
     settings = FlitSettings(**{k: v for k, v in config.items() if k in fields})
     settings.threads, settings.seed = threads, seed
-    settings.injection_flits_per_cycle = (
-        chip_link_bandwidth(System.resolve(system)) if name == "cnsim" else None
-    )
+    settings.injection_flits_per_cycle = chip_link_bandwidth(System.resolve(system)) if name == "cnsim" else None
     return settings
 
 

@@ -98,11 +98,15 @@ def register(app: typer.Typer) -> None:
         ] = 0.1,
         cycles: Annotated[
             int | None,
-            typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up (default: the preset's; Table 5: 10000)."),
+            typer.Option(
+                "--cycles", min=1, help="Measured cycles, after the warm-up (default: the preset's; Table 5: 10000)."
+            ),
         ] = None,
         warmup: Annotated[
             int | None,
-            typer.Option("--warmup", min=0, help="Warm-up cycles before measuring (default: the preset's; Table 5: 5000)."),
+            typer.Option(
+                "--warmup", min=0, help="Warm-up cycles before measuring (default: the preset's; Table 5: 5000)."
+            ),
         ] = None,
         preset: Annotated[
             str,
