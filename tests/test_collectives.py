@@ -19,8 +19,9 @@ from railx.config import Config, ConfigError
 
 
 def railx(m: int, p: int, n: int = 1, alpha_in_s: float = 0.0, k: float = 4.0) -> RailxParams:
+    """k = intra_bw / port_bw per mesh lane; n lanes per chip edge give the paper's k n B."""
     return RailxParams(
-        m=m, n=n, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=k * n * 100e9, alpha_out_s=300e-9, alpha_in_s=alpha_in_s
+        m=m, n=n, p=p, q=p, port_bw_Bps=100e9, intra_bw_Bps=k * 100e9, alpha_out_s=300e-9, alpha_in_s=alpha_in_s
     )
 
 
@@ -65,7 +66,7 @@ def test_direct_on_hyperx_is_eq13(m: int, p: int, n: int, v: float) -> None:
         p=p,
         q=p,
         port_bw_Bps=100e9,
-        intra_bw_Bps=4 * n * 100e9,
+        intra_bw_Bps=4 * 100e9,
         alpha_out_s=300e-9,
         alpha_in_s=0.0,
         x=(LogicalDim(p, "all-to-all", m * n),),

@@ -460,10 +460,11 @@ def test_job_files_do_not_verify_as_each_other(ocs_dirs: dict[str, Path], tmp_pa
 
 
 def _expected_counts(ocs: dict[str, Any]) -> tuple[int, int, int]:
-    m = ocs["system"]["m"]
+    m, n = ocs["system"]["m"], ocs["system"]["n"]
     p, q = ocs["system"]["grid"]
     circuits = sum(len(s["circuits"]) for s in ocs["switches"])
-    return p * q * m * m, p * q * 4 * m * (m - 1), 2 * circuits
+    # n mesh lanes each way between adjacent chips.
+    return p * q * m * m, p * q * 4 * m * (m - 1) * n, 2 * circuits
 
 
 @pytest.mark.parametrize("which", ["hyperx", "torus"])
@@ -488,7 +489,7 @@ def test_network_graphml(ocs_dirs: dict[str, Path], tmp_path: Path, which: str) 
             assert data["latency_s"] == pytest.approx(system.alpha_out_ns * 1e-9)
         else:
             assert data["class"] == "intra-node"
-            assert "rail" not in data
+            assert "rail" not in data and 0 <= data["lane"] < system.n
             assert data["bandwidth_Bps"] == pytest.approx(system.intra_bw_Bps)
             assert data["latency_s"] == pytest.approx(system.alpha_in_ns * 1e-9)
     assert classes == {"intra-node": mesh, "inter-node-optical": optical}
@@ -513,6 +514,7 @@ def test_network_json(ocs_dirs: dict[str, Path], tmp_path: Path) -> None:
     for link in network["links"]:
         assert {"src", "dst", "class", "bandwidth_Bps", "latency_s"} <= set(link)
         assert ("rail" in link) == (link["class"] == "inter-node-optical")
+        assert ("lane" in link) == (link["class"] == "intra-node")
     # The default format is json, the same file.
     default = tmp_path / "default.json"
     assert run_railx("network", HYPERX, "--out", default).rc == 0

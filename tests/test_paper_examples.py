@@ -238,7 +238,7 @@ def test_links_are_the_circuits(name: str) -> None:
     m, n = system.m, system.n
     p, q = system.grid if system.grid is not None else [system.R // 2] * 2
     links = net.links()
-    assert set(links) == {"src", "dst", "class", "bandwidth_Bps", "latency_s", "rail"}
+    assert set(links) == {"src", "dst", "class", "bandwidth_Bps", "latency_s", "rail", "lane"}
     count = len(links["src"])
     for key, array in links.items():
         assert isinstance(array, np.ndarray) and array.shape == (count,), key
@@ -247,9 +247,15 @@ def test_links_are_the_circuits(name: str) -> None:
     mesh = links["class"] == 0
     optical = links["class"] == 1
     assert np.all(mesh | optical)
-    assert int(mesh.sum()) == p * q * 4 * m * (m - 1)
+    # n lanes each way between adjacent chips: each lane once per directed chip pair.
+    assert int(mesh.sum()) == p * q * 4 * m * (m - 1) * n
     assert int(optical.sum()) == 2 * circuits
     assert np.all(links["rail"][mesh] == -1)
+    assert np.all(links["lane"][optical] == -1)
+    lanes = Counter(zip(links["src"][mesh].tolist(), links["dst"][mesh].tolist()))
+    assert set(lanes.values()) <= {n}
+    per_pair = Counter(zip(links["src"][mesh].tolist(), links["dst"][mesh].tolist(), links["lane"][mesh].tolist()))
+    assert set(per_pair.values()) <= {1} and set(links["lane"][mesh].tolist()) <= set(range(n))
     assert np.all((links["rail"][optical] >= 0) & (links["rail"][optical] < m * n))
     assert np.all(links["bandwidth_Bps"][optical] == system.port_bw_GBps * 1e9)
     assert np.allclose(links["bandwidth_Bps"][mesh], system.intra_bw_Bps)
@@ -316,3 +322,4 @@ def test_links_agree_with_graph_exports(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "net.json").read_text())
     assert [(l["src"], l["dst"]) for l in data["links"]] == list(zip(links["src"].tolist(), links["dst"].tolist()))
     assert [l.get("rail", -1) for l in data["links"]] == links["rail"].tolist()
+    assert [l.get("lane", -1) for l in data["links"]] == links["lane"].tolist()

@@ -83,6 +83,7 @@ _LinkArrays = TypedDict(
         "bandwidth_Bps": npt.NDArray[np.float64],
         "latency_s": npt.NDArray[np.float64],
         "rail": npt.NDArray[np.int64],
+        "lane": npt.NDArray[np.int64],
     },
 )
 

@@ -125,10 +125,18 @@ class SystemConfig(Strict):
         default=50.0, gt=0, allow_inf_nan=False, description="one external (optical) port, per direction", examples=[50]
     )
     k: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="intra_bw = k * port_bw (default 2)", examples=[2]
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="intra_bw = k * port_bw per mesh lane; a chip edge has n lanes: k * n * port_bw (default 2)",
+        examples=[2],
     )
     intra_bw_GBps: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="one mesh link, per direction", examples=[100]
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="one mesh lane (n per chip edge), per direction",
+        examples=[100],
     )
     alpha_out_ns: float = Field(
         default=300.0, gt=0, allow_inf_nan=False, description="latency of an external (optical) hop", examples=[300]
@@ -148,6 +156,11 @@ class SystemConfig(Strict):
         if self.intra_bw_GBps is not None:
             return self.intra_bw_GBps * GBPS
         return (self.k if self.k is not None else 2.0) * self.port_bw_GBps * GBPS
+
+    @property
+    def mesh_edge_bw_Bps(self) -> float:
+        """What two adjacent chips exchange per direction: n lanes of intra_bw (k * n * port_bw)."""
+        return self.n * self.intra_bw_Bps
 
     def plant(self) -> PlantFacts:
         """The plant as the core resolves it (grid default applied): m, n, R, grid, chips, nodes,

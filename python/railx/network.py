@@ -53,7 +53,9 @@ class Network:
 
     def links(self) -> dict[str, np.ndarray]:
         """Directed links as arrays: src, dst (chip ids), class (0 mesh, 1 optical), bandwidth_Bps,
-        latency_s, rail (-1 for mesh links). Chip id = (Y*P + X)*m*m + y*m + x."""
+        latency_s, rail (-1 for mesh links), lane (-1 for optical links). Two adjacent chips of a
+        node are joined by n mesh links each way, lanes 0..n-1, each of intra_bw = k * port_bw,
+        so a chip edge carries k * n * port_bw in the mesh. Chip id = (Y*P + X)*m*m + y*m + x."""
         links = self.core.links()
         return {
             "src": links["src"],
@@ -62,6 +64,7 @@ class Network:
             "bandwidth_Bps": links["bandwidth_Bps"],
             "latency_s": links["latency_s"],
             "rail": links["rail"],
+            "lane": links["lane"],
         }
 
     def write(self, path: str | Path, fmt: NetworkFormat = "json") -> None:

@@ -100,7 +100,8 @@ class System:
     def network(self) -> LinkArrays:
         """The graph: chips (ids 0..chips-1) then a peer's packet switches (`switch_radix`),
         directed links as NumPy arrays (src, dst, class: 0 board/mesh, 1 chip-chip optical,
-        2 copper, 3 switch link; bandwidth_Bps, latency_s, rail)."""
+        2 copper, 3 switch link; bandwidth_Bps, latency_s, rail; lane: a RailX mesh link's lane
+        0..n-1, -1 for any other link)."""
         return self.core.links()
 
 

@@ -183,8 +183,8 @@ pub fn add_switches(list: &mut Vec<SwitchCount>, radix: u32, count: u64) {
 
 /// RailX's bill of materials from its plant alone: `r*(P+Q)` OCS of radix R (eq. 1), and one
 /// transceiver on every external port of every node (`4*m*n` per node: r rails on each of the
-/// two sides of each axis), installed whether or not a circuit uses it. The mesh is on the
-/// package and costs nothing here. Each chip has `4n` ports (n per edge); the global bandwidth
+/// two sides of each axis), installed whether or not a circuit uses it. The mesh (n lanes
+/// between adjacent chips) is on the package and costs nothing here. Each chip has `4n` ports (n per edge); the global bandwidth
 /// comes from the configured topology, so the caller supplies it (see [`railx_global`]).
 pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
     let mut ocs = Vec::new();
@@ -202,7 +202,12 @@ pub fn railx_bom(plant: &Plant, global: GlobalBandwidth) -> BillOfMaterials {
         chip_switch_links: 0,
         switch_switch_links: 0,
         chip_chip_optical_links: circuits_max,
-        board_links: plant.nodes() as u64 * 2 * plant.m as u64 * (plant.m as u64 - 1),
+        // n lanes per pair of adjacent chips (crate::network::Network::from_ocs).
+        board_links: plant.nodes() as u64
+            * 2
+            * plant.m as u64
+            * (plant.m as u64 - 1)
+            * plant.n as u64,
         global,
         ..Default::default()
     }

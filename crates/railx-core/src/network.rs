@@ -52,12 +52,20 @@ pub struct Network {
     pub class: Vec<LinkClass>,
     pub bandwidth_Bps: Vec<f64>,
     pub latency_s: Vec<f64>,
-    /// Rail of an optical link (for a peer: the plane or rail of a switch link); `u32::MAX`
-    /// for mesh, board and copper links.
+    /// Rail of an optical link (for a peer: the plane or rail of a switch link); for a RailX
+    /// mesh link, its lane `0..n` (the n parallel links joining two adjacent chips, one per
+    /// port lane of the chip edge); `u32::MAX` for a peer's mesh, board and copper links.
     pub rail: Vec<u32>,
     /// Axis of an optical link (X or Y); for mesh links the direction of the hop along the mesh;
     /// for a peer the grid axis a link runs along (X where a family has none).
     pub axis: Vec<Axis>,
+}
+
+/// Directed mesh links of a RailX plant: per node, 2 m (m-1) adjacent chip pairs, n lanes each
+/// way.
+pub fn mesh_links(plant: &Plant) -> usize {
+    let m = plant.m as usize;
+    plant.nodes() as usize * 4 * m * m.saturating_sub(1) * plant.n as usize
 }
 
 impl Network {
@@ -117,6 +125,26 @@ impl Network {
         self.push_link(src, dst, class, bw, latency, axis, rail);
     }
 
+    /// One node's mesh: between every two adjacent chips, n lanes in each direction (RailX
+    /// paper: a chip edge carries k*n*port_bw inside the mesh, k times its n external ports), each
+    /// a link of `intra_bw` (= k * port_bw) and `alpha_in` whose `rail` is its lane `0..n`.
+    fn mesh_lanes(&mut self, plant: &Plant, node: u32) {
+        let m = plant.m;
+        for y in 0..m {
+            for x in 0..m {
+                let here = plant.chip_id(node, x, y);
+                let east = (x + 1 < m).then(|| (plant.chip_id(node, x + 1, y), Axis::X));
+                let north = (y + 1 < m).then(|| (plant.chip_id(node, x, y + 1), Axis::Y));
+                for (there, axis) in [east, north].into_iter().flatten() {
+                    for lane in 0..plant.n {
+                        self.push(plant, here, there, LinkClass::IntraNode, axis, lane);
+                        self.push(plant, there, here, LinkClass::IntraNode, axis, lane);
+                    }
+                }
+            }
+        }
+    }
+
     /// The RailX plant, for analyses that need one; a peer topology gets a one-line error.
     pub fn railx_plant(&self) -> Result<&Plant> {
         self.plant.as_ref().ok_or_else(|| {
@@ -129,8 +157,9 @@ impl Network {
         })
     }
 
-    /// Realizes the chip graph from the circuits alone: every node's full mesh, plus two directed
-    /// optical links per circuit, from the + port's chip to the - port's chip and back.
+    /// Realizes the chip graph from the circuits alone: every node's full mesh, with n parallel
+    /// lanes per direction between adjacent chips (`mesh_lanes`), plus two directed optical links
+    /// per circuit, from the + port's chip to the - port's chip and back.
     pub fn from_ocs(plant: &Plant, config: &OcsConfig) -> Result<Network> {
         if config.system != OcsSystem::of(plant) {
             return Err(RailxError::verification(
@@ -143,29 +172,13 @@ impl Network {
             ));
         }
         let arcs = check_ports(config)?;
-        let m = plant.m;
-        let mesh_links = plant.nodes() as usize * 4 * (m as usize) * (m as usize).saturating_sub(1);
         let mut net = Network::with_capacity(
             Some(plant.clone()),
             plant.chips(),
-            mesh_links + 2 * arcs.len(),
+            mesh_links(plant) + 2 * arcs.len(),
         );
         for node in 0..plant.nodes() {
-            for y in 0..m {
-                for x in 0..m {
-                    let here = plant.chip_id(node, x, y);
-                    if x + 1 < m {
-                        let east = plant.chip_id(node, x + 1, y);
-                        net.push(plant, here, east, LinkClass::IntraNode, Axis::X, u32::MAX);
-                        net.push(plant, east, here, LinkClass::IntraNode, Axis::X, u32::MAX);
-                    }
-                    if y + 1 < m {
-                        let north = plant.chip_id(node, x, y + 1);
-                        net.push(plant, here, north, LinkClass::IntraNode, Axis::Y, u32::MAX);
-                        net.push(plant, north, here, LinkClass::IntraNode, Axis::Y, u32::MAX);
-                    }
-                }
-            }
+            net.mesh_lanes(plant, node);
         }
         for arc in &arcs {
             let (px, py) = plant.rail_chip(arc.axis, arc.rail, Side::Plus);
@@ -182,12 +195,19 @@ impl Network {
         self.chip_count
     }
 
+    /// The lane of a RailX mesh link (`0..n`); `None` for any other link.
+    pub fn lane(&self, link: usize) -> Option<u32> {
+        (self.class[link] == LinkClass::IntraNode && self.rail[link] != u32::MAX)
+            .then_some(self.rail[link])
+    }
+
     pub fn links(&self) -> usize {
         self.src.len()
     }
 
     /// JSON edge list (`railx.network/v1`): chips (with their coordinates on a RailX plant),
-    /// switches (peers only: id and radix), then directed links.
+    /// switches (peers only: id and radix), then directed links (an optical or switch link with
+    /// its axis and rail, a RailX mesh link with its lane).
     pub fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
         let system = match &self.plant {
             Some(p) => serde_json::to_string(&OcsSystem::of(p)).unwrap_or_default(),
@@ -237,6 +257,8 @@ impl Network {
                     self.axis[i].name(),
                     self.rail[i]
                 )?;
+            } else if let Some(lane) = self.lane(i) {
+                write!(out, ",\"lane\":{lane}")?;
             }
             write!(out, "}}")?;
         }
@@ -261,6 +283,7 @@ impl Network {
             ("d6", "edge", "latency_s", "double"),
             ("d7", "edge", "rail", "int"),
             ("d8", "node", "radix", "int"),
+            ("d9", "edge", "lane", "int"),
         ] {
             writeln!(
                 out,
@@ -299,6 +322,8 @@ impl Network {
             )?;
             if self.class[i] == LinkClass::InterNodeOptical || self.class[i] == LinkClass::Switch {
                 write!(out, r#"<data key="d7">{}</data>"#, self.rail[i])?;
+            } else if let Some(lane) = self.lane(i) {
+                write!(out, r#"<data key="d9">{lane}</data>"#)?;
             }
             writeln!(out, "</edge>")?;
         }

@@ -637,13 +637,20 @@ fn balanced_routes_are_as_short_as_minimal_and_acyclic() {
                 assert_eq!(range, (shortest, shortest), "m = {m}: {src} -> {dst}");
             }
         }
-        // From a corner chip to the opposite corner of its node: an XY and a YX first hop.
+        // From a corner chip to the opposite corner of its node: an XY and a YX first hop, each
+        // on both of the n = 2 mesh lanes.
         let mut hops = Vec::new();
         let far = m * m - 1;
         balanced.next_hops(0, far, &RouteState::start(), &mut hops);
-        assert_eq!(hops.len(), 2);
-        assert_ne!(hops[0].link, hops[1].link);
-        assert_eq!((hops[0].vc, hops[1].vc), (0, 1));
+        assert_eq!(hops.len(), 4);
+        let vcs: Vec<u8> = hops.iter().map(|h| h.vc).collect();
+        assert_eq!(vcs, [0, 0, 1, 1]);
+        let targets: Vec<u32> = hops
+            .iter()
+            .map(|h| r.network.dst[h.link as usize])
+            .collect();
+        assert_eq!((targets[0], targets[2]), (1, m));
+        assert_eq!((targets[1], targets[3]), (1, m));
         let report = exhaustive(&balanced).unwrap();
         assert!(report.acyclic, "{:?}", report.cycle);
     }

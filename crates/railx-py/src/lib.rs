@@ -195,7 +195,8 @@ impl System {
 
     /// Directed links as NumPy arrays: src, dst (vertex ids: chips, then a peer's switches),
     /// class (0 intra-node, 1 optical, 2 copper, 3 switch), bandwidth_Bps, latency_s, rail (-1
-    /// for none), and `switch_radix` (one per switch).
+    /// for none), lane (a RailX mesh link's lane 0..n, -1 for any other link), and
+    /// `switch_radix` (one per switch).
     fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let net = self.inner.network();
         let dict = PyDict::new(py);
@@ -207,13 +208,20 @@ impl System {
         dict.set_item("class", class.into_pyarray(py))?;
         dict.set_item("bandwidth_Bps", net.bandwidth_Bps.clone().into_pyarray(py))?;
         dict.set_item("latency_s", net.latency_s.clone().into_pyarray(py))?;
-        let rail: Vec<i64> = net
-            .rail
-            .iter()
-            .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
+        // The core keeps a mesh link's lane in `rail`; the arrays give it its own column.
+        let rail: Vec<i64> = (0..net.links())
+            .map(|l| match (net.lane(l), net.rail[l]) {
+                (None, r) if r != u32::MAX => r as i64,
+                _ => -1,
+            })
+            .collect();
+        let lane: Vec<i64> = (0..net.links())
+            .map(|l| net.lane(l).map_or(-1, i64::from))
             .collect();
         let rail: Bound<'py, PyArray1<i64>> = rail.into_pyarray(py);
         dict.set_item("rail", rail)?;
+        let lane: Bound<'py, PyArray1<i64>> = lane.into_pyarray(py);
+        dict.set_item("lane", lane)?;
         Ok(dict)
     }
 

@@ -45,7 +45,8 @@ class LogicalDim:
 @dataclass(frozen=True)
 class RailxParams:
     """An m x m mesh per node, a P x Q node grid, n ports per chip edge (r = m*n rails per axis),
-    link bandwidths per direction and hop latencies; `x`/`y` the logical dimensions of each axis
+    link bandwidths per direction (`intra_bw_Bps` one mesh lane; n lanes join adjacent chips) and
+    hop latencies; `x`/`y` the logical dimensions of each axis
     (innermost first; default one ring dimension over all r rails)."""
 
     m: int
@@ -80,9 +81,15 @@ class RailxParams:
         return self.m * self.n
 
     @property
+    def mesh_bw_Bps(self) -> float:
+        """A chip edge's bandwidth in the mesh, per direction: n lanes of intra_bw."""
+        return self.n * self.intra_bw_Bps
+
+    @property
     def k(self) -> float:
-        """Mesh link bandwidth over one chip edge's external bandwidth (the paper's analytic k)."""
-        return self.intra_bw_Bps / (self.n * self.port_bw_Bps)
+        """A chip edge's mesh bandwidth over its external bandwidth (the paper's k): one lane over
+        one port."""
+        return self.intra_bw_Bps / self.port_bw_Bps
 
     @property
     def chips(self) -> int:

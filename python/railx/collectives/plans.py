@@ -5,17 +5,18 @@ these stages; the schedules' byte counts are checked against them in the tests.
 
 Links per line (per direction, per chip; a step costs the latency of the slowest hop on it):
 
-- `mesh`: the m^2 chips of a node on a Hamiltonian cycle of the mesh: alpha_in, intra_bw.
-- `mesh-x` / `mesh-y`: m chips of a mesh row / column: alpha_in, intra_bw.
+- `mesh`: the m^2 chips of a node on a Hamiltonian cycle of the mesh: alpha_in, mesh_bw (a chip
+  edge's n lanes of intra_bw: k n port_bw).
+- `mesh-x` / `mesh-y`: m chips of a mesh row / column: alpha_in, mesh_bw.
 - `chips-x` / `chips-y` (2D-ring): the m*P chips of a chip row through meshes and rails: alpha_out,
-  min(intra_bw, n_axis * port_bw), n_axis = rails used on the axis / m (the n of eq. 7).
+  min(mesh_bw, n_axis * port_bw), n_axis = rails used on the axis / m (the n of eq. 7).
 - `nodes-x` / `nodes-y`, or one logical dimension: the chips of one local rank across nodes;
   the node's rails of that dimension are shared by its m^2 local ranks: alpha_out,
   rails * port_bw / m^2 (nB/m with all r = m*n rails, eq. 8 and 13).
 - `all` (1D ring over every chip, Fig. 15): the ring folds through each mesh and uses the
   external ports of both axes, so it gets twice a chip edge's external bandwidth and half a
   mesh link (the paper's "double bandwidth for the 1D-ring" and "200 GB/s for 1D-ring on the
-  2D-mesh"): min(2 n port_bw, intra_bw / 2); alpha_out when it crosses nodes.
+  2D-mesh"): min(2 n port_bw, mesh_bw / 2); alpha_out when it crosses nodes.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _axis_line(params: RailxParams, axis: Literal["x", "y"]) -> Line:
 
 
 def _mesh(params: RailxParams, algo: LineAlgo = "bidir-ring") -> Line:
-    return Line("mesh", params.m**2, algo, LineLink(params.alpha_in_s, params.intra_bw_Bps))
+    return Line("mesh", params.m**2, algo, LineLink(params.alpha_in_s, params.mesh_bw_Bps))
 
 
 def _routed_nodes(params: RailxParams) -> Line:
@@ -132,7 +133,7 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
         across = nodes > 1
         link = LineLink(
             params.alpha_out_s if across else params.alpha_in_s,
-            min(2 * n * pb, params.intra_bw_Bps / 2) if across else params.intra_bw_Bps,
+            min(2 * n * pb, params.mesh_bw_Bps / 2) if across else params.mesh_bw_Bps,
         )
         line = Line("all", params.chips, "ring" if algo == "ring" else "bidir-ring", link)
         return Plan(params.chips, ((line,),))
@@ -141,7 +142,7 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
         extents: tuple[tuple[Literal["x", "y"], int], ...] = (("x", params.p), ("y", params.q))
         for axis, extent in extents:
             n_axis = sum(d.rails for d in params.dims(axis)) / m
-            link = LineLink(params.alpha_out_s, min(params.intra_bw_Bps, n_axis * pb))
+            link = LineLink(params.alpha_out_s, min(params.mesh_bw_Bps, n_axis * pb))
             rows.append(Line(f"chips-{axis}", m * extent, "bidir-ring", link))
         return Plan(params.chips, ((rows[0], rows[1]), (rows[1], rows[0])))
     if algo == "hierarchical":
@@ -150,7 +151,7 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
     if algo == "direct":
         if not reduction:
             dims = (*params.x, *params.y)
-            mesh_routed = ((m, LineLink(params.alpha_in_s, params.intra_bw_Bps)),) * 2
+            mesh_routed = ((m, LineLink(params.alpha_in_s, params.mesh_bw_Bps)),) * 2
             routed = mesh_routed + tuple((d.size, _node_link(params, d.rails)) for d in dims)
             return Plan(params.chips, ((Line("all", params.chips, "direct", routed[0][1], routed),),))
         axes: tuple[Literal["x", "y"], ...] = ("x", "y")
@@ -166,7 +167,7 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
         xs, ys = _node_lines(params, "x", direct), _node_lines(params, "y", direct)
         return Plan(params.chips, ((_mesh(params), *xs, *ys), (_mesh(params), *ys, *xs)))
     if algo == "multi-rail":
-        inner = LineLink(params.alpha_in_s, params.intra_bw_Bps)
+        inner = LineLink(params.alpha_in_s, params.mesh_bw_Bps)
         kinds: dict[str, LineAlgo] = (
             {"ring": "bidir-ring", "all-to-all": "direct"} if reduction else {"ring": "direct", "all-to-all": "direct"}
         )

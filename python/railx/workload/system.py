@@ -460,12 +460,12 @@ class WorkloadSystem(Strict):
 
     def link(self, dim: Dim, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
-        the mesh link (intra_bw) on the mesh; ports * port_bw / m on an axis, since the m chips along
-        a rail share it."""
+        a chip edge's n mesh lanes (n * intra_bw) on the mesh; ports * port_bw / m on an axis, since
+        the m chips along a rail share it."""
         where = self.mapping.get(dim, "mesh")
         s = self.plant()
         if where == "mesh":
-            return DimLink(bw_bytes_per_s=s.intra_bw_Bps, alpha_s=s.alpha_in_ns * NS, kind="ring", place="mesh")
+            return DimLink(bw_bytes_per_s=s.mesh_edge_bw_Bps, alpha_s=s.alpha_in_ns * NS, kind="ring", place="mesh")
         n = where.ports if ports is None else ports
         return DimLink(
             bw_bytes_per_s=n * s.port_bw_GBps * GBPS / s.m,

@@ -113,8 +113,12 @@ pub struct RailxRouting {
     /// Plant node -> region-local node (`u32::MAX` outside the region).
     local_of_node: Vec<u32>,
     logical: LogicalRoutes,
-    /// Mesh link leaving each chip eastward, westward, northward, southward (`NO_LINK` at edges).
-    mesh: Vec<[u32; 4]>,
+    /// Mesh lanes per chip edge (the plant's n).
+    lanes: u32,
+    /// The mesh links leaving each chip eastward, westward, northward, southward, `lanes` per
+    /// direction in lane order: chip c's lane l toward `dir` is `mesh[(4 c + dir) lanes + l]`
+    /// (`NO_LINK` at the mesh's edges).
+    mesh: Vec<u32>,
     /// Per region-local node: (neighbour, exit chip, entry chip (local indices), link), sorted, so
     /// that ties between equally near links go to the lowest exit and entry chips — the same
     /// choice `metrics` makes.
@@ -134,7 +138,8 @@ impl RailxRouting {
         for (i, &node) in node_ids.iter().enumerate() {
             local_of_node[node as usize] = i as u32;
         }
-        let mut mesh = vec![[NO_LINK; 4]; plant.chips() as usize];
+        let lanes = plant.n;
+        let mut mesh = vec![NO_LINK; (4 * lanes * plant.chips()) as usize];
         let mut optical: Vec<Vec<(u32, u32, u32, u32)>> = vec![Vec::new(); node_ids.len()];
         for link in 0..net.links() {
             let (a, b) = (net.src[link], net.dst[link]);
@@ -149,7 +154,16 @@ impl RailxRouting {
                 } else {
                     SOUTH
                 };
-                mesh[a as usize][dir] = link as u32;
+                let lane = net.lane(link).filter(|&l| l < lanes).ok_or_else(|| {
+                    RailxError::internal(
+                        "network",
+                        format!(
+                            "mesh link {link} has lane {:?}, not one of 0..{lanes}",
+                            net.lane(link)
+                        ),
+                    )
+                })?;
+                mesh[((4 * a + dir as u32) * lanes + lane) as usize] = link as u32;
                 continue;
             }
             let (va, vb) = (
@@ -231,6 +245,7 @@ impl RailxRouting {
                 .collect(),
             local_of_node,
             logical,
+            lanes,
             mesh,
             optical,
             links: LinkEnds::of(net, |c| c != LinkClass::IntraNode),
@@ -302,9 +317,9 @@ impl RailxRouting {
         self.local_of_node[(chip / self.per_node) as usize]
     }
 
-    /// The mesh link of the step from chip `from` toward chip `to` of the same node, X first
+    /// The mesh lanes of the step from chip `from` toward chip `to` of the same node, X first
     /// (XY, and a crossing not yet begun) or Y first (YX).
-    fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> u32 {
+    fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> &[u32] {
         let (a, b) = (from % self.per_node, to % self.per_node);
         let (ax, ay, bx, by) = (a % self.m, a / self.m, b % self.m, b / self.m);
         // Along X while X differs (XY) or once Y agrees (YX); else along Y.
@@ -319,28 +334,30 @@ impl RailxRouting {
         } else {
             SOUTH
         };
-        self.mesh[from as usize][dir]
+        let first = ((4 * from + dir as u32) * self.lanes) as usize;
+        &self.mesh[first..first + self.lanes as usize]
     }
 
     /// The mesh hop(s) from `chip` toward `target` on VC `vc`, the packet carrying `next` after
-    /// it. Under `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and
-    /// YX on `vc + 1`; the order then holds for the rest of the crossing.
+    /// it: every lane of the step, in lane order, on the same VC (lanes are parallel links, so
+    /// the choice among them leaves the dependencies of the crossing as they are). Under
+    /// `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and YX on
+    /// `vc + 1`; the order then holds for the rest of the crossing.
     fn push_mesh_hops(&self, chip: u32, target: u32, vc: u8, next: RouteState, out: &mut Vec<Hop>) {
-        if self.scheme != Scheme::Balanced || next.mesh != MeshOrder::Unchosen {
-            out.push(Hop {
-                link: self.mesh_step(chip, target, next.mesh),
-                vc,
-                state: RouteState { vc, ..next },
-            });
-            return;
-        }
-        for (mesh, parity) in [(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)] {
+        let orders: &[(MeshOrder, u8)] =
+            if self.scheme != Scheme::Balanced || next.mesh != MeshOrder::Unchosen {
+                &[(next.mesh, 0)]
+            } else {
+                &[(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)]
+            };
+        for &(mesh, parity) in orders {
             let vc = vc + parity;
-            out.push(Hop {
-                link: self.mesh_step(chip, target, mesh),
+            let state = RouteState { vc, mesh, ..next };
+            out.extend(self.mesh_step(chip, target, mesh).iter().map(|&link| Hop {
+                link,
                 vc,
-                state: RouteState { vc, mesh, ..next },
-            });
+                state,
+            }));
         }
     }
 
