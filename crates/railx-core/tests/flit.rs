@@ -898,3 +898,29 @@ fn a_non_blocking_fat_tree_carries_uniform_load_evenly_at_near_zero_load_latency
         }
     }
 }
+
+/// Under the `cnsim` preset, one long message between the ends of a row of a node's mesh (3 hops
+/// east) streams at k x n flits/cycle: its packets spread over the n mesh lanes of every edge
+/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k.
+#[test]
+fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
+    for n in [1u32, 2] {
+        let r = realize(&preset(system(4, n, 8, [3, 3]), Preset::Hyperx)).unwrap();
+        let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Phased).unwrap();
+        let config = FlitConfig {
+            injection_flits_per_cycle: 16.0,
+            ..FlitConfig::cnsim()
+        };
+        let flits = 4000u64;
+        let mut dag = MessageDag::new();
+        dag.push(0, 3, flits * config.flit_bytes as u64, 0.0, &[])
+            .unwrap();
+        let report = run(&r.network, &routing, &config, &Traffic::Dag(dag));
+        let rate = flits as f64 / report.completion_cycles.unwrap() as f64;
+        let lanes_bandwidth = 2.0 * n as f64;
+        assert!(
+            rate <= lanes_bandwidth && rate > 0.98 * lanes_bandwidth,
+            "n = {n}: {rate:.3} flits/cycle against k x n = {lanes_bandwidth}"
+        );
+    }
+}
