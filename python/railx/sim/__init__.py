@@ -51,6 +51,8 @@ SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
 FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
+VcAllocationName = Literal["with-switch", "ahead"]
+VC_ALLOCATION: tuple[VcAllocationName, ...] = ("with-switch", "ahead")
 LinkLatencyName = Literal["flits", "head"]
 LINK_LATENCY: tuple[LinkLatencyName, ...] = ("flits", "head")
 ArbitrationName = Literal["round-robin", "oldest"]
@@ -89,6 +91,9 @@ class FlitSettings:
     may be routed, besides `router_delay_cycles`. `link_latency`: what a link's latency delays,
     "flits" (every flit and credit: a pipelined wire) or "head" (only the head's routing at the
     next router; flits enter the buffer as sent, credits return at once: CNSim's model).
+    `vc_allocation`: "with-switch" (a packet takes the free output whose VC has most room) or
+    "ahead" (CNSim: the first empty VC, else the first with room, held while the packet waits for
+    that output).
     `preset_settings("cnsim", system)` configures
     the simulator as the RailX authors' simulator runs (docs/simulation.md, Against CNSim)."""
 
@@ -105,6 +110,7 @@ class FlitSettings:
     switch_speedup: int = 1
     output_buffer_flits: int = 16
     link_latency: LinkLatencyName = "flits"
+    vc_allocation: VcAllocationName = "with-switch"
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
@@ -204,6 +210,7 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     # The fields are typed, but a Python caller may still pass any string.
     parse_arbitration(settings.arbitration)
     parse_link_latency(settings.link_latency)
+    _choice("vc_allocation", settings.vc_allocation, VC_ALLOCATION, "VC allocation")
     parse_injection_queues(settings.injection_queues)
     parse_switch_allocation(settings.switch_allocation)
     parse_flow_control(settings.flow_control)

@@ -53,6 +53,19 @@ pub enum Arbitration {
     Oldest,
 }
 
+/// When a packet is given its downstream VC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VcAllocation {
+    /// With the switch: a packet takes the free output whose VC class has most room, when both
+    /// are free.
+    WithSwitch,
+    /// Ahead of the switch (CNSim): a packet at the head of its VC takes the first VC, in the
+    /// routing's order of hops, that is empty, else the first with room for it, its credits held
+    /// from then on, and waits for that hop's output even while another hop's is free.
+    Ahead,
+}
+
 /// What a link's latency delays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -119,6 +132,8 @@ pub struct FlitConfig {
     /// Output queue of each port in flits, used with `switch_speedup` > 1 (packets queued there
     /// already hold the credits of their downstream VC).
     pub output_buffer_flits: u32,
+    /// When a packet is given its downstream VC: with the switch (the default) or ahead of it.
+    pub vc_allocation: VcAllocation,
     /// What a link's latency delays: every flit and credit (the default) or only the head.
     pub link_latency: LinkLatency,
     /// Latency of intra-node (short-reach) links (Table 5: 1 cycle).
@@ -160,6 +175,7 @@ impl Default for FlitConfig {
             flow_control: FlowControl::CutThrough,
             switch_speedup: 1,
             output_buffer_flits: 16,
+            vc_allocation: VcAllocation::WithSwitch,
             link_latency: LinkLatency::Flits,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
@@ -335,7 +351,8 @@ impl FlitConfig {
     /// one-stage router (routing, VC and switch allocation in the cycle after the head's link
     /// latency: `router_delay_cycles` 0 here, where a hop's first cycle carries the head flit),
     /// 2 cycles of packetization at the source, a link latency that delays the head alone
-    /// (flits and credits move without it), oldest-first allocation, no source FIFO (a
+    /// (flits and credits move without it), VC allocation ahead of the switch, oldest-first
+    /// allocation, no source FIFO (a
     /// packet waits only for its own output) and no injection or ejection port of its own (the
     /// caller sets `injection_flits_per_cycle` to a chip's link bandwidth), 1-cycle mesh and
     /// 10-cycle rail links, 500 warm-up and 1,000 measured cycles. Its routing is RailX
@@ -350,6 +367,7 @@ impl FlitConfig {
             vcs_per_class: 1,
             arbitration: Arbitration::Oldest,
             link_latency: LinkLatency::Head,
+            vc_allocation: VcAllocation::Ahead,
             injection_queues: InjectionQueues::PerMessage,
             short_latency_cycles: 1,
             long_latency_cycles: 10,

@@ -24,6 +24,7 @@ mod wheel;
 
 pub use config::{
     Arbitration, FlitConfig, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation,
+    VcAllocation,
 };
 pub use fabric::TICKS;
 pub use stats::{Deadlock, FlitReport, LatencyStats};

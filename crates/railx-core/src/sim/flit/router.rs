@@ -28,7 +28,8 @@
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{
-    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, MAX_VCS,
+    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, VcAllocation,
+    MAX_VCS,
 };
 use super::engine::{Outgoing, Post, Shared, Workload};
 use super::fabric::{Port, NO_LINK, TICKS};
@@ -719,6 +720,35 @@ impl Router {
         best.map(|(k, vc, _)| (k, vc))
     }
 
+    /// VC allocation ahead of the switch (CNSim's): the first hop listed whose VC class has an
+    /// empty VC (all its credits), else the first with room for the packet; its credits are taken
+    /// now and the packet keeps that hop. None at the ejection port (no VC) or without room.
+    fn reserve_vc(&mut self, q: usize, flits: u32, sh: &Shared) -> Option<(u32, u8, u32)> {
+        let mut pick: Option<(usize, usize)> = None;
+        'hops: for (k, cand) in self.cands[q].iter().enumerate() {
+            if self.has_host && cand.out == self.n_out - 1 {
+                return None;
+            }
+            for slot in self.class_vcs(cand.out, cand.vc) {
+                let free = self.credits[slot];
+                if free == sh.config.buffer_flits {
+                    pick = Some((k, slot));
+                    break 'hops;
+                }
+                if free >= flits && pick.is_none() {
+                    pick = Some((k, slot));
+                }
+            }
+        }
+        let (k, slot) = pick?;
+        self.credits[slot] -= flits;
+        let out = self.cands[q][k].out;
+        let out_vc = (slot - (out * self.vcs) as usize) as u8;
+        let head = &mut self.heads[q];
+        (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
+        Some((k as u32, out_vc, out))
+    }
+
     fn allocate(
         &mut self,
         cycle: u64,
@@ -730,6 +760,7 @@ impl Router {
         let next_tick = (cycle + 1) * TICKS;
         let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
         let oldest = sh.config.arbitration == Arbitration::Oldest;
+        let vc_ahead = sh.config.vc_allocation == VcAllocation::Ahead;
         let mut moved = false;
         scratch
             .winner
@@ -762,8 +793,14 @@ impl Router {
                         if self.cands[q].is_empty() {
                             self.route(q, sh, &mut scratch.hops)?;
                         }
-                        self.choose(q, head.flits, next_tick, sh)
-                            .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out))
+                        match vc_ahead.then(|| self.reserve_vc(q, head.flits, sh)).flatten() {
+                            Some((cand, out_vc, out)) => self
+                                .output_open(out, next_tick, sh)
+                                .then_some((cand, out_vc, out)),
+                            None => self.choose(q, head.flits, next_tick, sh).map(|(cand, out_vc)| {
+                                (cand, out_vc, self.cands[q][cand as usize].out)
+                            }),
+                        }
                     };
                     if let Some((cand, out_vc, out)) = hop {
                         let request = Request {
@@ -894,6 +931,8 @@ impl Router {
         let start = cross.max(self.outputs[r.out as usize].free);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.outputs[r.out as usize].free = end;
+        // A VC allocated ahead of the switch already holds the packet's credits.
+        let reserved = self.heads[g.q].hop != NO_HOP;
         self.retire_head(g.q, r, cycle, sh);
         self.release_input(&g, packet.flits, crossed, sh, post, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
@@ -905,7 +944,9 @@ impl Router {
             return Ok(());
         }
         counters.flit_hops += flits;
-        self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+        if !reserved {
+            self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+        }
         let latency = g.output.latency as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = match sh.config.link_latency {
