@@ -18,7 +18,7 @@ use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
     simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, LinkLatency, Pattern,
-    SwitchAllocation, Traffic, TrafficSpec,
+    SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
 };
 use railx_core::spec::Preset;
 
@@ -49,6 +49,13 @@ fn quick() -> FlitConfig {
 /// into 12-flit output queues), flit allocation (1 and 3 VCs per class), and wormhole with VC
 /// buffers smaller than a packet.
 fn routers(base: FlitConfig) -> Vec<FlitConfig> {
+    let cnsim = FlitConfig {
+        injection_flits_per_cycle: base.injection_flits_per_cycle,
+        warmup_cycles: base.warmup_cycles,
+        measure_cycles: base.measure_cycles,
+        seed: base.seed,
+        ..FlitConfig::cnsim()
+    };
     let flit = FlitConfig {
         switch_allocation: SwitchAllocation::Flit,
         ..base.clone()
@@ -75,13 +82,12 @@ fn routers(base: FlitConfig) -> Vec<FlitConfig> {
             buffer_flits: 2,
             ..flit
         },
-        // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO).
+        // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO),
+        // and with its VC allocation ahead of the switch.
+        cnsim.clone(),
         FlitConfig {
-            injection_flits_per_cycle: base.injection_flits_per_cycle,
-            warmup_cycles: base.warmup_cycles,
-            measure_cycles: base.measure_cycles,
-            seed: base.seed,
-            ..FlitConfig::cnsim()
+            vc_allocation: VcAllocation::Ahead,
+            ..cnsim
         },
     ]
 }
@@ -899,9 +905,10 @@ fn a_non_blocking_fat_tree_carries_uniform_load_evenly_at_near_zero_load_latency
     }
 }
 
-/// Under the `cnsim` preset, one long message between the ends of a row of a node's mesh (3 hops
+/// Under the `cnsim` preset, a flow of packets between the ends of a row of a node's mesh (3 hops
 /// east) streams at k x n flits/cycle: its packets spread over the n mesh lanes of every edge
-/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k.
+/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k. Each packet is a message of
+/// its own, as CNSim generates them (each then takes its VC on its own, at the source too).
 #[test]
 fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
     for n in [1u32, 2] {
@@ -912,9 +919,11 @@ fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
             ..FlitConfig::cnsim()
         };
         let flits = 4000u64;
+        let packet_bytes = (config.packet_flits * config.flit_bytes) as u64;
         let mut dag = MessageDag::new();
-        dag.push(0, 3, flits * config.flit_bytes as u64, 0.0, &[])
-            .unwrap();
+        for _ in 0..flits / config.packet_flits as u64 {
+            dag.push(0, 3, packet_bytes, 0.0, &[]).unwrap();
+        }
         let report = run(&r.network, &routing, &config, &Traffic::Dag(dag));
         let rate = flits as f64 / report.completion_cycles.unwrap() as f64;
         let lanes_bandwidth = 2.0 * n as f64;

@@ -351,12 +351,13 @@ impl FlitConfig {
     /// one-stage router (routing, VC and switch allocation in the cycle after the head's link
     /// latency: `router_delay_cycles` 0 here, where a hop's first cycle carries the head flit),
     /// 2 cycles of packetization at the source, a link latency that delays the head alone
-    /// (flits and credits move without it), VC allocation ahead of the switch, oldest-first
-    /// allocation, no source FIFO (a
+    /// (flits and credits move without it), oldest-first allocation, no source FIFO (a
     /// packet waits only for its own output) and no injection or ejection port of its own (the
     /// caller sets `injection_flits_per_cycle` to a chip's link bandwidth), 1-cycle mesh and
     /// 10-cycle rail links, 500 warm-up and 1,000 measured cycles. Its routing is RailX
-    /// `phased`.
+    /// `phased`. CNSim's VC allocation ahead of the switch (`VcAllocation::Ahead`) is left out:
+    /// as railx models it, it holds a flow of packets over n lanes to 3/4 of their bandwidth and
+    /// moves k = 2 further from CNSim (docs/simulation.md, Against CNSim).
     pub fn cnsim() -> FlitConfig {
         FlitConfig {
             packet_flits: 4,
@@ -367,7 +368,6 @@ impl FlitConfig {
             vcs_per_class: 1,
             arbitration: Arbitration::Oldest,
             link_latency: LinkLatency::Head,
-            vc_allocation: VcAllocation::Ahead,
             injection_queues: InjectionQueues::PerMessage,
             short_latency_cycles: 1,
             long_latency_cycles: 10,

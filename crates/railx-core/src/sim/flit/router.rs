@@ -28,8 +28,7 @@
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{
-    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, VcAllocation,
-    MAX_VCS,
+    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, VcAllocation, MAX_VCS,
 };
 use super::engine::{Outgoing, Post, Shared, Workload};
 use super::fabric::{Port, NO_LINK, TICKS};
@@ -793,13 +792,19 @@ impl Router {
                         if self.cands[q].is_empty() {
                             self.route(q, sh, &mut scratch.hops)?;
                         }
-                        match vc_ahead.then(|| self.reserve_vc(q, head.flits, sh)).flatten() {
+                        match vc_ahead
+                            .then(|| self.reserve_vc(q, head.flits, sh))
+                            .flatten()
+                        {
                             Some((cand, out_vc, out)) => self
                                 .output_open(out, next_tick, sh)
                                 .then_some((cand, out_vc, out)),
-                            None => self.choose(q, head.flits, next_tick, sh).map(|(cand, out_vc)| {
-                                (cand, out_vc, self.cands[q][cand as usize].out)
-                            }),
+                            None => {
+                                self.choose(q, head.flits, next_tick, sh)
+                                    .map(|(cand, out_vc)| {
+                                        (cand, out_vc, self.cands[q][cand as usize].out)
+                                    })
+                            }
                         }
                     };
                     if let Some((cand, out_vc, out)) = hop {
