@@ -38,6 +38,7 @@ __all__ = [
     "collective_dag",
     "collective_check",
     "flit_collective",
+    "flit_preset",
     "flit_simulate",
     "flit_sweep",
 ]
