@@ -19,9 +19,22 @@ flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
    BookSim2's default non-speculative pipeline (5 cycles a hop: a 3-cycle router, two idle
    cycles between packets), which the reported latency rules out.
 The torus runs are configured as BookSim2 was, including its single source FIFO per node.
+4. (--cnsim) the RailX authors' simulator, CNSim: saturation throughput of uniform traffic on the
+   Fig. 14 RailX (9 x 9 2D-HyperX, m=4, n=2) for k = 1, 2, 4 with railx's defaults (Table 5,
+   `minimal` routing, one source FIFO, injection 8 flits/cycle) and with the `cnsim` preset
+   (`phased` routing), beside CNSim's 0.51, 0.89, 0.92; saturation found as CNSim finds it
+   (`railx.sim.step_saturation`: loads in steps of 0.05, from 0.3, which every case accepts
+   whole; stop when the packets delivered in the window are fewer than 5 times those left in
+   flight). Cycles: the preset's own 500 warm-up + 1,000 measured (CNSim's), the defaults
+   1,000 + 2,000 (Table 5's 5,000 + 10,000 would take about 20 minutes more; --cycles-defaults
+   changes it). Also the zero-load latency: railx's at offered 0.02, and CNSim's from its
+   timing model over 20,000 sampled routes (a packet waits 2 cycles of packetization, then each
+   hop takes its link's latency plus the cycle its router routes and allocates it; the packet
+   is done once the last hop's latency has passed and its tail has arrived, the tail trailing
+   the head by ceil(4 / w) - 1 cycles on a link of w flits/cycle).
 
 Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick] [--speed | --saturation]
-[--repeat N]` (--quick: 3,000 cycles, a shorter sweep; --speed or --saturation: that part only;
+[--repeat N]`, or `--cnsim` (--quick: 3,000 cycles, a shorter sweep; --speed or --saturation: that part only;
 --repeat: runs of each speed case, taking turns, the fastest reported with the median beside
 it; 3 by default). Wall times depend on what else runs on the machine.
 """
@@ -36,7 +49,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from railx.sim import FlitSettings, simulate, sweep
+from railx.routing import route
+from railx.sim import FlitSettings, preset_routing, preset_settings, simulate, step_saturation, sweep
 from railx.systems import System, resolve_system
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -183,6 +197,69 @@ def saturation(cycles: int, quick: bool) -> None:
             )
 
 
+#: CNSim's saturation throughput of uniform traffic on the Fig. 14 RailX (flits/cycle/chip), by k
+#: (issue 23: CNSim's `railx` branch run on this network).
+CNSIM_SATURATION = {1: 0.51, 2: 0.89, 4: 0.92}
+CNSIM_PACKETIZATION_CYCLES = 2
+
+
+def fig14_railx(k: int) -> System:
+    """The Fig. 14 RailX: a 9 x 9 2D-HyperX of 4 x 4-chip nodes, n = 2, mesh lanes of k flits/cycle."""
+    config = {
+        "system": {"m": 4, "n": 2, "R": 128, "grid": [9, 9], "port_bw_GBps": 50, "k": k},
+        "topology": {"preset": "hyperx"},
+    }
+    return System(f"railx-k{k}", f"RailX 2D-HyperX k={k}", railx=config)
+
+
+def cnsim_zero_load(system: System, k: int, samples: int, packet_flits: int = 4) -> float:
+    """CNSim's mean zero-load latency of uniform traffic, from its timing model over `samples`
+    seeded routes (`phased`, the routes CNSim takes): 2 cycles of packetization, each hop its
+    link's latency plus one routing cycle, done when the last link's latency has passed and the
+    tail, ceil(L / w) - 1 cycles behind the head on a link of w flits/cycle, has arrived."""
+    import random
+
+    rng = random.Random(0)
+    chips = system.chips
+    total = 0
+    for _ in range(samples):
+        src = rng.randrange(chips)
+        dst = rng.randrange(chips - 1)
+        dst += dst >= src
+        path = route(system, src, dst, "phased")["path"]
+        delays = [(10, 1) if hop["external"] else (1, k) for hop in path]
+        *before, (latency, width) = delays
+        tail = -(-packet_flits // width) - 1
+        total += CNSIM_PACKETIZATION_CYCLES + 1 + sum(l + 1 for l, _ in before) + max(latency, tail)
+    return total / samples
+
+
+def cnsim_table(defaults_cycles: tuple[int, int]) -> None:
+    print("\nUniform saturation on the Fig. 14 RailX (9 x 9 2D-HyperX, m=4, n=2) against CNSim:")
+    print(
+        f"{'k':>2} {'railx defaults':>15} {'cnsim preset':>13} {'CNSim':>6} {'preset/CNSim':>13}"
+        f" {'zero-load: defaults':>20} {'preset':>7} {'CNSim':>6}  wall s"
+    )
+    for k, reference in CNSIM_SATURATION.items():
+        start = time.perf_counter()
+        system = fig14_railx(k)
+        warmup, measure = defaults_cycles
+        table5 = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, threads=2)
+        cnsim = preset_settings("cnsim", system, threads=2)
+        peaks = []
+        latencies = []
+        for settings, routing in ((table5, None), (cnsim, preset_routing("cnsim"))):
+            found = step_saturation(system, settings=settings, routing=routing, first_load=0.3)
+            peaks.append(found["peak_accepted"])
+            report, _ = simulate(system, "uniform", 0.02, settings=settings, routing=routing)
+            latencies.append(report["latency"]["mean"])
+        reference_latency = cnsim_zero_load(system, k, 20_000)
+        print(
+            f"{k:>2} {peaks[0]:>15.3f} {peaks[1]:>13.3f} {reference:>6.2f} {peaks[1] / reference - 1:>+13.1%}"
+            f" {latencies[0]:>20.1f} {latencies[1]:>7.1f} {reference_latency:>6.1f}  {time.perf_counter() - start:.0f}"
+        )
+
+
 def positive(text: str) -> int:
     """A whole number of at least 1 (an argparse type)."""
     if not text.isdigit() or int(text) < 1:
@@ -196,6 +273,15 @@ def main() -> None:
     part = parser.add_mutually_exclusive_group()
     part.add_argument("--speed", action="store_true", help="the speed cases only")
     part.add_argument("--saturation", action="store_true", help="the saturation sweeps only")
+    part.add_argument("--cnsim", action="store_true", help="the table against CNSim only (about 15 minutes)")
+    parser.add_argument(
+        "--cycles-defaults",
+        type=positive,
+        nargs=2,
+        default=(1000, 2000),
+        metavar=("WARMUP", "MEASURED"),
+        help="cycles of the railx-defaults runs of --cnsim (default 1000 2000)",
+    )
     parser.add_argument(
         "--repeat",
         type=positive,
@@ -204,6 +290,9 @@ def main() -> None:
         help="runs of each speed case, taking turns; the fastest is reported (default 3)",
     )
     args = parser.parse_args()
+    if args.cnsim:
+        cnsim_table(tuple(args.cycles_defaults))
+        return
     cycles = 3000 if args.quick else 15000
     if not args.saturation:
         speed(cycles, args.repeat)

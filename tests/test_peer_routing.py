@@ -110,7 +110,7 @@ def test_presets_route_by_name() -> None:
 def test_one_routing_registry_names_each_familys_functions_default_first() -> None:
     assert routing_names(resolve_system("dragonfly")) == ["minimal", "valiant"]
     assert routing_names(resolve_system("tpuv4"))[0] == "dateline"
-    assert routing_names("examples/torus-9x9.toml") == ["minimal", "dateline", "adaptive", "balanced"]
+    assert routing_names("examples/torus-9x9.toml") == ["minimal", "dateline", "adaptive", "balanced", "phased"]
     with pytest.raises(ConfigError, match="routing = updown: does not apply to a RailX system"):
         check_deadlock("examples/torus-9x9.toml", "updown")
 

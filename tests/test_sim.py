@@ -9,7 +9,16 @@ import pytest
 
 from conftest import run_railx, run_railx_process
 from railx.config import ConfigError
-from railx.sim import FlitSettings, simulate, sweep
+from railx.sim import (
+    FlitSettings,
+    chip_link_bandwidth,
+    preset_routing,
+    preset_settings,
+    simulate,
+    step_saturation,
+    sweep,
+)
+from railx.systems import resolve_system
 
 QUICK = ("--warmup", "200", "--cycles", "800")
 
@@ -111,6 +120,7 @@ def test_sweep_writes_a_plot(torus: Path, tmp_path: Path) -> None:
             "switch_speedup = 2: output queues are modelled with packet switch allocation only",
         ),
         (("--speedup", "2", "--output-buffer", "3"), "output_buffer_flits = 3: with switch_speedup > 1"),
+        (("--preset", "booksim"), "preset = booksim: unknown simulator preset; use table5 or cnsim"),
     ],
 )
 def test_bad_input_gets_one_line(torus: Path, args: tuple[str, ...], message: str) -> None:
@@ -180,3 +190,50 @@ def test_help_shows_the_peer_table_name(command: str) -> None:
     result = run_railx_process(command, "--help")
     assert result.rc == 0, result.stderr
     assert "[peer]" in result.stdout
+
+
+def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
+    system = resolve_system(str(examples / "hyperx-5x5.toml"))
+    settings = preset_settings("cnsim", system, threads=2, seed=5)
+    assert (settings.router_delay_cycles, settings.packetization_cycles) == (0, 2)
+    assert (settings.arbitration, settings.link_latency, settings.injection_queues) == ("oldest", "head", "per-message")
+    assert (settings.warmup_cycles, settings.measure_cycles, settings.threads, settings.seed) == (500, 1000, 2, 5)
+    # No injection port of its own: a chip injects as fast as its links take packets. Here (m = 2,
+    # n = 2, k = 4) every chip has 2 mesh neighbours, joined by `lanes` links of k flits/cycle
+    # each, and 2n rail ports of 1 flit/cycle.
+    net = system.network()
+    mesh = [(int(a), int(b)) for a, b, c in zip(net["src"], net["dst"], net["class"]) if c == 0]
+    lanes = mesh.count(mesh[0])
+    assert settings.injection_flits_per_cycle == chip_link_bandwidth(system) == 2 * lanes * 4 + 2 * 2
+    assert preset_settings("table5", system) == FlitSettings()
+    assert preset_routing("cnsim") == "phased" and preset_routing("table5") is None
+    with pytest.raises(ConfigError, match="preset = x: unknown simulator preset"):
+        preset_settings("x", system)
+
+
+def test_cnsim_preset_from_the_cli_is_the_api_run(examples: Path) -> None:
+    toml = str(examples / "hyperx-5x5.toml")
+    result = run_railx(
+        "sim", toml, "--preset", "cnsim", "--load", "0.1", "--warmup", "100", "--cycles", "300", "--json"
+    )
+    assert result.rc == 0, result.stderr
+    cli = json.loads(result.stdout)
+    settings = preset_settings("cnsim", toml)
+    settings.warmup_cycles, settings.measure_cycles = 100, 300
+    api, _ = simulate(toml, "uniform", 0.1, settings=settings, routing="phased")
+    assert cli == api and cli["routing"] == "phased" and cli["vcs"] == 3
+    assert cli["accepted"] == pytest.approx(0.1, rel=0.1)
+
+
+def test_step_saturation_stops_at_cnsims_rule(torus: Path) -> None:
+    settings = FlitSettings(warmup_cycles=200, measure_cycles=400, injection_flits_per_cycle=1.0, seed=1)
+    found = step_saturation(str(torus), settings=settings, step=0.1)
+    points = found["points"]
+    # Loads 0.1, 0.2, ... until the packets delivered fall below 5x those left in flight.
+    assert [p["offered"] for p in points] == pytest.approx([0.1 * (i + 1) for i in range(len(points))], rel=0.1)
+    last = points[-1]
+    in_flight = (last["flits_in_flight"] + last["flits_at_sources"]) / settings.packet_flits
+    assert found["saturation_load"] is not None and last["latency"]["packets"] < 5 * in_flight
+    for p in points[:-1]:
+        assert p["latency"]["packets"] >= 5 * (p["flits_in_flight"] + p["flits_at_sources"]) / 4
+    assert found["peak_accepted"] == max(p["accepted"] for p in points)

@@ -38,6 +38,7 @@ __all__ = [
     "collective_dag",
     "collective_check",
     "flit_collective",
+    "flit_preset",
     "flit_simulate",
     "flit_sweep",
 ]
@@ -333,6 +334,7 @@ def flow_collectives(
     misroutes: int | None = None,
     progress: _Progress | None = None,
 ) -> FlowCollective: ...
+def flit_preset(name: str) -> str: ...
 def flit_simulate(
     system: System,
     config_json: str,

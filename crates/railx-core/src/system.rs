@@ -20,7 +20,7 @@ use crate::sim::flow::{Symmetry, Translations};
 use crate::spec::ConfigSpec;
 
 /// The routing names a RailX system offers, its default first.
-pub const RAILX_ROUTINGS: &[&str] = &["minimal", "dateline", "adaptive", "balanced"];
+pub const RAILX_ROUTINGS: &[&str] = &["minimal", "dateline", "adaptive", "balanced", "phased"];
 
 /// What a system is built from: a RailX configuration, or a peer spec tagged by `family`.
 #[derive(Debug, Clone, PartialEq)]

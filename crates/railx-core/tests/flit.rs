@@ -17,8 +17,8 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
-    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, Pattern,
-    SwitchAllocation, Traffic, TrafficSpec,
+    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, LinkLatency, Pattern,
+    SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
 };
 use railx_core::spec::Preset;
 
@@ -49,6 +49,13 @@ fn quick() -> FlitConfig {
 /// into 12-flit output queues), flit allocation (1 and 3 VCs per class), and wormhole with VC
 /// buffers smaller than a packet.
 fn routers(base: FlitConfig) -> Vec<FlitConfig> {
+    let cnsim = FlitConfig {
+        injection_flits_per_cycle: base.injection_flits_per_cycle,
+        warmup_cycles: base.warmup_cycles,
+        measure_cycles: base.measure_cycles,
+        seed: base.seed,
+        ..FlitConfig::cnsim()
+    };
     let flit = FlitConfig {
         switch_allocation: SwitchAllocation::Flit,
         ..base.clone()
@@ -74,6 +81,13 @@ fn routers(base: FlitConfig) -> Vec<FlitConfig> {
             flow_control: FlowControl::Wormhole,
             buffer_flits: 2,
             ..flit
+        },
+        // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO),
+        // and with its VC allocation ahead of the switch.
+        cnsim.clone(),
+        FlitConfig {
+            vc_allocation: VcAllocation::Ahead,
+            ..cnsim
         },
     ]
 }
@@ -106,19 +120,24 @@ fn pairs_chain(chips: &[u32], bytes: u64) -> (MessageDag, Vec<(u32, u32)>) {
     (dag, pairs)
 }
 
-/// The model's zero-load timing of one packet, hop by hop: the head leaves `router_delay` after
-/// reaching a router, takes one flit time on the wire plus the latency; the tail follows at the
-/// slowest rate so far; ejection takes the packet at the ejection rate.
+/// The model's zero-load timing of one packet, hop by hop: it may leave its source after
+/// `router_delay` and its packetization; the head leaves `router_delay` after reaching a router,
+/// takes one flit time on the wire plus the latency; the tail follows at the slowest rate so far,
+/// the link's latency after it (none when the latency delays the head alone); ejection takes the
+/// packet at the ejection rate.
 fn zero_load(hops: &[(f64, u32)], config: &FlitConfig) -> u64 {
     let (flits, r) = (
         config.packet_flits as f64,
         config.router_delay_cycles as f64,
     );
-    let (mut start, mut tail) = (r, 0.0f64);
+    let (mut start, mut tail) = (r + config.packetization_cycles as f64, 0.0f64);
     for &(rate, latency) in hops {
         let end = (start + flits / rate).max(tail + 1.0 / rate);
         let head = (start + 1.0 / rate).ceil() + latency as f64;
-        tail = end + latency as f64;
+        tail = match config.link_latency {
+            LinkLatency::Flits => end + latency as f64,
+            LinkLatency::Head => end,
+        };
         start = head + r;
     }
     let eject = config.injection_flits_per_cycle;
@@ -235,6 +254,34 @@ fn zero_load_latency_with_fast_intra_node_links_on_railx() {
         ..FlitConfig::default()
     };
     check_zero_load(&r.network, &routing, &config);
+}
+
+/// The `cnsim` preset on a RailX HyperX (`phased` routing, mesh links 2 flits/cycle): every
+/// message's zero-load latency hop by hop, and the closed form CNSim's timing gives — 2 cycles of
+/// packetization, then each hop its latency plus the cycle its router routes it — plus the cycle
+/// of railx's ejection port, where the tail never trails the head (every path ending on a rail
+/// link, or on a mesh link of 2 flits/cycle: its 4 flits sent in the 2 cycles the head takes).
+#[test]
+fn cnsim_preset_zero_load_latency_is_the_hop_by_hop_sum() {
+    let r = realize(&preset(system(2, 1, 8, [3, 3]), Preset::Hyperx)).unwrap();
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Phased).unwrap();
+    let config = FlitConfig {
+        injection_flits_per_cycle: 4.0,
+        ..FlitConfig::cnsim()
+    };
+    check_zero_load(&r.network, &routing, &config);
+    for (s, d) in [(0, 5), (3, 30), (7, 33), (12, 13)] {
+        let hops: Vec<(f64, u32)> = route(&routing, s, d)
+            .unwrap()
+            .iter()
+            .map(|h| match r.network.class[h.link as usize] {
+                LinkClass::IntraNode => (2.0, 1),
+                _ => (1.0, 10),
+            })
+            .collect();
+        let sum: u64 = hops.iter().map(|&(_, l)| l as u64 + 1).sum();
+        assert_eq!(zero_load(&hops, &config), 2 + sum + 1, "{s} -> {d}");
+    }
 }
 
 #[test]
@@ -855,5 +902,34 @@ fn a_non_blocking_fat_tree_carries_uniform_load_evenly_at_near_zero_load_latency
                 report.latency.mean
             );
         }
+    }
+}
+
+/// Under the `cnsim` preset, a flow of packets between the ends of a row of a node's mesh (3 hops
+/// east) streams at k x n flits/cycle: its packets spread over the n mesh lanes of every edge
+/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k. Each packet is a message of
+/// its own, as CNSim generates them (each then takes its VC on its own, at the source too).
+#[test]
+fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
+    for n in [1u32, 2] {
+        let r = realize(&preset(system(4, n, 8, [3, 3]), Preset::Hyperx)).unwrap();
+        let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Phased).unwrap();
+        let config = FlitConfig {
+            injection_flits_per_cycle: 16.0,
+            ..FlitConfig::cnsim()
+        };
+        let flits = 4000u64;
+        let packet_bytes = (config.packet_flits * config.flit_bytes) as u64;
+        let mut dag = MessageDag::new();
+        for _ in 0..flits / config.packet_flits as u64 {
+            dag.push(0, 3, packet_bytes, 0.0, &[]).unwrap();
+        }
+        let report = run(&r.network, &routing, &config, &Traffic::Dag(dag));
+        let rate = flits as f64 / report.completion_cycles.unwrap() as f64;
+        let lanes_bandwidth = 2.0 * n as f64;
+        assert!(
+            rate <= lanes_bandwidth && rate > 0.98 * lanes_bandwidth,
+            "n = {n}: {rate:.3} flits/cycle against k x n = {lanes_bandwidth}"
+        );
     }
 }

@@ -91,6 +91,59 @@ fn hyperx_minimal_routes_are_minimal_acyclic_and_within_5m_minus_6() {
     }
 }
 
+/// `phased` (CNSim's VCs): the same routes as `minimal`, acyclic, 3 VCs on a 2D-HyperX; the VC
+/// is the dimension phase — 0 crossing the source node toward an X link, 1 on the X link and
+/// toward the Y link, 2 on the Y link and in the destination node — so a packet that needs no X
+/// hop starts on VC 1 and one within its node runs on VC 2.
+#[test]
+fn phased_vcs_follow_the_dimension_phase_on_a_hyperx() {
+    let r = realized(&preset(system(4, 2, 2 * 9, [9, 9]), Preset::Hyperx));
+    let (_, vcs) = check_routes(&r, Scheme::Phased);
+    assert_eq!(vcs, 3);
+    let region = &r.system.regions[0];
+    let phased = RailxRouting::new(&r.network, region, Scheme::Phased).unwrap();
+    let minimal = RailxRouting::new(&r.network, region, Scheme::Minimal).unwrap();
+    let per = r.system.plant.chips_per_node();
+    for &src in phased.chips().iter().step_by(7) {
+        for &dst in phased.chips().iter().step_by(5) {
+            if src == dst {
+                continue;
+            }
+            let a = route(&phased, src, dst).unwrap();
+            let b = route(&minimal, src, dst).unwrap();
+            let links =
+                |p: &[railx_core::routing::Hop]| p.iter().map(|h| h.link).collect::<Vec<_>>();
+            assert_eq!(links(&a), links(&b), "{src} -> {dst}");
+            // Node coordinates: X = node % 9, Y = node / 9.
+            let (s, d) = (src / per, dst / per);
+            let x_hop = s % 9 != d % 9;
+            let mut phase = if x_hop { 0 } else { 1 };
+            if s == d {
+                phase = 2;
+            }
+            for h in &a {
+                if phased.is_external(h.link) {
+                    let to_node = phased.link_target(h.link) / per;
+                    let along_x = to_node / 9 == phased.link_source(h.link) / per / 9;
+                    phase = if along_x { 1 } else { 2 };
+                    assert_eq!(h.vc, phase, "{src} -> {dst}: link {}", h.link);
+                    if to_node == d {
+                        phase = 2;
+                    }
+                } else {
+                    assert_eq!(h.vc, phase, "{src} -> {dst}: mesh link {}", h.link);
+                }
+            }
+        }
+    }
+    // A torus has ring dimensions: refused in one line.
+    let t = realized(&preset(system(2, 1, 12, [6, 5]), Preset::Torus));
+    let e = RailxRouting::new(&t.network, &t.system.regions[0], Scheme::Phased)
+        .err()
+        .expect("phased needs one hop per dimension");
+    assert!(e.to_string().contains("use routing = minimal"), "{e}");
+}
+
 #[test]
 fn torus_minimal_and_dateline_are_acyclic() {
     let r = realized(&preset(system(2, 1, 12, [6, 5]), Preset::Torus));

@@ -155,7 +155,14 @@ fn with_settings(config: &FlitConfig, json: &str) -> PyResult<FlitConfig> {
     serde_json::from_value(merged).map_err(|e| err(CoreError::parse("simulator settings", e)))
 }
 
+/// The settings of a named simulator preset (`table5` or `cnsim`) as JSON.
+#[pyfunction]
+fn flit_preset(name: &str) -> PyResult<String> {
+    to_json(&FlitConfig::preset(name).map_err(err)?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flit_preset, m)?)?;
     m.add_function(wrap_pyfunction!(flit_collective, m)?)?;
     m.add_function(wrap_pyfunction!(flit_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(flit_sweep, m)?)

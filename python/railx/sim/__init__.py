@@ -4,6 +4,7 @@ its own routing functions. Thin, typed wrappers; see docs/simulation.md for the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -11,7 +12,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from railx._core import Cancelled, RailxError, flit_simulate, flit_sweep
+from railx._core import Cancelled, RailxError, flit_preset, flit_simulate, flit_sweep
 from railx.config import ConfigError, is_one_of
 from railx.progress import ProgressCallback
 from railx.systems import System, SystemLike
@@ -25,14 +26,23 @@ __all__ = [
     "INJECTION_QUEUES",
     "SWITCH_ALLOCATION",
     "FLOW_CONTROL",
+    "ARBITRATION",
+    "LINK_LATENCY",
+    "PRESETS",
     "SATURATED_BELOW",
     "simulate",
     "sweep",
     "sweep_summary",
+    "step_saturation",
     "injection_bandwidth",
     "parse_injection_queues",
     "parse_switch_allocation",
     "parse_flow_control",
+    "parse_arbitration",
+    "parse_link_latency",
+    "preset_settings",
+    "preset_routing",
+    "chip_link_bandwidth",
 ]
 
 TrafficName = Literal["uniform", "all-to-all", "permutation", "hotspot"]
@@ -42,6 +52,14 @@ SwitchAllocationName = Literal["packet", "flit"]
 FlowControlName = Literal["cut-through", "wormhole"]
 FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
+VcAllocationName = Literal["with-switch", "ahead"]
+VC_ALLOCATION: tuple[VcAllocationName, ...] = ("with-switch", "ahead")
+LinkLatencyName = Literal["flits", "head"]
+LINK_LATENCY: tuple[LinkLatencyName, ...] = ("flits", "head")
+ArbitrationName = Literal["round-robin", "oldest"]
+ARBITRATION: tuple[ArbitrationName, ...] = ("round-robin", "oldest")
+PresetName = Literal["table5", "cnsim"]
+PRESETS: tuple[PresetName, ...] = ("table5", "cnsim")
 TRAFFIC: tuple[TrafficName, ...] = ("uniform", "all-to-all", "permutation", "hotspot")
 DEFAULT_LOAD = 0.1  # offered flits/cycle/chip of a single run
 # The spelling of earlier releases, still accepted on input (reports use the canonical one).
@@ -69,18 +87,32 @@ class FlitSettings:
     allocation, "wormhole" (a free VC with room for one flit, as BookSim2's default).
     `switch_speedup` s > 1 makes the crossbar s times faster than the links, a packet crossing
     into its output's queue of `output_buffer_flits` while the link still sends (a combined
-    input-output queued router; 1: input-queued, as Table 5 and BookSim2)."""
+    input-output queued router; 1: input-queued, as Table 5 and BookSim2). `arbitration`: which
+    request wins an input or output, "round-robin" or "oldest" (the packet generated first, as
+    CNSim allocates). `packetization_cycles`: cycles a new packet waits at its source before it
+    may be routed, besides `router_delay_cycles`. `link_latency`: what a link's latency delays,
+    "flits" (every flit and credit: a pipelined wire) or "head" (only the head's routing at the
+    next router; flits enter the buffer as sent, credits return at once: CNSim's model).
+    `vc_allocation`: "with-switch" (a packet takes the free output whose VC has most room) or
+    "ahead" (CNSim: the first empty VC, else the first with room, held while the packet waits for
+    that output).
+    `preset_settings("cnsim", system)` configures
+    the simulator as the RailX authors' simulator runs (docs/simulation.md, Against CNSim)."""
 
     packet_flits: int = 4
     buffer_flits: int = 16
     router_delay_cycles: int = 1
     head_delay_cycles: int = 0
     vcs_per_class: int = 1
+    arbitration: ArbitrationName = "round-robin"
+    packetization_cycles: int = 0
     alloc_iterations: int = 1
     switch_allocation: SwitchAllocationName = "packet"
     flow_control: FlowControlName = "cut-through"
     switch_speedup: int = 1
     output_buffer_flits: int = 16
+    link_latency: LinkLatencyName = "flits"
+    vc_allocation: VcAllocationName = "with-switch"
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
@@ -172,8 +204,54 @@ def _finite_json(fields: dict[str, Any]) -> str:
     return json.dumps(fields)
 
 
+def parse_arbitration(value: str) -> ArbitrationName:
+    """A `FlitSettings.arbitration` from text; a one-line ConfigError if unknown."""
+    return _choice("arbitration", value, ARBITRATION, "arbitration")
+
+
+def parse_link_latency(value: str) -> LinkLatencyName:
+    """A `FlitSettings.link_latency` from text; a one-line ConfigError if unknown."""
+    return _choice("link_latency", value, LINK_LATENCY, "link latency model")
+
+
+def chip_link_bandwidth(system: System) -> float:
+    """The most a chip's outgoing links carry together, in flits/cycle (the slowest link 1 flit/cycle):
+    what a chip can inject when, as in CNSim, packets leave the source straight onto its links."""
+    net = system.network()
+    rate = net["bandwidth_Bps"] / float(np.min(net["bandwidth_Bps"]))
+    chips = system.chips
+    src = net["src"]
+    per_chip = np.bincount(src[src < chips], weights=rate[src < chips], minlength=chips)
+    return float(per_chip.max())
+
+
+def preset_settings(name: str, system: System | str, *, threads: int = 1, seed: int = 0) -> FlitSettings:
+    """The simulator settings of a named preset: "table5" (the RailX paper's Table 5, railx's
+    defaults) or "cnsim" (the RailX authors' simulator as it runs a RailX network: a one-stage
+    router, 2 cycles of packetization, a link latency on the head alone, oldest-first allocation, no source FIFO and no injection or
+    ejection port of its own, 500 + 1,000 cycles; docs/simulation.md, Against CNSim). Run "cnsim"
+    with `routing=preset_routing("cnsim")`."""
+    try:
+        config = json.loads(flit_preset(name))
+    except RailxError as exc:
+        raise ConfigError(str(exc)) from None
+    fields = {f.name for f in dataclasses.fields(FlitSettings)}
+    settings = FlitSettings(**{k: v for k, v in config.items() if k in fields})
+    settings.threads, settings.seed = threads, seed
+    settings.injection_flits_per_cycle = chip_link_bandwidth(System.resolve(system)) if name == "cnsim" else None
+    return settings
+
+
+def preset_routing(name: str) -> str | None:
+    """The routing function a preset runs a RailX network with (None: the system's default)."""
+    return "phased" if name == "cnsim" else None
+
+
 def _settings_json(system: System, settings: FlitSettings) -> str:
     # The fields are typed, but a Python caller may still pass any string.
+    parse_arbitration(settings.arbitration)
+    parse_link_latency(settings.link_latency)
+    _choice("vc_allocation", settings.vc_allocation, VC_ALLOCATION, "VC allocation")
     parse_injection_queues(settings.injection_queues)
     parse_switch_allocation(settings.switch_allocation)
     parse_flow_control(settings.flow_control)
@@ -283,5 +361,46 @@ def sweep_summary(points: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "points": list(points),
         "saturation_load": saturated[0] if saturated else None,
+        "peak_accepted": max((p["accepted"] for p in points), default=0.0),
+    }
+
+
+def step_saturation(
+    system: System | str,
+    traffic: TrafficName = "uniform",
+    *,
+    settings: FlitSettings,
+    routing: str | None = None,
+    step: float = 0.05,
+    first_load: float | None = None,
+    max_load: float | None = None,
+) -> dict[str, Any]:
+    """Saturation found as CNSim finds it: offered load raised by `step` (0.05) from `step`, a
+    fresh run at each (the settings' warm-up and measured cycles), until the packets delivered in
+    the window are fewer than 5 times those still in the network or at their sources at its end
+    (a mean time in flight of about a fifth of the window); `peak_accepted` is the highest
+    accepted load up to and including that point. `first_load` (a multiple of `step`) skips the
+    loads below it, which an unsaturated network accepts whole. Returns `points` (one report each),
+    `saturation_load` (None if `max_load`, by default the injection bandwidth, came first) and
+    `peak_accepted`."""
+    sys_ = System.resolve(system)
+    limit = max_load if max_load is not None else settings.injection_flits_per_cycle or injection_bandwidth(sys_)
+    if not 0 < step <= limit:
+        raise ConfigError(f"step = {step}: must be positive and at most the largest load {limit}; e.g. 0.05")
+    points: list[dict[str, Any]] = []
+    saturation = None
+    index = max(1, round((first_load or step) / step))
+    while index * step <= limit + 1e-9:
+        load = round(index * step, 9)
+        report, _ = simulate(sys_, traffic, load, settings=settings, routing=routing)
+        points.append(report)
+        in_flight_packets = (report["flits_in_flight"] + report["flits_at_sources"]) / settings.packet_flits
+        if report["latency"]["packets"] < 5 * in_flight_packets:
+            saturation = load
+            break
+        index += 1
+    return {
+        "points": points,
+        "saturation_load": saturation,
         "peak_accepted": max((p["accepted"] for p in points), default=0.0),
     }

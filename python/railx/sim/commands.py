@@ -21,6 +21,8 @@ from railx.sim import (
     parse_flow_control,
     parse_injection_queues,
     parse_switch_allocation,
+    preset_routing,
+    preset_settings,
     simulate,
 )
 from railx.sim import sweep as load_sweep
@@ -62,9 +64,22 @@ def _plot(report: dict, path: Path, title: str) -> None:
     save_figure(fig, path, dpi=130)
 
 
+#: The settings a preset other than table5 fixes (the router, the links and injection).
+_PRESET_FIXES = ("packet_flits", "buffer_flits", "vcs_per_class", "short_latency", "long_latency", "injection",
+                 "injection_queues", "router_delay", "head_delay", "switch_allocation", "flow_control", "speedup",
+                 "output_buffer")  # fmt: skip
+
+
 def _refuse_unused(o: SimConfig, given: set[str], links_out: Path | None) -> None:
     """A one-line ConfigError for a setting given (on the line or in [sim]) that the run would
     silently ignore."""
+    if o.preset != "table5":
+        for name in _PRESET_FIXES:
+            if name in given:
+                raise ConfigError(
+                    f"{name} = {getattr(o, name)}: the {o.preset} preset fixes the router, links and injection; "
+                    f"drop --{name.replace('_', '-')} or use --preset table5"
+                )
     if o.size_flits is not None:
         # A finite all-to-all runs to completion: it has no offered load and no window.
         for name in ("load", "warmup", "cycles"):
@@ -98,8 +113,25 @@ def register(app: typer.Typer) -> None:
                 "--load", min=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
         ] = 0.1,
-        cycles: Annotated[int, typer.Option("--cycles", min=1, help="Measured cycles, after the warm-up.")] = 10000,
-        warmup: Annotated[int, typer.Option("--warmup", min=0, help="Warm-up cycles before measuring.")] = 5000,
+        cycles: Annotated[
+            int,
+            typer.Option(
+                "--cycles", min=1, help="Measured cycles, after the warm-up (--preset cnsim: 1000 unless given)."
+            ),
+        ] = 10000,
+        warmup: Annotated[
+            int,
+            typer.Option("--warmup", min=0, help="Warm-up cycles before measuring (--preset cnsim: 500 unless given)."),
+        ] = 5000,
+        preset: Annotated[
+            str,
+            typer.Option(
+                "--preset",
+                help="Simulator settings: table5 (the paper's Table 5, with the router, link and injection options "
+                "below) or cnsim (the RailX authors' simulator: its router, links and injection, 500 + 1000 cycles, "
+                "routing phased on RailX; the router, link and injection options are then refused).",
+            ),
+        ] = "table5",
         routing: RoutingOpt = None,
         misroutes: MisroutesOpt = None,
         job: Annotated[
@@ -236,28 +268,37 @@ def register(app: typer.Typer) -> None:
             output_file(links_out, f"--links {links_out}")
         _refuse_unused(o, given, links_out)
         pattern = canonical_traffic(o.traffic)
-        settings = FlitSettings(
-            packet_flits=o.packet_flits,
-            buffer_flits=o.buffer_flits,
-            vcs_per_class=o.vcs_per_class,
-            short_latency_cycles=o.short_latency,
-            long_latency_cycles=o.long_latency,
-            injection_flits_per_cycle=o.injection,
-            injection_queues=parse_injection_queues(o.injection_queues),
-            router_delay_cycles=o.router_delay,
-            head_delay_cycles=o.head_delay,
-            switch_allocation=parse_switch_allocation(o.switch_allocation),
-            flow_control=parse_flow_control(o.flow_control),
-            switch_speedup=o.speedup,
-            output_buffer_flits=o.output_buffer,
-            warmup_cycles=o.warmup,
-            measure_cycles=o.cycles,
-            threads=o.threads,
-            seed=o.seed,
-        )
+        if o.preset == "table5":
+            settings = FlitSettings(
+                packet_flits=o.packet_flits,
+                buffer_flits=o.buffer_flits,
+                vcs_per_class=o.vcs_per_class,
+                short_latency_cycles=o.short_latency,
+                long_latency_cycles=o.long_latency,
+                injection_flits_per_cycle=o.injection,
+                injection_queues=parse_injection_queues(o.injection_queues),
+                router_delay_cycles=o.router_delay,
+                head_delay_cycles=o.head_delay,
+                switch_allocation=parse_switch_allocation(o.switch_allocation),
+                flow_control=parse_flow_control(o.flow_control),
+                switch_speedup=o.speedup,
+                output_buffer_flits=o.output_buffer,
+                warmup_cycles=o.warmup,
+                measure_cycles=o.cycles,
+                threads=o.threads,
+                seed=o.seed,
+            )
+        else:
+            # The preset's settings, its measuring window unless --warmup or --cycles is given.
+            settings = preset_settings(o.preset, sys_, threads=o.threads, seed=o.seed)
+            settings.warmup_cycles = o.warmup if "warmup" in given else settings.warmup_cycles
+            settings.measure_cycles = o.cycles if "cycles" in given else settings.measure_cycles
+        routing = o.routing
+        if routing is None and sys_.family == "railx":
+            routing = preset_routing(o.preset)
         common: _RunOptions = {
             "settings": settings,
-            "routing": o.routing,
+            "routing": routing,
             "misroutes": o.misroutes,
             "job": o.job,
             # Given only (railx.sim refuses a pattern's option given to another pattern).

@@ -16,6 +16,12 @@
 //!   2005), chosen at its first hop (by the simulators: the freer way), to spread the load of the
 //!   mesh links near the exit chips. Each hop class gets two VCs, XY's and YX's: within one,
 //!   every crossing turns the same way (acyclic), and classes only rise, so 2 (diameter + 1) VCs.
+//! - `phased`: `minimal`'s routes with a VC per dimension phase, as the RailX authors' simulator
+//!   (CNSim) routes its 2D-HyperX: VC d while crossing a node toward the link of logical
+//!   dimension d, d + 1 on that link, and D (the number of dimensions) in the destination node.
+//!   A packet that needs no hop in a dimension skips its VC, so traffic spreads over the VCs
+//!   differently from `minimal`. Only where every dimension is all-to-all (one hop each): a ring
+//!   dimension's several hops would share a VC in a cycle.
 
 use super::analysis::route;
 use super::logical::LogicalRoutes;
@@ -59,6 +65,7 @@ pub enum Scheme {
     Dateline,
     Adaptive { misroutes: u8 },
     Balanced,
+    Phased,
 }
 
 impl Scheme {
@@ -70,11 +77,12 @@ impl Scheme {
             "dateline" => Ok(Scheme::Dateline),
             "adaptive" => Ok(Scheme::Adaptive { misroutes }),
             "balanced" => Ok(Scheme::Balanced),
+            "phased" => Ok(Scheme::Phased),
             other => Err(RailxError::invalid(
                 "routing",
                 other,
                 "unknown routing function for a RailX network",
-                "use minimal, dateline, adaptive or balanced",
+                "use minimal, dateline, adaptive, balanced or phased",
             )),
         }
     }
@@ -85,6 +93,7 @@ impl Scheme {
             Scheme::Dateline => "dateline",
             Scheme::Adaptive { .. } => "adaptive",
             Scheme::Balanced => "balanced",
+            Scheme::Phased => "phased",
         }
     }
 }
@@ -180,6 +189,21 @@ impl RailxRouting {
         let vcs = match scheme {
             Scheme::Minimal => diameter + 1,
             Scheme::Balanced => 2 * (diameter + 1),
+            Scheme::Phased => {
+                let one_hop = |rd: &super::logical::RouteDim| rd.dim.kind != DimKind::Ring;
+                if logical.global.is_some() || !logical.dims.iter().all(one_hop) {
+                    return Err(RailxError::invalid(
+                        "routing",
+                        "phased",
+                        format!(
+                            "{} has a ring or global dimension, whose hops would share a VC",
+                            region.label()
+                        ),
+                        "use routing = minimal",
+                    ));
+                }
+                logical.dims.len() as u32 + 1
+            }
             // A misroute can also undo a correction already made: two more hops each.
             Scheme::Adaptive { misroutes } => diameter + 2 * misroutes as u32 + 1,
             Scheme::Dateline => {
@@ -360,7 +384,24 @@ impl RailxRouting {
             Scheme::Dateline => self.vc_base[dim],
             // Even: the XY VC of the hop class (a crossing's first hop may move to YX's).
             Scheme::Balanced => 2 * state.hops,
+            Scheme::Phased => dim as u8,
             _ => state.hops,
+        }
+    }
+
+    /// The VC of an inter-node link leaving a node whose mesh the packet crossed on `mesh_vc`.
+    fn link_vc(&self, mesh_vc: u8) -> u8 {
+        match self.scheme {
+            Scheme::Phased => mesh_vc + 1,
+            _ => mesh_vc,
+        }
+    }
+
+    /// The VC of the mesh crossing in the destination node.
+    fn final_vc(&self, state: &RouteState) -> u8 {
+        match self.scheme {
+            Scheme::Phased => self.vcs - 1,
+            _ => state.vc,
         }
     }
 
@@ -389,6 +430,7 @@ impl RailxRouting {
                 }
             }
             Scheme::Balanced => 2 * (state.hops + 1),
+            Scheme::Phased => dim as u8 + 1,
             _ => state.hops + 1,
         };
         RouteState {
@@ -430,6 +472,7 @@ impl RailxRouting {
         let vc = self.hop_vc(state, dim);
         let exit_chip = chip - chip % self.per_node + exit_local;
         if exit_chip == chip {
+            let vc = self.link_vc(vc);
             out.push(Hop {
                 link,
                 vc,
@@ -499,7 +542,7 @@ impl Routing for RailxRouting {
                 exit: NO_LINK,
                 ..*state
             };
-            self.push_mesh_hops(chip, dst, state.vc, hold, out);
+            self.push_mesh_hops(chip, dst, self.final_vc(state), hold, out);
             return;
         }
         if state.exit != NO_LINK {
@@ -510,10 +553,11 @@ impl Routing for RailxRouting {
                 let misroute = matches!(self.scheme, Scheme::Adaptive { .. })
                     && !self.logical.minimal_next_nodes(v, d).contains(&w);
                 let dim = self.dim_of_move(v, w);
+                let vc = self.link_vc(state.vc);
                 out.push(Hop {
                     link: state.exit,
-                    vc: state.vc,
-                    state: self.after_hop(state, dim, state.vc, v, w, misroute),
+                    vc,
+                    state: self.after_hop(state, dim, vc, v, w, misroute),
                 });
             } else {
                 self.push_mesh_hops(chip, exit_chip, state.vc, *state, out);
@@ -521,7 +565,7 @@ impl Routing for RailxRouting {
             return;
         }
         match self.scheme {
-            Scheme::Minimal | Scheme::Dateline | Scheme::Balanced => {
+            Scheme::Minimal | Scheme::Dateline | Scheme::Balanced | Scheme::Phased => {
                 let (w, dim) = self.logical.next_node(v, d);
                 self.leave_toward(chip, v, w, dim, false, state, out);
             }

@@ -41,6 +41,44 @@ pub enum SwitchAllocation {
     Flit,
 }
 
+/// Which request wins when several want one input or one output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Round-robin over VCs (at an input) and inputs (at an output), as BookSim2's arbiters.
+    RoundRobin,
+    /// The oldest packet first (by its generation cycle; round-robin among equals): CNSim's
+    /// allocation, which serves the packets of the whole network in the order they were
+    /// generated, so packets in flight win over new ones and long routes are not starved.
+    Oldest,
+}
+
+/// When a packet is given its downstream VC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VcAllocation {
+    /// With the switch: a packet takes the free output whose VC class has most room, when both
+    /// are free.
+    WithSwitch,
+    /// Ahead of the switch (CNSim): a packet at the head of its VC takes the first VC, in the
+    /// routing's order of hops, that is empty, else the first with room for it, its credits held
+    /// from then on, and waits for that hop's output even while another hop's is free.
+    Ahead,
+}
+
+/// What a link's latency delays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkLatency {
+    /// Every flit, and every credit sent back, crosses the link in its latency (a pipelined wire).
+    Flits,
+    /// Only the head: the next router routes it the latency later, while its flits enter the
+    /// downstream buffer as they are sent and credits return at once. CNSim's model, where a
+    /// link's latency is a timer on the packet's head and buffer space a counter both routers
+    /// read.
+    Head,
+}
+
 /// When a packet may take a downstream VC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -73,6 +111,11 @@ pub struct FlitConfig {
     /// packet of class c waits only for VCs of the classes its route allows, so the channel
     /// dependency graph over classes is the one the deadlock check proves acyclic).
     pub vcs_per_class: u32,
+    /// Which request wins an input or an output: round-robin (the default) or the oldest packet.
+    pub arbitration: Arbitration,
+    /// Cycles a new packet waits at its source before it may be routed, besides
+    /// `router_delay_cycles` (packetization; CNSim's `processing_time`, 2 by default).
+    pub packetization_cycles: u32,
     /// Rounds of the separable allocator per cycle: inputs that lost arbitration try their other
     /// VCs against the outputs still free (1 = a single round, as BookSim2's default).
     pub alloc_iterations: u32,
@@ -89,6 +132,10 @@ pub struct FlitConfig {
     /// Output queue of each port in flits, used with `switch_speedup` > 1 (packets queued there
     /// already hold the credits of their downstream VC).
     pub output_buffer_flits: u32,
+    /// When a packet is given its downstream VC: with the switch (the default) or ahead of it.
+    pub vc_allocation: VcAllocation,
+    /// What a link's latency delays: every flit and credit (the default) or only the head.
+    pub link_latency: LinkLatency,
     /// Latency of intra-node (short-reach) links (Table 5: 1 cycle).
     pub short_latency_cycles: u32,
     /// Latency of every other link: optical, copper, switch (Table 5: 10 cycles).
@@ -121,11 +168,15 @@ impl Default for FlitConfig {
             router_delay_cycles: 1,
             head_delay_cycles: 0,
             vcs_per_class: 1,
+            arbitration: Arbitration::RoundRobin,
+            packetization_cycles: 0,
             alloc_iterations: 1,
             switch_allocation: SwitchAllocation::Packet,
             flow_control: FlowControl::CutThrough,
             switch_speedup: 1,
             output_buffer_flits: 16,
+            vc_allocation: VcAllocation::WithSwitch,
+            link_latency: LinkLatency::Flits,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
             injection_flits_per_cycle: 1.0,
@@ -190,6 +241,16 @@ impl FlitConfig {
                 "use switch_speedup = 1 with switch_allocation = flit",
             ));
         }
+        if self.link_latency == LinkLatency::Head
+            && self.switch_allocation == SwitchAllocation::Flit
+        {
+            return Err(RailxError::invalid(
+                "link_latency",
+                "head",
+                "a latency on the head alone is modelled with packet switch allocation only",
+                "use link_latency = flits with switch_allocation = flit",
+            ));
+        }
         if self.switch_speedup > 1 && self.output_buffer_flits < self.packet_flits {
             return Err(RailxError::invalid(
                 "output_buffer_flits",
@@ -212,6 +273,7 @@ impl FlitConfig {
         for (field, value) in [
             ("router_delay_cycles", self.router_delay_cycles),
             ("head_delay_cycles", self.head_delay_cycles),
+            ("packetization_cycles", self.packetization_cycles),
             ("short_latency_cycles", self.short_latency_cycles),
             ("long_latency_cycles", self.long_latency_cycles),
         ] {
@@ -281,6 +343,51 @@ impl FlitConfig {
             switch_allocation: SwitchAllocation::Flit,
             flow_control: FlowControl::Wormhole,
             ..FlitConfig::booksim2_timing()
+        }
+    }
+
+    /// The RailX authors' simulator, CNSim (its `railx` branch), as it runs a RailX network
+    /// (docs/simulation.md, Against CNSim): 4-flit packets, one 16-flit VC per VC class, a
+    /// one-stage router (routing, VC and switch allocation in the cycle after the head's link
+    /// latency: `router_delay_cycles` 0 here, where a hop's first cycle carries the head flit),
+    /// 2 cycles of packetization at the source, a link latency that delays the head alone
+    /// (flits and credits move without it), oldest-first allocation, no source FIFO (a
+    /// packet waits only for its own output) and no injection or ejection port of its own (the
+    /// caller sets `injection_flits_per_cycle` to a chip's link bandwidth), 1-cycle mesh and
+    /// 10-cycle rail links, 500 warm-up and 1,000 measured cycles. Its routing is RailX
+    /// `phased`. CNSim's VC allocation ahead of the switch (`VcAllocation::Ahead`) is left out:
+    /// as railx models it, it holds a flow of packets over n lanes to 3/4 of their bandwidth and
+    /// moves k = 2 further from CNSim (docs/simulation.md, Against CNSim).
+    pub fn cnsim() -> FlitConfig {
+        FlitConfig {
+            packet_flits: 4,
+            buffer_flits: 16,
+            router_delay_cycles: 0,
+            head_delay_cycles: 0,
+            packetization_cycles: 2,
+            vcs_per_class: 1,
+            arbitration: Arbitration::Oldest,
+            link_latency: LinkLatency::Head,
+            injection_queues: InjectionQueues::PerMessage,
+            short_latency_cycles: 1,
+            long_latency_cycles: 10,
+            warmup_cycles: 500,
+            measure_cycles: 1000,
+            ..FlitConfig::default()
+        }
+    }
+
+    /// A named preset: `table5` (the defaults) or `cnsim`.
+    pub fn preset(name: &str) -> Result<FlitConfig> {
+        match name {
+            "table5" => Ok(FlitConfig::default()),
+            "cnsim" => Ok(FlitConfig::cnsim()),
+            other => Err(RailxError::invalid(
+                "preset",
+                other,
+                "unknown simulator preset",
+                "use table5 or cnsim",
+            )),
         }
     }
 

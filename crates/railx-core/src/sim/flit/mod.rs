@@ -22,7 +22,10 @@ pub mod traffic;
 mod watchdog;
 mod wheel;
 
-pub use config::{FlitConfig, FlowControl, InjectionQueues, SwitchAllocation};
+pub use config::{
+    Arbitration, FlitConfig, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation,
+    VcAllocation,
+};
 pub use fabric::TICKS;
 pub use stats::{Deadlock, FlitReport, LatencyStats};
 pub use traffic::{Pattern, PermutationKind, Traffic, TrafficSpec};
@@ -380,6 +383,7 @@ fn report(
         packets_delivered: total.packets_ejected,
         flits_injected: total.injected,
         flits_in_flight: in_network,
+        flits_at_sources: at_source,
         flit_hops: total.flit_hops,
         router_cycles: ran * sh.fabric.vertices as u64,
         max_buffer_flits: total.max_occupancy,

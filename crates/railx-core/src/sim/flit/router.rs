@@ -27,7 +27,9 @@
 //! its input buffer, and so the upstream credits, are freed when it has crossed. With s = 1 the
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
-use super::config::{FlowControl, InjectionQueues, SwitchAllocation, MAX_VCS};
+use super::config::{
+    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, VcAllocation, MAX_VCS,
+};
 use super::engine::{Outgoing, Post, Shared, Workload};
 use super::fabric::{Port, NO_LINK, TICKS};
 use super::rng::Stream;
@@ -122,6 +124,8 @@ struct Request {
     out: u32,
     /// The physical VC downstream that the packet is allocated.
     out_vc: u8,
+    /// Generation cycle of the requesting packet (oldest-first arbitration).
+    created: u64,
 }
 
 /// Per-thread scratch space, reused every cycle.
@@ -543,7 +547,10 @@ impl Router {
             arrived: flits as u32,
             msg: head.msg,
             created: head.created,
-            head_ready: (head.created + sh.config.router_delay_cycles as u64).max(earliest),
+            head_ready: (head.created
+                + sh.config.router_delay_cycles as u64
+                + sh.config.packetization_cycles as u64)
+                .max(earliest),
             tail_in: cycle * TICKS,
             state: RouteState::start(),
         };
@@ -712,6 +719,35 @@ impl Router {
         best.map(|(k, vc, _)| (k, vc))
     }
 
+    /// VC allocation ahead of the switch (CNSim's): the first hop listed whose VC class has an
+    /// empty VC (all its credits), else the first with room for the packet; its credits are taken
+    /// now and the packet keeps that hop. None at the ejection port (no VC) or without room.
+    fn reserve_vc(&mut self, q: usize, flits: u32, sh: &Shared) -> Option<(u32, u8, u32)> {
+        let mut pick: Option<(usize, usize)> = None;
+        'hops: for (k, cand) in self.cands[q].iter().enumerate() {
+            if self.has_host && cand.out == self.n_out - 1 {
+                return None;
+            }
+            for slot in self.class_vcs(cand.out, cand.vc) {
+                let free = self.credits[slot];
+                if free == sh.config.buffer_flits {
+                    pick = Some((k, slot));
+                    break 'hops;
+                }
+                if free >= flits && pick.is_none() {
+                    pick = Some((k, slot));
+                }
+            }
+        }
+        let (k, slot) = pick?;
+        self.credits[slot] -= flits;
+        let out = self.cands[q][k].out;
+        let out_vc = (slot - (out * self.vcs) as usize) as u8;
+        let head = &mut self.heads[q];
+        (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
+        Some((k as u32, out_vc, out))
+    }
+
     fn allocate(
         &mut self,
         cycle: u64,
@@ -722,6 +758,8 @@ impl Router {
     ) -> Result<bool> {
         let next_tick = (cycle + 1) * TICKS;
         let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
+        let oldest = sh.config.arbitration == Arbitration::Oldest;
+        let vc_ahead = sh.config.vc_allocation == VcAllocation::Ahead;
         let mut moved = false;
         scratch
             .winner
@@ -754,18 +792,44 @@ impl Router {
                         if self.cands[q].is_empty() {
                             self.route(q, sh, &mut scratch.hops)?;
                         }
-                        self.choose(q, head.flits, next_tick, sh)
-                            .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out))
+                        match vc_ahead
+                            .then(|| self.reserve_vc(q, head.flits, sh))
+                            .flatten()
+                        {
+                            Some((cand, out_vc, out)) => self
+                                .output_open(out, next_tick, sh)
+                                .then_some((cand, out_vc, out)),
+                            None => {
+                                self.choose(q, head.flits, next_tick, sh)
+                                    .map(|(cand, out_vc)| {
+                                        (cand, out_vc, self.cands[q][cand as usize].out)
+                                    })
+                            }
+                        }
                     };
                     if let Some((cand, out_vc, out)) = hop {
-                        scratch.requests.push(Request {
+                        let request = Request {
                             input,
                             vc,
                             cand,
                             out,
                             out_vc,
-                        });
-                        break;
+                            created: self.queues[q][0].created,
+                        };
+                        if !oldest {
+                            scratch.requests.push(request);
+                            break;
+                        }
+                        // Oldest first: every VC of the input is looked at, the first listed
+                        // (round-robin order) kept on ties.
+                        match scratch.requests.last_mut() {
+                            Some(last) if last.input == input => {
+                                if request.created < last.created {
+                                    *last = request;
+                                }
+                            }
+                            _ => scratch.requests.push(request),
+                        }
                     }
                 }
             }
@@ -785,7 +849,15 @@ impl Router {
                     }
                 };
                 let w = &mut scratch.winner[r.out as usize];
-                if *w == u32::MAX || rank(r.input) < rank(scratch.requests[*w as usize].input) {
+                let wins = *w == u32::MAX || {
+                    let other = &scratch.requests[*w as usize];
+                    let before = rank(r.input) < rank(other.input);
+                    match oldest {
+                        false => before,
+                        true => (r.created, !before) < (other.created, before),
+                    }
+                };
+                if wins {
                     *w = i as u32;
                 }
             }
@@ -864,8 +936,10 @@ impl Router {
         let start = cross.max(self.outputs[r.out as usize].free);
         let end = (start + flits * out_tpf).max(packet.tail_in + out_tpf);
         self.outputs[r.out as usize].free = end;
+        // A VC allocated ahead of the switch already holds the packet's credits.
+        let reserved = self.heads[g.q].hop != NO_HOP;
         self.retire_head(g.q, r, cycle, sh);
-        self.release_input(&g, packet.flits, crossed, post, counters);
+        self.release_input(&g, packet.flits, crossed, sh, post, counters);
         // Counted when the link starts to send it (later than the crossing with output queues).
         if sh.measuring(start / TICKS) {
             self.sent_flits[r.out as usize] += flits;
@@ -875,10 +949,15 @@ impl Router {
             return Ok(());
         }
         counters.flit_hops += flits;
-        self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+        if !reserved {
+            self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+        }
         let latency = g.output.latency as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
-        let tail_in = end + latency * TICKS;
+        let tail_in = match sh.config.link_latency {
+            LinkLatency::Flits => end + latency * TICKS,
+            LinkLatency::Head => end,
+        };
         post.send(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
         Ok(())
     }
@@ -933,7 +1012,7 @@ impl Router {
         if tail {
             self.retire_head(q, r, cycle, sh);
         }
-        self.release_input(&g, 1, sent, post, counters);
+        self.release_input(&g, 1, sent, sh, post, counters);
         if sh.measuring(cycle) {
             self.sent_flits[r.out as usize] += 1;
         }
@@ -1029,6 +1108,7 @@ impl Router {
         g: &Grant,
         flits: u32,
         left: u64,
+        sh: &Shared,
         post: &mut Post,
         counters: &mut Counters,
     ) {
@@ -1039,7 +1119,11 @@ impl Router {
         self.heads[g.q].occupancy -= flits;
         post.send(Outgoing {
             router: g.input.peer,
-            time: left.div_ceil(TICKS) + g.input.latency as u64,
+            time: left.div_ceil(TICKS)
+                + match sh.config.link_latency {
+                    LinkLatency::Flits => g.input.latency as u64,
+                    LinkLatency::Head => 0,
+                },
             event: Event::Credit {
                 port: g.input.peer_port,
                 vc: g.r.vc as u8,

@@ -195,6 +195,8 @@ pub struct FlitReport {
     pub packets_delivered: u64,
     pub flits_injected: u64,
     pub flits_in_flight: u64,
+    /// Flits generated but not yet injected (in source queues and injection ports), at the end.
+    pub flits_at_sources: u64,
     /// Flits carried over links (each link traversal counts once).
     pub flit_hops: u64,
     /// Routers x cycles simulated.
