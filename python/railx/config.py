@@ -321,7 +321,7 @@ class SimConfig(Strict):
     long_latency: int = Field(default=10, ge=0)
     short_latency: int = Field(default=1, ge=0)
     sweep: list[float] | None = Field(default=None, examples=[[0.1, 0.2, 0.4]])
-    preset: Literal["table5", "cnsim"] = "table5"
+    preset: str = "table5"
 
     @field_validator("hotspot_chips", mode="before")
     @classmethod
