@@ -10,6 +10,7 @@ that names the field, the rule and a valid alternative.
 from __future__ import annotations
 
 import json
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -141,6 +142,14 @@ class SystemConfig(Strict):
     def _one_intra_bandwidth(self) -> SystemConfig:
         if self.k is not None and self.intra_bw_GBps is not None:
             raise ValueError("give k or intra_bw_GBps, not both (e.g. k = 2)")
+        # Each value is finite on its own; what the core receives (in SI units) must be too.
+        derived = [
+            ("port_bw_GBps", self.port_bw_GBps, self.port_bw_GBps * GBPS, "e.g. port_bw_GBps = 50"),
+            ("k" if self.k is not None else "intra_bw_GBps", self.k or self.intra_bw_GBps, self.intra_bw_Bps, "e.g. k = 2"),
+        ]
+        for field, value, si, hint in derived:
+            if not math.isfinite(si):
+                raise ValueError(f"{field} = {value}: gives a bandwidth beyond floating point ({si} B/s); {hint}")
         return self
 
     @property

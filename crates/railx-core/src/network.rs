@@ -36,6 +36,9 @@ impl LinkClass {
     }
 }
 
+/// Bytes one directed link takes in a [`Network`] (its seven columns).
+pub const LINK_BYTES: f64 = 30.0;
+
 /// Directed links in struct-of-arrays form (so they cross to Python as NumPy arrays).
 /// Optical links also record the axis and rail of the circuit they belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,6 +132,14 @@ impl Network {
         })
     }
 
+    /// Directed links of a RailX network on `plant` with `circuits` circuits: every node's mesh
+    /// plus two per circuit. The resource estimate of a RailX build counts links with it.
+    pub fn railx_link_count(plant: &Plant, circuits: u64) -> u64 {
+        let m = plant.m as u64;
+        let mesh = plant.nodes() as u64 * 4 * m * m.saturating_sub(1);
+        mesh + 2 * circuits
+    }
+
     /// Realizes the chip graph from the circuits alone: every node's full mesh, plus two directed
     /// optical links per circuit, from the + port's chip to the - port's chip and back.
     pub fn from_ocs(plant: &Plant, config: &OcsConfig) -> Result<Network> {
@@ -144,11 +155,10 @@ impl Network {
         }
         let arcs = check_ports(config)?;
         let m = plant.m;
-        let mesh_links = plant.nodes() as usize * 4 * (m as usize) * (m as usize).saturating_sub(1);
         let mut net = Network::with_capacity(
             Some(plant.clone()),
             plant.chips(),
-            mesh_links + 2 * arcs.len(),
+            Network::railx_link_count(plant, arcs.len() as u64) as usize,
         );
         for node in 0..plant.nodes() {
             for y in 0..m {
