@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -42,22 +43,20 @@ def peer(**spec: object) -> dict:
 
 # Ten sizes per builder, from a few MiB to a few hundred.
 BUILDERS: dict[str, Callable[[int], dict]] = {
-    "railx-torus": lambda i: railx(4, 2, 16 + 16 * i, {"preset": "torus"}),
-    "railx-mesh": lambda i: railx(64 + 48 * i, 2, 3, {"preset": "torus"}),
-    "railx-hyperx": lambda i: railx(2 + i, 8, 2 * (2 + i) * 8 + 1, {"preset": "hyperx"}),
+    "railx-torus": lambda i: railx(4, 2, 64 + 48 * i, {"preset": "torus"}),
+    "railx-mesh": lambda i: railx(128 + 48 * i, 2, 3, {"preset": "torus"}),
+    "railx-hyperx": lambda i: railx(4 + i, 8, 8 * (4 + i) + 1, {"preset": "hyperx"}),
     "railx-a2a-row": lambda i: a2a_row(401 + 200 * i),
-    "fat-tree": lambda i: peer(family="fat-tree", radix=64, tiers=3, chips=40_000 * (i + 1)),
+    "fat-tree": lambda i: peer(family="fat-tree", radix=128, tiers=3, chips=50_000 * (i + 1)),
     "torus3d": lambda i: peer(
-        family="torus3d", dims=[32, 32, 16 * (i + 1)], cube=4, board=[2, 2], ports_per_direction=1
+        family="torus3d", dims=[32, 32, 32 * (i + 1)], cube=4, board=[2, 2], ports_per_direction=1
     ),
-    "hyperx": lambda i: peer(family="hyperx", dims=[16 + 8 * i, 16 + 8 * i], terminals=16, radix=128),
+    "hyperx": lambda i: peer(family="hyperx", dims=[16 + 8 * i, 16 + 8 * i], terminals=16, radix=256),
     "dragonfly": lambda i: peer(
         family="dragonfly", groups=33 + 32 * i, routers=32, terminals=16, global_ports=i + 1, radix=128
     ),
     "hammingmesh": lambda i: peer(family="hammingmesh", a=4, boards=[16 + 8 * i, 16 + 8 * i], radix=64),
-    "sipac": lambda i: peer(
-        family="sipac", radix=8 + 4 * i, levels=3, wavelengths=4, wavelength_rate_Bps=12.5e9
-    ),
+    "sipac": lambda i: peer(family="sipac", radix=8 + 4 * i, levels=3, wavelengths=4, wavelength_rate_Bps=12.5e9),
 }
 
 CHILD = """
@@ -66,13 +65,13 @@ from railx._core import System
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 system = System(sys.argv[1])
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print((after - before) * 1024, system.chips())
+print((after - before) * 1024, system.chips)
 """
 
 
 def measure(spec: dict) -> tuple[int, int]:
     """Peak bytes a fresh process adds while building `spec`, and its chips."""
-    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "python"), "RAILX_MEMORY_BUDGET": "inf"}
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "python"), RAILX_MEMORY_BUDGET="inf")
     out = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(spec)], capture_output=True, text=True, env=env, check=True
     ).stdout.split()

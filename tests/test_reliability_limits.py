@@ -25,12 +25,15 @@ LIMIT_BYTES = 3 << 30  # the address space a case may map (the interpreter and N
 TIMEOUT_S = 120
 
 
-def _limited(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Runs `python -c code args...` under the memory limit and the timeout."""
+def _limited(code: str, *args: str, work_budget: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs `python -c code args...` under the memory limit and the timeout (and a work budget
+    other than the default when given)."""
     prelude = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({LIMIT_BYTES}, {LIMIT_BYTES}))\n"
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"), COLUMNS="200", NO_COLOR="1", TERM="dumb")
     env.pop("RAILX_MEMORY_BUDGET", None)
     env.pop("RAILX_WORK_BUDGET", None)
+    if work_budget is not None:
+        env["RAILX_WORK_BUDGET"] = work_budget
     return subprocess.run(
         [sys.executable, "-c", prelude + code, *args],
         capture_output=True,
@@ -41,8 +44,9 @@ def _limited(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return _limited("import sys; from railx.cli import main; sys.argv = ['railx', *sys.argv[1:]]; main()", *args)
+def cli(*args: str, work_budget: str | None = None) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from railx.cli import main; sys.argv = ['railx', *sys.argv[1:]]; main()"
+    return _limited(code, *args, work_budget=work_budget)
 
 
 def api(call: str) -> subprocess.CompletedProcess[str]:
@@ -164,15 +168,18 @@ def test_reduce_delay_of_a_second_per_byte_at_flit_level_is_refused_in_time() ->
 
 
 def test_huge_cycles_and_size_flits_are_refused_by_work() -> None:
-    assert_refused(cli("sim", HYPERX, "--cycles", str(2**62)), "cycles = ", "steps of work")
+    # A rate run's source queues outgrow memory before its cycles outgrow the work budget.
+    assert_refused(cli("sim", HYPERX, "--cycles", str(2**62)), f"cycles = {2**62 + 5000}:", "the largest cycles that")
     assert_refused(
         cli("sim", HYPERX, "--traffic", "all-to-all", "--size-flits", str(2**31)), "size_flits = ", "steps of work"
     )
 
 
 def test_route_samples_are_refused_by_the_estimate() -> None:
-    path = str(REPO / "examples/torus-9x9.toml")
-    assert_refused(cli("route", path, "--stats", "--samples", str(2**62)), "samples = ", "the largest samples")
+    # Samples beyond the pairs there are route every pair once: the 1,296-chip torus's 1.7M
+    # pairs at 1,000 steps each, over a work budget of 1e8 steps.
+    proc = cli("route", TORUS, "--stats", "--samples", str(2**62), work_budget="1e8")
+    assert_refused(proc, f"samples = {2**62}:", "the largest samples that fits is 100000 ")
 
 
 def test_availability_samples_and_time_limit_have_bounds() -> None:

@@ -54,11 +54,18 @@ pub fn largest_all_to_all(system: &System) -> u64 {
         .unwrap_or(0)
 }
 
-/// Memory of realizing `plant` (its circuits at most two per rail and node, every rail used),
-/// with an all-to-all line of `line` nodes at most.
-pub fn realize_estimate(plant: &Plant, line: u64) -> Estimate {
-    let nodes = plant.nodes() as f64;
-    let circuits = 2.0 * plant.m as f64 * plant.n as f64 * nodes;
+/// Circuits of a resolved system: one per node and rail its topology uses (the rail's + port).
+pub fn circuit_count(system: &System) -> u64 {
+    system
+        .regions
+        .iter()
+        .map(|r| r.nodes() as u64 * (r.x.rails_used() + r.y.rails_used()) as u64)
+        .sum()
+}
+
+/// Memory of realizing `plant` with `circuits` circuits and an all-to-all line of `line` nodes
+/// at most.
+pub fn realize_estimate(plant: &Plant, circuits: f64, line: u64) -> Estimate {
     let links = Network::railx_link_count(plant, circuits as u64) as f64;
     let line = line.min(plant.p.max(plant.q) as u64) as f64;
     Estimate::memory(links * LINK_BYTES + circuits * CIRCUIT_BYTES + line * line * RAIL_ENTRY_BYTES)
@@ -68,6 +75,7 @@ pub fn realize_estimate(plant: &Plant, line: u64) -> Estimate {
 fn require_realize(system: &System, grid_given: bool) -> Result<Estimate> {
     let plant = &system.plant;
     let line = largest_all_to_all(system);
+    let circuits = circuit_count(system) as f64;
     let (m, n) = (plant.m as u64, plant.n as u64);
     let mut drivers = vec![Driver::new("system.m", m, 1), Driver::new("system.n", n, 1)];
     if grid_given {
@@ -84,7 +92,10 @@ fn require_realize(system: &System, grid_given: bool) -> Result<Estimate> {
             [_, _, p, q] => (*p as u32, *q as u32),
             _ => (v[2] as u32 / 2, v[2] as u32 / 2),
         };
-        realize_estimate(&trial, line)
+        // Circuits scale with the rails (m n) and the nodes.
+        let share =
+            (trial.r() as f64 / plant.r() as f64) * (trial.nodes() as f64 / plant.nodes() as f64);
+        realize_estimate(&trial, circuits * share, line)
     })
 }
 

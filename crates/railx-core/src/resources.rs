@@ -94,6 +94,8 @@ pub struct Driver<'a> {
     pub value: f64,
     pub least: f64,
     pub step: u64,
+    /// A count's exact value (an `f64` shows only 53 bits of it).
+    exact: Option<u64>,
 }
 
 impl<'a> Driver<'a> {
@@ -104,6 +106,7 @@ impl<'a> Driver<'a> {
             value: value as f64,
             least: least.min(value) as f64,
             step: 1,
+            exact: Some(value),
         }
     }
 
@@ -114,6 +117,7 @@ impl<'a> Driver<'a> {
             value,
             least: 0.0,
             step: 0,
+            exact: None,
         }
     }
 
@@ -209,12 +213,11 @@ pub fn require_within(
             driver.field
         ),
     };
-    Err(RailxError::invalid(
-        driver.field,
-        driver.show(driver.value),
-        rule,
-        hint,
-    ))
+    let value = match driver.exact {
+        Some(v) => v.to_string(),
+        None => driver.show(driver.value),
+    };
+    Err(RailxError::invalid(driver.field, value, rule, hint))
 }
 
 /// The largest value in `least..value` of a driver that fits, by bisection (estimates grow with

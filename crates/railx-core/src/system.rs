@@ -12,7 +12,7 @@ use crate::collectives::Group;
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::peers::PeerSpec;
-use crate::plan::{largest_all_to_all, realize, realize_estimate, Realized};
+use crate::plan::{circuit_count, largest_all_to_all, realize, realize_estimate, Realized};
 use crate::resources::Estimate;
 use crate::routing::peer::{describe_route, for_peer, names as peer_routing_names};
 use crate::routing::railx::{RailxRouting, Scheme};
@@ -67,7 +67,12 @@ pub fn build_estimate(spec: &SystemSpec) -> Result<Estimate> {
     match spec {
         SystemSpec::Railx(config) => {
             let system = resolve(config)?;
-            Ok(realize_estimate(&system.plant, largest_all_to_all(&system)))
+            let circuits = circuit_count(&system) as f64;
+            Ok(realize_estimate(
+                &system.plant,
+                circuits,
+                largest_all_to_all(&system),
+            ))
         }
         SystemSpec::Peer(peer) => Ok(PeerSpec::network_estimate(peer.graph_links()?)),
     }
