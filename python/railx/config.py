@@ -145,7 +145,12 @@ class SystemConfig(Strict):
         # Each value is finite on its own; what the core receives (in SI units) must be too.
         derived = [
             ("port_bw_GBps", self.port_bw_GBps, self.port_bw_GBps * GBPS, "e.g. port_bw_GBps = 50"),
-            ("k" if self.k is not None else "intra_bw_GBps", self.k or self.intra_bw_GBps, self.intra_bw_Bps, "e.g. k = 2"),
+            (
+                "k" if self.k is not None else "intra_bw_GBps",
+                self.k or self.intra_bw_GBps,
+                self.intra_bw_Bps,
+                "e.g. k = 2",
+            ),
         ]
         for field, value, si, hint in derived:
             if not math.isfinite(si):

@@ -19,13 +19,14 @@ pub struct Realized {
     pub network: Network,
 }
 
-/// Bytes a RailX build holds per circuit beyond its two links: the synthesised arcs (20), the
-/// switch tables (8) and the arcs checked back from them (20).
-const CIRCUIT_BYTES: f64 = 48.0;
+/// Bytes a RailX build holds per circuit beyond its two links: the synthesised arcs (20, in a
+/// vector grown by doubling: up to 40), the switch tables (8, grown likewise: 16) and the arcs
+/// checked back from them (20).
+const CIRCUIT_BYTES: f64 = 76.0;
 
-/// Bytes per entry of an all-to-all dimension's rails: the decomposition's successor lists (4)
-/// and the arcs of one line (8).
-const RAIL_ENTRY_BYTES: f64 = 12.0;
+/// Bytes per entry of an all-to-all dimension's rails: the decomposition's cycles and successor
+/// lists (4 each) and the arcs of one line (8).
+const RAIL_ENTRY_BYTES: f64 = 16.0;
 
 /// Validates a configuration, synthesises its circuits and realizes the network from them,
 /// after checking the build fits the resource budget ([`realize_estimate`]).

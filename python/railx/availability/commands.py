@@ -28,11 +28,11 @@ console = Console()
 PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 
-
 # Bounds on the options whose cost grows with them: the paper samples 100 failure sets per rate;
 # a MILP sample past an hour is not a sample.
 MAX_SAMPLES = 100_000
 MAX_TIME_LIMIT_S = 3600.0
+
 
 def _grid(config: Config) -> tuple[int, int]:
     p, q = config.system.plant()["grid"]

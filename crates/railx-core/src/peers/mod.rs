@@ -257,8 +257,8 @@ pub(crate) fn check_chips(chips: u64) -> Result<()> {
 }
 
 /// Largest switch radix the scalability comparison takes: beyond any switch built, and where
-/// chip counts (up to R^4 / 27 for a Dragonfly) stay far inside 64 bits.
-pub const MAX_RADIX: u32 = 65_536;
+/// every family's chip count stays inside 64 bits (a 2-tier HammingMesh has R^4 a^2 / 64).
+pub const MAX_RADIX: u32 = 16_384;
 
 /// One point of the scalability comparison: the largest system of a family for a radix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
