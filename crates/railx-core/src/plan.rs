@@ -19,10 +19,14 @@ pub struct Realized {
     pub network: Network,
 }
 
-/// Bytes a RailX build holds per circuit beyond its two links: the synthesised arcs (20, in a
-/// vector grown by doubling: up to 40), the switch tables (8, grown likewise: 16) and the arcs
-/// checked back from them (20).
-const CIRCUIT_BYTES: f64 = 76.0;
+/// Bytes a RailX build holds per circuit beyond its two links: the synthesised arcs (20), the
+/// switch tables (8) and the arcs checked back from them (20). Vectors grown by doubling
+/// reserve more address space than this, but touch (hold in memory) only what they keep.
+const CIRCUIT_BYTES: f64 = 48.0;
+
+/// Bytes per optical switch, every one listed whether a circuit uses it or not: its table while
+/// synthesising (24) and its entry in the configuration, with its id (80).
+const SWITCH_BYTES: f64 = 104.0;
 
 /// Bytes per entry of an all-to-all dimension's rails: the decomposition's cycles and successor
 /// lists (4 each) and the arcs of one line (8).
@@ -69,7 +73,12 @@ pub fn circuit_count(system: &System) -> u64 {
 pub fn realize_estimate(plant: &Plant, circuits: f64, line: u64) -> Estimate {
     let links = Network::railx_link_count(plant, circuits as u64) as f64;
     let line = line.min(plant.p.max(plant.q) as u64) as f64;
-    Estimate::memory(links * LINK_BYTES + circuits * CIRCUIT_BYTES + line * line * RAIL_ENTRY_BYTES)
+    Estimate::memory(
+        links * LINK_BYTES
+            + circuits * CIRCUIT_BYTES
+            + plant.switches() as f64 * SWITCH_BYTES
+            + line * line * RAIL_ENTRY_BYTES,
+    )
 }
 
 /// Refuses a build beyond the budget, naming m, n, and the grid (or R when the grid is R/2 x R/2).
@@ -169,7 +178,7 @@ pub fn plan(realized: &Realized) -> Result<Plan> {
         let mut trial = plant.clone();
         trial.m = v[0] as u32;
         // A region shrinks with the grid it lies in.
-        let share = (v[1] * v[2]) as f64 / plant.nodes() as f64;
+        let share = v[1] * v[2] / plant.nodes() as f64;
         metrics_estimate(&trial, (largest as f64 * share).ceil() as u64)
     })?;
     let regions = realized

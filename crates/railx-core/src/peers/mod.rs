@@ -25,9 +25,9 @@ use crate::resources::{require, Driver, Estimate};
 use crate::sim::flow::{Generator, Symmetry};
 use serde::{Deserialize, Serialize};
 
-/// Bytes per directed link of a peer graph at its peak: the link's columns, grown by doubling
-/// (the builders push links one by one, and a growing vector holds up to twice what it keeps).
-const PEER_LINK_BYTES: f64 = 2.0 * LINK_BYTES;
+/// Bytes per directed link of a peer graph: the link's columns. The builders push links one by
+/// one; the vectors' growth reserves address space beyond this but touches only what they keep.
+const PEER_LINK_BYTES: f64 = LINK_BYTES;
 
 /// Bandwidth and latencies given to the links of a materialised peer graph (SI units).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -234,7 +234,7 @@ impl PeerSpec {
         let chips = self.bom()?.chips;
         let what = format!("building this {} network", self.family());
         require(&what, &[Driver::new("chips", chips, 1)], |v| {
-            let share = v[0] as f64 / chips.max(1) as f64;
+            let share = v[0] / chips.max(1) as f64;
             PeerSpec::network_estimate((links as f64 * share) as u64)
         })?;
         self.builder().build()

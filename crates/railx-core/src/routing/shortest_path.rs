@@ -37,10 +37,7 @@ impl ShortestPathRouting {
             "the shortest-path routing table",
             &[Driver::new("chips", chips as u64, 1)],
             |v| {
-                let (c, n) = (
-                    v[0] as f64,
-                    v[0] as f64 + switches * v[0] as f64 / chips as f64,
-                );
+                let (c, n) = (v[0], v[0] + switches * v[0] / chips as f64);
                 Estimate::new(2.0 * c * n, c * n * (1.0 + links_per_vertex))
             },
         )?;

@@ -45,7 +45,7 @@ impl UpDownRouting {
             "the up*/down* reachability table",
             &[Driver::new("chips", chips as u64, 1)],
             |v| {
-                let c = v[0] as f64;
+                let c = v[0];
                 Estimate::memory(c * per_chip * (c / 64.0).ceil() * 8.0)
             },
         )?;

@@ -33,7 +33,8 @@ use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use crate::sim::flit::config::MAX_VCS;
 use crate::sim::flit::{
-    run_estimate, simulate_observed, FlitConfig, FlitReport, InjectionQueues, Traffic, FLIT_STEPS,
+    cycle_s, run_estimate, simulate_observed, FlitConfig, FlitReport, InjectionQueues, Traffic,
+    FLIT_STEPS,
 };
 use crate::sim::flow::collective::CollectiveSpec;
 
@@ -56,7 +57,6 @@ const MAX_CYCLES: u64 = 1 << 34;
 /// Refuses a flit-level collective beyond the resource budget: its messages (the DAG, its
 /// unicast copies and the run's state) grow with the chunks, its flits with the size, and the
 /// cycles it must at least run with the reduction delay of one message.
-#[allow(non_snake_case)]
 fn require_collective(
     net: &Network,
     routing: &dyn Routing,
@@ -65,12 +65,7 @@ fn require_collective(
     messages: f64,
     bytes: f64,
 ) -> Result<Estimate> {
-    let slowest_Bps = net
-        .bandwidth_Bps
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min);
-    let cycle_s = config.flit_bytes as f64 / slowest_Bps;
+    let cycle_s = cycle_s(net, config.flit_bytes);
     let message_bytes = bytes / messages.max(1.0);
     let vcs = routing.vcs() as u64 * config.vcs_per_class as u64;
     let drivers = [

@@ -90,12 +90,7 @@ pub fn simulate_observed(
     }
     let is_chip: Vec<bool> = (0..net.vertices()).map(|v| v < net.chip_count).collect();
     let fabric = Fabric::new(net, config, &is_chip)?;
-    let base_bw_Bps = net
-        .bandwidth_Bps
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min);
-    let cycle_s = config.flit_bytes as f64 / base_bw_Bps;
+    let cycle_s = cycle_s(net, config.flit_bytes);
     let mut dag = None;
     let (pattern, workload, cycles, window) = match traffic {
         Traffic::Rate { pattern, load } => {
@@ -328,6 +323,18 @@ fn require_run(
         );
         Estimate::new(run.bytes, run.work + pairs * v[3] * FLIT_STEPS)
     })
+}
+
+/// Seconds per cycle on `net`: a flit of `flit_bytes` over its slowest link, which carries one
+/// flit per cycle.
+#[allow(non_snake_case)]
+pub fn cycle_s(net: &Network, flit_bytes: u32) -> f64 {
+    let slowest_Bps = net
+        .bandwidth_Bps
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    flit_bytes as f64 / slowest_Bps
 }
 
 fn check_load(load: f64, config: &FlitConfig) -> Result<()> {

@@ -199,7 +199,7 @@ pub fn simulate_collectives_observed(
     // Flows grow with the chunks each message is cut into.
     let chunks = jobs.iter().map(|j| j.spec.chunks as u64).max().unwrap_or(1);
     require(&what, &[Driver::new("chunks", chunks, 1)], |v| {
-        Estimate::memory(flows as f64 * v[0] as f64 / chunks as f64 * FLOW_BYTES)
+        Estimate::memory(flows as f64 * v[0] / chunks as f64 * FLOW_BYTES)
     })?;
     if let (Some(h), [job]) = (h, jobs) {
         let s = &job.spec;
