@@ -26,6 +26,7 @@ __all__ = [
     "flow_collectives",
     "validate_config",
     "verify_ocs",
+    "build_estimate",
     "hamiltonian_rails",
     "max_scale",
     "peer_bom",
