@@ -56,7 +56,7 @@ BUILDERS: dict[str, Callable[[int], dict]] = {
         family="dragonfly", groups=33 + 32 * i, routers=32, terminals=16, global_ports=i + 1, radix=128
     ),
     "hammingmesh": lambda i: peer(family="hammingmesh", a=4, boards=[16 + 8 * i, 16 + 8 * i], radix=64),
-    "sipac": lambda i: peer(family="sipac", radix=8 + 4 * i, levels=3, wavelengths=6, wavelength_rate_Bps=12.5e9),
+    "sipac": lambda i: peer(family="sipac", radix=24 + 8 * i, levels=3, wavelengths=6, wavelength_rate_Bps=12.5e9),
 }
 
 CHILD = """
