@@ -64,8 +64,9 @@ def test_flit_report_maps_cycles_to_seconds(tmp_path: Path) -> None:
 def test_flit_refuses_large_systems_and_schedules(tmp_path: Path) -> None:
     with pytest.raises(RailxError, match="chips = .*at most 1296 chips.*--fidelity flow"):
         collective_report("railx7mesh", "all-reduce", "ring", 1 << 20, fidelity="flit")
-    with pytest.raises(RailxError, match="size = 1073741824.*limited to 1e8.*--fidelity flow"):
-        collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 30, fidelity="flit")
+    # 16 GiB: its flits are over the work budget (docs/architecture.md, Resource budget).
+    with pytest.raises(RailxError, match="size = 17179869184: .*steps of work.*the largest size that fits"):
+        collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 34, fidelity="flit")
     with pytest.raises(ConfigError, match="flit_bytes = 0"):
         collective_report(fig15_torus(tmp_path, 2, 2), "all-reduce", "ring", 1 << 20, fidelity="flit", flit_bytes=0)
     with pytest.raises(ConfigError, match="fidelity = 'packet'"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -156,6 +157,19 @@ class SystemConfig(Strict):
     def _one_intra_bandwidth(self) -> SystemConfig:
         if self.k is not None and self.intra_bw_GBps is not None:
             raise ValueError("give k or intra_bw_GBps, not both (e.g. k = 2)")
+        # Each value is finite on its own; what the core receives (in SI units) must be too.
+        derived = [
+            ("port_bw_GBps", self.port_bw_GBps, self.port_bw_GBps * GBPS, "e.g. port_bw_GBps = 50"),
+            (
+                "k" if self.k is not None else "intra_bw_GBps",
+                self.k or self.intra_bw_GBps,
+                self.intra_bw_Bps,
+                "e.g. k = 2",
+            ),
+        ]
+        for field, value, si, hint in derived:
+            if not math.isfinite(si):
+                raise ValueError(f"{field} = {value}: gives a bandwidth beyond floating point ({si} B/s); {hint}")
         return self
 
     @property

@@ -221,8 +221,8 @@ def collective(
     system, routed by `routing` (None: the system's default), aggregated (exact) over the largest
     subgroup of the system's symmetry group under which the network and the schedule are invariant
     (RailX: node translations, every one on a torus, whole rows of nodes for a ring over all chips;
-    a peer: its family's declared symmetries, docs/flow.md), the full message DAG otherwise; at most
-    `railx_core::sim::flow::collective::MAX_FLOWS` flows (RailxError beyond).
+    a peer: its family's declared symmetries, docs/flow.md), the full message DAG otherwise; its flows
+    must fit the resource budget (docs/architecture.md, Resource budget; ConfigError beyond).
     `reduce_s_per_byte`: delay before forwarding data just reduced, per byte. `cus`: a peer job's
     chips (rank i on cus[i]) instead of every chip. `progress` as in :func:`simulate`, counting
     flows."""

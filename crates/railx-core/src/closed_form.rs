@@ -1,6 +1,7 @@
 //! The paper's closed forms (RailX paper Table 2, eq. 1-5), evaluated for a region so
 //! that they can be set beside the metrics of the realized network.
 
+use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
 use crate::plant::Plant;
 use crate::spec::{DimKind, Preset};
@@ -132,23 +133,45 @@ pub struct MaxScale {
     pub chips: u64,
 }
 
-pub fn max_scale(m: u32, n: u32, radix: u32) -> Vec<MaxScale> {
+pub fn max_scale(m: u32, n: u32, radix: u32) -> Result<Vec<MaxScale>> {
+    crate::error::require_positive("m", m, "e.g. m = 4")?;
+    crate::error::require_positive("n", n, "e.g. n = 2")?;
+    if radix < 2 || !radix.is_multiple_of(2) {
+        return Err(RailxError::invalid(
+            "R",
+            radix,
+            "the OCS radix must be an even number >= 2",
+            "e.g. R = 128",
+        ));
+    }
     let r = m as u64 * n as u64;
     let half = radix as u64 / 2;
     let per = m as u64 * m as u64;
     let hyperx = (r + 1).min(half);
     let group = (r + 1).min(half);
-    let groups = (group * r + 1).min(half);
+    let groups = group.saturating_mul(r).saturating_add(1).min(half);
     [
         (Preset::Torus, half, half),
         (Preset::Hyperx, hyperx, hyperx),
         (Preset::Dragonfly, groups, group),
     ]
     .into_iter()
-    .map(|(preset, p, q)| MaxScale {
-        preset,
-        grid: [p as u32, q as u32],
-        chips: p * q * per,
+    .map(|(preset, p, q)| {
+        let chips = (p * q).checked_mul(per).ok_or_else(|| {
+            RailxError::invalid(
+                "m",
+                m,
+                format!(
+                    "the largest {preset:?} of {p} x {q} nodes of m x m chips has more than 2^64 chips"
+                ),
+                "use m <= 65535",
+            )
+        })?;
+        Ok(MaxScale {
+            preset,
+            grid: [p as u32, q as u32],
+            chips,
+        })
     })
     .collect()
 }
@@ -160,13 +183,13 @@ mod tests {
     #[test]
     fn max_scale_matches_paper_eq1_and_table2() {
         // RailX7Mesh: R=128, m=7, n=9: r+1 = 64 = R/2, so HyperX fills the grid: 200,704 chips.
-        let scales = max_scale(7, 9, 128);
+        let scales = max_scale(7, 9, 128).unwrap();
         assert_eq!(scales[0].chips, 64 * 64 * 49);
         assert_eq!(scales[1].chips, 200_704);
         // Paper §3.2: R=128, m=5 gives N = 102,400 for the full grid.
-        assert_eq!(max_scale(5, 2, 128)[0].chips, 102_400);
+        assert_eq!(max_scale(5, 2, 128).unwrap()[0].chips, 102_400);
         // Dragonfly: (r+1)(r^2+r+1)m^2 when the radix allows (r=4: 5 x 21 groups, Fig. 8).
-        let df = &max_scale(2, 2, 64)[2];
+        let df = &max_scale(2, 2, 64).unwrap()[2];
         assert_eq!(df.grid, [21, 5]);
         assert_eq!(df.chips, 5 * 21 * 4);
     }

@@ -42,6 +42,10 @@ pub enum DecompositionError {
     Invalid { s: usize, reason: String }, // only if an internal check fails: a bug, but never a panic
 }
 
+/// Bytes per entry (one of the s(s-1) arcs) a decomposition holds while it is built and
+/// verified: the cycles, their successor lists and the verification's arc marks.
+pub const DECOMPOSITION_ENTRY_BYTES: f64 = 16.0;
+
 /// The s-1 directed Hamiltonian cycles of K*_s, each as the node sequence of the cycle
 /// (the arc from the last node back to the first closes it). Verified before it is returned.
 pub fn hamiltonian_cycles(s: usize) -> Result<Vec<Vec<u32>>, DecompositionError> {

@@ -15,6 +15,7 @@ pub mod peers;
 pub mod plan;
 pub mod plant;
 pub mod progress;
+pub mod resources;
 pub mod routing;
 pub mod sim;
 pub mod spec;

@@ -36,6 +36,9 @@ impl LinkClass {
     }
 }
 
+/// Bytes one directed link takes in a [`Network`] (its seven columns).
+pub const LINK_BYTES: f64 = 30.0;
+
 /// Directed links in struct-of-arrays form (so they cross to Python as NumPy arrays).
 /// Optical links also record the axis and rail of the circuit they belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,10 +65,12 @@ pub struct Network {
 }
 
 /// Directed mesh links of a RailX plant: per node, 2 m (m-1) adjacent chip pairs, n lanes each
-/// way.
-pub fn mesh_links(plant: &Plant) -> usize {
-    let m = plant.m as usize;
-    plant.nodes() as usize * 4 * m * m.saturating_sub(1) * plant.n as usize
+/// way (saturating, so an absurd plant is refused by the resource estimate, not wrapped).
+pub fn mesh_links(plant: &Plant) -> u64 {
+    let m = plant.m as u64;
+    (plant.nodes() as u64)
+        .saturating_mul(4 * m * m.saturating_sub(1))
+        .saturating_mul(plant.n as u64)
 }
 
 impl Network {
@@ -157,6 +162,13 @@ impl Network {
         })
     }
 
+    /// Directed links of a RailX network on `plant` with `circuits` circuits: every node's mesh
+    /// (`mesh_links`, n lanes per direction) plus two per circuit. The resource estimate of a RailX
+    /// build counts links with it.
+    pub fn railx_link_count(plant: &Plant, circuits: u64) -> u64 {
+        mesh_links(plant).saturating_add(circuits.saturating_mul(2))
+    }
+
     /// Realizes the chip graph from the circuits alone: every node's full mesh, with n parallel
     /// lanes per direction between adjacent chips (`mesh_lanes`), plus two directed optical links
     /// per circuit, from the + port's chip to the - port's chip and back.
@@ -175,7 +187,7 @@ impl Network {
         let mut net = Network::with_capacity(
             Some(plant.clone()),
             plant.chips(),
-            mesh_links(plant) + 2 * arcs.len(),
+            Network::railx_link_count(plant, arcs.len() as u64) as usize,
         );
         for node in 0..plant.nodes() {
             net.mesh_lanes(plant, node);

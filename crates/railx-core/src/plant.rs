@@ -112,6 +112,22 @@ impl Plant {
             spec.alpha_in_s,
             "e.g. alpha_in_ns = 10",
         )?;
+        // A node's 4*m*n ports and the r*(P+Q) switches are numbered with 32 bits.
+        let ports = 4 * spec.m as u64 * spec.n as u64;
+        let switches = spec.m as u64 * spec.n as u64 * (p as u64 + q as u64);
+        if ports > u32::MAX as u64 || switches > u32::MAX as u64 {
+            return Err(RailxError::invalid(
+                "system.n",
+                spec.n,
+                format!(
+                    "a node's 4*m*n = {ports} ports and the m*n*(P+Q) = {switches} switches must each fit 32-bit ids"
+                ),
+                format!(
+                    "use n <= {}",
+                    (u32::MAX as u64 / (4 * spec.m as u64).max(spec.m as u64 * (p as u64 + q as u64))).max(1)
+                ),
+            ));
+        }
         let chips = spec.m as u64 * spec.m as u64 * p as u64 * q as u64;
         if chips > u32::MAX as u64 / 2 {
             return Err(RailxError::invalid(

@@ -12,12 +12,14 @@ use crate::collectives::Group;
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::peers::PeerSpec;
-use crate::plan::{realize, Realized};
+use crate::plan::{circuit_count, largest_all_to_all, realize, realize_estimate, Realized};
+use crate::resources::Estimate;
 use crate::routing::peer::{describe_route, for_peer, names as peer_routing_names};
 use crate::routing::railx::{RailxRouting, Scheme};
 use crate::routing::Routing;
 use crate::sim::flow::{Symmetry, Translations};
 use crate::spec::ConfigSpec;
+use crate::topology::resolve;
 
 /// The routing names a RailX system offers, its default first.
 pub const RAILX_ROUTINGS: &[&str] = &["minimal", "dateline", "adaptive", "balanced", "phased"];
@@ -59,6 +61,23 @@ impl SystemSpec {
     }
 }
 
+/// What building `spec` takes (the estimate [`System::build`] checks against the budget),
+/// without building it: a RailX configuration is resolved, a peer's links counted.
+pub fn build_estimate(spec: &SystemSpec) -> Result<Estimate> {
+    match spec {
+        SystemSpec::Railx(config) => {
+            let system = resolve(config)?;
+            let circuits = circuit_count(&system) as f64;
+            Ok(realize_estimate(
+                &system.plant,
+                circuits,
+                largest_all_to_all(&system),
+            ))
+        }
+        SystemSpec::Peer(peer) => Ok(PeerSpec::network_estimate(peer.graph_links()?)),
+    }
+}
+
 /// How a routing function is asked for, beyond its name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoutingOptions {
@@ -76,7 +95,7 @@ pub enum System {
 
 impl System {
     /// Validates and builds: a RailX configuration is synthesised and realized from its circuits;
-    /// a peer's graph is built (refused beyond the size guard of `peers::MAX_GRAPH_LINKS`).
+    /// a peer's graph is built (refused beyond the resource budget, `crate::resources`).
     pub fn build(spec: &SystemSpec) -> Result<System> {
         Ok(match spec {
             SystemSpec::Railx(config) => System::Railx(realize(config)?),

@@ -13,7 +13,7 @@ use railx_core::plan::{realize, Realized};
 use railx_core::plant::{Axis, Plant};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::sim::dag::MessageDag;
-use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec, MAX_FLOWS};
+use railx_core::sim::flow::collective::{simulate_collective, CollectiveSpec};
 use railx_core::sim::flow::{simulate, simulate_symmetric, Translations};
 use railx_core::spec::Preset;
 use std::collections::hash_map::DefaultHasher;
@@ -279,18 +279,20 @@ fn the_flow_run_aggregates_where_exact_and_runs_the_full_dag_otherwise() {
     assert!(e.starts_with("reduce_s_per_byte = -1"), "{e}");
     let e = bad(spec(Algo::Direct));
     assert!(e.starts_with("algo = direct"), "{e}");
-    // Too many flows even aggregated over whole rows: the 1D ring on 256 chips in 160 chunks
-    // (41.8M messages, 5.2M orbits of 8).
+    // Too many flows for any machine's memory even aggregated over whole rows: the 1D ring on
+    // 256 chips in 2^30 chunks; the refusal names the chunks and the most that fit.
     let big = torus(2, [8, 8]);
     let e = bad_on(
         &big,
         CollectiveSpec {
-            chunks: 160,
+            chunks: 1 << 30,
             ..spec(Algo::BidirRing)
         },
     );
     assert!(
-        e.contains(&MAX_FLOWS.to_string()) && e.contains("8 node translations"),
+        e.starts_with(
+            "chunks = 1073741824: this bidir-ring schedule (aggregated over 8 node translations"
+        ) && e.contains("the largest chunks that fits is"),
         "{e}"
     );
 }

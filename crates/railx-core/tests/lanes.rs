@@ -74,7 +74,7 @@ proptest! {
         let r = realized(m, n, k, p, topology);
         let (net, plant) = (&r.network, &r.system.plant);
         let mesh: Vec<usize> = (0..net.links()).filter(|&l| net.class[l] == LinkClass::IntraNode).collect();
-        prop_assert_eq!(mesh.len(), mesh_links(plant));
+        prop_assert_eq!(mesh.len() as u64, mesh_links(plant));
         prop_assert_eq!(mesh.len(), (plant.nodes() * 4 * m * m.saturating_sub(1) * n) as usize);
         let optical = net.links() - mesh.len();
         prop_assert_eq!(optical, 2 * r.ocs.switches.iter().map(|s| s.circuits.len()).sum::<usize>());

@@ -7,11 +7,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use railx_core::collectives::check::check;
 use railx_core::collectives::{build, counts, links, plan_for, Algo, Group, Op};
+use railx_core::resources::{require, Driver, Estimate};
+use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flow::collective::CollectiveSpec;
-use railx_core::RailxError as CoreError;
 
-/// Most messages a schedule may have to cross into Python as arrays.
-const MAX_MESSAGES: u64 = 50_000_000;
+/// Bytes per message of a schedule crossing into Python: the core's DAG and its NumPy arrays
+/// (source, destination, bytes, delay, a dependency and its row start).
+const MESSAGE_ARRAY_BYTES: f64 = MessageDag::BYTES_PER_MESSAGE + 40.0;
 
 fn parse(op: &str, algo: &str) -> PyResult<(Op, Algo)> {
     Ok((Op::parse(op).map_err(err)?, Algo::parse(algo).map_err(err)?))
@@ -101,14 +103,13 @@ fn collective_dag<'py>(
     let (op, algo) = parse(op, algo)?;
     let group = group_of(system, job, cus)?;
     let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
-    if c.messages > MAX_MESSAGES {
-        return Err(err(CoreError::invalid(
-            "schedule",
-            format!("{} messages", c.messages),
-            format!("at most {MAX_MESSAGES} messages cross into Python"),
-            "use a smaller system, or run it in the Rust simulators directly",
-        )));
-    }
+    // Messages grow with the chunks each message is cut into.
+    require(
+        "this schedule's message arrays",
+        &[Driver::new("chunks", chunks as u64, 1)],
+        |v| Estimate::memory(c.messages as f64 * v[0] / chunks as f64 * MESSAGE_ARRAY_BYTES),
+    )
+    .map_err(err)?;
     let dag = py
         .detach(|| {
             build(op, algo, &group, size_bytes, chunks).and_then(|s| s.to_dag(reduce_s_per_byte))

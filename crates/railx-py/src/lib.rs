@@ -15,11 +15,12 @@ use railx_core::bom::railx_system_bom;
 use railx_core::closed_form::max_scale;
 use railx_core::collectives::links::{self, LineSpec};
 use railx_core::collectives::plan::LineAlgo;
-use railx_core::hamiltonian::rail_successors;
+use railx_core::hamiltonian::{rail_successors, DECOMPOSITION_ENTRY_BYTES};
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
 use railx_core::plan::plan;
 use railx_core::plant::{Axis, Plant};
+use railx_core::resources::{require, Driver, Estimate};
 use railx_core::routing::{analysis, deadlock, Routing};
 use railx_core::sim::dag::MessageDag;
 use railx_core::spec::ConfigSpec;
@@ -411,6 +412,17 @@ fn verify_ocs(py: Python<'_>, ocs_json: &str, config_json: Option<&str>) -> PyRe
 #[pyfunction]
 #[pyo3(signature = (s, allow_matching_rail=false))]
 fn hamiltonian_rails(s: usize, allow_matching_rail: bool) -> PyResult<Vec<Vec<u32>>> {
+    // s - 1 rails of s entries: the core's decomposition with its verification, and a Python
+    // int (28 bytes) and list slot (8) per entry.
+    require(
+        "the rails of a Hamiltonian decomposition",
+        &[Driver::new("s", s as u64, 1)],
+        |v| {
+            let entries = v[0] * (v[0] - 1.0).max(0.0);
+            Estimate::memory(entries * (DECOMPOSITION_ENTRY_BYTES + 36.0))
+        },
+    )
+    .map_err(err)?;
     rail_successors(s, allow_matching_rail).map_err(|e| {
         ConfigError::new_err(format!(
             "s = {s}: {e}; use an all-to-all of 3, 5, 7 or 8+ nodes, or allow_matching_rail"
@@ -418,11 +430,20 @@ fn hamiltonian_rails(s: usize, allow_matching_rail: bool) -> PyResult<Vec<Vec<u3
     })
 }
 
+/// The resource estimate of building a system (a RailX configuration or a `{"peer": ...}`
+/// spec, as JSON): (bytes at its peak, steps of work), what the build checks against the budget.
+#[pyfunction]
+fn build_estimate(spec_json: &str) -> PyResult<(f64, f64)> {
+    let spec = SystemSpec::from_json(spec_json).map_err(err)?;
+    let e = railx_core::system::build_estimate(&spec).map_err(err)?;
+    Ok((e.bytes, e.work))
+}
+
 /// Largest system per preset for (m, n, R), as JSON.
 #[pyfunction]
 #[pyo3(name = "max_scale")]
 fn max_scale_json(m: u32, n: u32, radix: u32) -> PyResult<String> {
-    to_json(&max_scale(m, n, radix))
+    to_json(&max_scale(m, n, radix).map_err(err)?)
 }
 
 fn parse_peer(spec_json: &str) -> PyResult<PeerSpec> {
@@ -509,6 +530,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_ocs, m)?)?;
     m.add_function(wrap_pyfunction!(hamiltonian_rails, m)?)?;
     m.add_function(wrap_pyfunction!(max_scale_json, m)?)?;
+    m.add_function(wrap_pyfunction!(build_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(peer_bom, m)?)?;
     m.add_function(wrap_pyfunction!(railx_config_bom, m)?)?;
     m.add_function(wrap_pyfunction!(railx_layout_json, m)?)?;

@@ -26,6 +26,12 @@ from railx.tables import cell, console, print_table
 PLOT_RATES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 
+# Bounds on the options whose cost grows with them: the paper samples 100 failure sets per rate;
+# a MILP sample past an hour is not a sample.
+MAX_SAMPLES = 100_000
+MAX_TIME_LIMIT_S = 3600.0
+
+
 def _grid(config: Config) -> tuple[int, int]:
     p, q = config.system.plant()["grid"]
     return p, q
@@ -97,11 +103,14 @@ def register(app: typer.Typer) -> None:
         rate: Annotated[
             float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
         ] = None,
-        samples: Annotated[int, typer.Option("--samples", min=1, help="Random samples with --rate.")] = 100,
+        samples: Annotated[
+            int, typer.Option("--samples", min=1, max=MAX_SAMPLES, help="Random samples with --rate.")
+        ] = 100,
         seed: Annotated[int, seed_option("Seed of the sampling.")] = 0,
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
         time_limit: Annotated[
-            float, typer.Option("--time-limit", min=0.001, help="Seconds per MILP-solved sample.")
+            float,
+            typer.Option("--time-limit", min=0.001, max=MAX_TIME_LIMIT_S, help="Seconds per MILP-solved sample."),
         ] = 30.0,
         plot: Annotated[
             Path | None,

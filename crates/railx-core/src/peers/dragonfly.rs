@@ -34,17 +34,19 @@ fn one() -> u32 {
 }
 
 /// Largest Dragonfly for a radix: the best (a, p, h) with p + a - 1 + h = R and a*h + 1 groups.
+/// For each a, the chips `a (R + 1 - a - h)(a h + 1)` are concave in h, so only the integers
+/// beside the real optimum `h* = ((R + 1 - a) a - 1) / 2a` need trying: linear in the radix.
 pub fn max_chips(radix: u32) -> u64 {
-    let mut best = 0;
-    for a in 1..radix {
-        for h in 1..=radix - a {
-            let p = (radix + 1).saturating_sub(a + h);
-            if p > 0 {
-                best = best.max(a as u64 * p as u64 * (a as u64 * h as u64 + 1));
-            }
-        }
-    }
-    best
+    let chips = |a: u64, h: u64| a * (radix as u64 + 1 - a - h) * (a * h + 1);
+    (1..radix as u64)
+        .flat_map(|a| {
+            let top = radix as u64 - a;
+            let best = ((radix as u64 + 1 - a) * a).saturating_sub(1) / (2 * a);
+            [best, best + 1].map(move |h| (a, h.clamp(1, top)))
+        })
+        .map(|(a, h)| chips(a, h))
+        .max()
+        .unwrap_or(0)
 }
 
 impl DragonflySpec {
@@ -188,5 +190,26 @@ impl PeerBuilder for DragonflySpec {
             ],
             chips,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_chips_equals_the_exhaustive_search() {
+        for radix in 2..200u32 {
+            let mut best = 0;
+            for a in 1..radix {
+                for h in 1..=radix - a {
+                    let p = (radix + 1).saturating_sub(a + h);
+                    if p > 0 {
+                        best = best.max(a as u64 * p as u64 * (a as u64 * h as u64 + 1));
+                    }
+                }
+            }
+            assert_eq!(max_chips(radix), best, "radix {radix}");
+        }
     }
 }

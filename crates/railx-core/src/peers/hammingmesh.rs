@@ -39,7 +39,9 @@ fn one() -> u32 {
 /// line, so a line holds half a Clos's endpoints, in both directions.
 pub fn max_chips(a: u32, radix: u32, tiers: u32) -> u64 {
     let line = Clos::max_endpoints(radix, tiers, &[]) / 2;
-    line * line * a as u64 * a as u64
+    // Saturates rather than wraps past 2^64 (radices far beyond any switch).
+    line.saturating_mul(line)
+        .saturating_mul(a as u64 * a as u64)
 }
 
 impl HammingMeshSpec {

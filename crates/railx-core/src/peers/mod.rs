@@ -1,6 +1,6 @@
 //! Peer topologies that RailX is compared with (docs/cost.md), one file per family. Each gives
 //! its [`BillOfMaterials`] by counting (no graph; fast at any scale) and its [`Network`] on
-//! demand, refused beyond [`MAX_GRAPH_LINKS`] directed links.
+//! demand, refused beyond the resource budget ([`crate::resources`]).
 //!
 //! A spec arrives as serde data (from the Python layer as JSON), tagged by `family`.
 
@@ -19,13 +19,15 @@ use crate::bom::BillOfMaterials;
 use crate::closed_form::max_scale;
 use crate::collectives::Group;
 use crate::error::{RailxError, Result};
-use crate::network::{LinkClass, Network};
+use crate::network::{LinkClass, Network, LINK_BYTES};
 use crate::plant::Axis;
+use crate::resources::{require, Driver, Estimate};
 use crate::sim::flow::{Generator, Symmetry};
 use serde::{Deserialize, Serialize};
 
-/// Largest graph a builder materialises, in directed links.
-pub const MAX_GRAPH_LINKS: u64 = 50_000_000;
+/// Bytes per directed link of a peer graph: the link's columns. The builders push links one by
+/// one; the vectors' growth reserves address space beyond this but touches only what they keep.
+const PEER_LINK_BYTES: f64 = LINK_BYTES;
 
 /// Bandwidth and latencies given to the links of a materialised peer graph (SI units).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -220,17 +222,21 @@ impl PeerSpec {
         Ok(2 * self.bom()?.links())
     }
 
-    /// Materialises the graph, or refuses with its size when it exceeds [`MAX_GRAPH_LINKS`].
+    /// Memory of materialising the graph: its directed links ([`PeerSpec::graph_links`]).
+    pub fn network_estimate(links: u64) -> Estimate {
+        Estimate::memory(links as f64 * PEER_LINK_BYTES)
+    }
+
+    /// Materialises the graph, after checking it fits the resource budget; a refusal names the
+    /// chips (links grow with them) and the most that fit.
     pub fn network(&self) -> Result<Network> {
         let links = self.graph_links()?;
-        if links > MAX_GRAPH_LINKS {
-            return Err(RailxError::invalid(
-                "network",
-                format!("{links} directed links"),
-                format!("materialising a graph is limited to {MAX_GRAPH_LINKS} directed links"),
-                "use the bill of materials (no graph) or a smaller instance",
-            ));
-        }
+        let chips = self.bom()?.chips;
+        let what = format!("building this {} network", self.family());
+        require(&what, &[Driver::new("chips", chips, 1)], |v| {
+            let share = v[0] / chips.max(1) as f64;
+            PeerSpec::network_estimate((links as f64 * share) as u64)
+        })?;
         self.builder().build()
     }
 }
@@ -249,6 +255,10 @@ pub(crate) fn check_chips(chips: u64) -> Result<()> {
     }
     Ok(())
 }
+
+/// Largest switch radix the scalability comparison takes: beyond any switch built, and where
+/// every family's chip count stays inside 64 bits (a 2-tier HammingMesh has R^4 a^2 / 64).
+pub const MAX_RADIX: u32 = 16_384;
 
 /// One point of the scalability comparison: the largest system of a family for a radix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -270,11 +280,11 @@ pub struct ScaleRow {
 /// an OCS's for RailX, TPUv4 and SiP-OCS, a WSS's for Flex-SiPAC and the top-layer NVSwitch's
 /// for the SuperPOD.
 pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
-    if radix < 4 || !radix.is_multiple_of(2) {
+    if !(4..=MAX_RADIX).contains(&radix) || !radix.is_multiple_of(2) {
         return Err(RailxError::invalid(
             "radix",
             radix,
-            "the scalability comparison needs an even radix >= 4",
+            format!("the scalability comparison needs an even radix in 4..={MAX_RADIX}"),
             "e.g. radix = 64",
         ));
     }
@@ -341,7 +351,7 @@ pub fn scalability(radix: u32) -> Result<Vec<ScaleRow>> {
         rows.push(row(
             "railx",
             format!("m = {m}"),
-            Some(max_scale(m, 1, radix)[0].chips),
+            Some(max_scale(m, 1, radix)?[0].chips),
         ));
     }
     Ok(rows)

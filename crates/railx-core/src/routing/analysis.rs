@@ -5,6 +5,7 @@ use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::metrics::Hops;
 use crate::progress::{chunked, Meter, Observer, Silent, Unit};
+use crate::resources::{require, Driver, Estimate};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
@@ -43,14 +44,22 @@ pub fn route(routing: &dyn Routing, src: u32, dst: u32) -> Result<Vec<Hop>> {
 
 /// `count` distinct ordered pairs of distinct chips drawn with a seeded generator (all pairs when
 /// there are fewer).
-pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Vec<(u32, u32)> {
+pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Result<Vec<(u32, u32)>> {
     let n = chips.len() as u64;
     let total = n * n.saturating_sub(1);
+    require(
+        "routing this many pairs",
+        &[Driver::new("samples", count as u64, 1)],
+        |v| {
+            let pairs = v[0].min(total as f64);
+            Estimate::new(pairs * PAIR_BYTES, pairs * ROUTE_STEPS)
+        },
+    )?;
     if total <= count as u64 {
-        return chips
+        return Ok(chips
             .iter()
             .flat_map(|&a| chips.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
-            .collect();
+            .collect());
     }
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut pairs = Vec::with_capacity(count);
@@ -63,8 +72,13 @@ pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Vec<(u32, u32)> {
             pairs.push((chips[a as usize], chips[b as usize]));
         }
     }
-    pairs
+    Ok(pairs)
 }
+
+/// Memory per sampled pair: the pair and its entry in the set that keeps pairs distinct.
+const PAIR_BYTES: f64 = 40.0;
+/// Work per routed pair: a route of a few dozen hops, each a routing decision.
+const ROUTE_STEPS: f64 = 1000.0;
 
 /// Hop statistics of routes over a set of pairs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,7 +109,7 @@ pub fn route_stats_observed(
 ) -> Result<RouteStats> {
     let chips = routing.chips();
     let n = chips.len() as u64;
-    let pairs = sample_pairs(chips, samples, seed);
+    let pairs = sample_pairs(chips, samples, seed)?;
     let sampled = (pairs.len() as u64) < n * n.saturating_sub(1);
     let total = Some(pairs.len() as u64);
     let mut meter = Meter::new(observer, "route statistics", Unit::Routes, total, 1);

@@ -70,7 +70,7 @@ pub fn check_observed(
             "check a smaller instance of the same shape; on a RailX system, routing = minimal has the structural check",
         ));
     }
-    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed);
+    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed)?;
     let total = Some(pairs.len() as u64);
     let mut meter = Meter::new(observer, "deadlock check", Unit::Routes, total, 1);
     structural_metered(routing, &pairs, &mut meter)
@@ -277,7 +277,7 @@ pub fn find_cycle(deps: &[u64]) -> Option<Vec<u64>> {
 
 /// The structural argument on `samples` seeded random routes (first choice at every hop).
 pub fn structural(routing: &dyn Routing, samples: usize, seed: u64) -> Result<DeadlockReport> {
-    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed);
+    let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed)?;
     let total = Some(pairs.len() as u64);
     let mut silent = Silent;
     let mut meter = Meter::new(&mut silent, "deadlock check", Unit::Routes, total, 1);

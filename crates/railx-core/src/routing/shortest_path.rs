@@ -10,11 +10,10 @@
 use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, Selection};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
+use crate::resources::{require, Driver, Estimate};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 
-/// Largest distance table (chips x vertices entries of 2 bytes) this router builds.
-const MAX_TABLE_BYTES: u64 = 1 << 31;
 const UNREACHABLE: u16 = u16::MAX;
 
 pub struct ShortestPathRouting {
@@ -31,15 +30,17 @@ impl ShortestPathRouting {
     pub fn new(net: &Network) -> Result<ShortestPathRouting> {
         let vertices = net.vertices() as usize;
         let chips = net.chip_count as usize;
-        let bytes = 2 * vertices as u64 * chips as u64;
-        if bytes > MAX_TABLE_BYTES {
-            return Err(RailxError::invalid(
-                "routing",
-                "shortest-path",
-                format!("its distance table would take {} MiB", bytes >> 20),
-                "route a graph of fewer vertices",
-            ));
-        }
+        // The distance table: chips x vertices entries of 2 bytes, a breadth-first search each.
+        let switches = (vertices - chips) as f64;
+        let links_per_vertex = net.links() as f64 / vertices.max(1) as f64;
+        require(
+            "the shortest-path routing table",
+            &[Driver::new("chips", chips as u64, 1)],
+            |v| {
+                let (c, n) = (v[0], v[0] + switches * v[0] / chips as f64);
+                Estimate::new(2.0 * c * n, c * n * (1.0 + links_per_vertex))
+            },
+        )?;
         let mut incoming = vec![Vec::new(); vertices];
         for link in 0..net.links() {
             incoming[net.dst[link] as usize].push(net.src[link]);

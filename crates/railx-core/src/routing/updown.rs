@@ -12,10 +12,8 @@
 use super::{Adjacency, Hop, LinkEnds, RouteState, Routing, Selection, NO_VIA};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
+use crate::resources::{require, Driver, Estimate};
 use std::collections::VecDeque;
-
-/// Largest reachability table (vertices x chips bits) this router builds.
-const MAX_TABLE_BYTES: u64 = 1 << 31;
 
 pub struct UpDownRouting {
     chips: Vec<u32>,
@@ -41,18 +39,16 @@ impl UpDownRouting {
         let vertices = net.vertices() as usize;
         let chips = net.chip_count as usize;
         let words = chips.div_ceil(64);
-        let bytes = vertices as u64 * words as u64 * 8;
-        if bytes > MAX_TABLE_BYTES {
-            return Err(RailxError::invalid(
-                "routing",
-                "updown",
-                format!(
-                    "its reachability table would take {} MiB for this network",
-                    bytes >> 20
-                ),
-                "route a smaller instance of the same family",
-            ));
-        }
+        // The reachability table: a bit per (vertex, chip).
+        let per_chip = vertices as f64 / chips.max(1) as f64;
+        require(
+            "the up*/down* reachability table",
+            &[Driver::new("chips", chips as u64, 1)],
+            |v| {
+                let c = v[0];
+                Estimate::memory(c * per_chip * (c / 64.0).ceil() * 8.0)
+            },
+        )?;
         // Level = hops from the nearest chip: 0 for chips, 1 for leaf switches, ...
         let adjacency = Adjacency::of(net);
         let mut level = vec![u32::MAX; vertices];

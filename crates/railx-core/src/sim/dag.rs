@@ -29,6 +29,9 @@ pub struct MessageDag {
 }
 
 impl MessageDag {
+    /// Memory per unicast message with a few dependencies, as the vectors grow by doubling.
+    pub const BYTES_PER_MESSAGE: f64 = 96.0;
+
     pub fn new() -> MessageDag {
         MessageDag {
             dst_start: vec![0],

@@ -28,9 +28,14 @@ use crate::collectives::{build, counts, Group};
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::progress::{Observer, Silent};
+use crate::resources::{require, Driver, Estimate};
 use crate::routing::Routing;
+use crate::sim::dag::MessageDag;
 use crate::sim::flit::config::MAX_VCS;
-use crate::sim::flit::{simulate_observed, FlitConfig, FlitReport, InjectionQueues, Traffic};
+use crate::sim::flit::{
+    cycle_s, run_estimate, simulate_observed, FlitConfig, FlitReport, InjectionQueues, Traffic,
+    FLIT_STEPS,
+};
 use crate::sim::flow::collective::CollectiveSpec;
 
 /// Default bytes per flit: a 300 ns hop is then 117 cycles of 2.56 ns at 100 GB/s and a 10 ns
@@ -41,10 +46,6 @@ pub const DEFAULT_FLIT_BYTES: u32 = 256;
 /// Most chips a flit-level collective runs on (a 9 x 9 torus of 4 x 4 meshes, 1,296 chips).
 pub const MAX_CHIPS: u32 = 1296;
 
-/// Most flits a flit-level collective may move in all (about a minute on one core): beyond,
-/// the flow level gives the same answer at a fraction of the cost.
-pub const MAX_FLITS: f64 = 1e8;
-
 /// Physical VCs behind each routing VC class at flit level (module docs): with 8, the all-reduce
 /// schedules on 2x2 to 4x4 tori of meshes come within 7% of the flow level; with 1 (the routing
 /// function's VCs only) head-of-line blocking adds up to 20% (docs/collectives.md).
@@ -52,6 +53,50 @@ pub const VCS_PER_CLASS: u32 = 8;
 
 /// Most cycles a run may take before it is reported incomplete.
 const MAX_CYCLES: u64 = 1 << 34;
+
+/// Refuses a flit-level collective beyond the resource budget: its messages (the DAG, its
+/// unicast copies and the run's state) grow with the chunks, its flits with the size, and the
+/// cycles it must at least run with the reduction delay of one message.
+fn require_collective(
+    net: &Network,
+    routing: &dyn Routing,
+    spec: &CollectiveSpec,
+    config: &FlitConfig,
+    messages: f64,
+    bytes: f64,
+) -> Result<Estimate> {
+    let cycle_s = cycle_s(net, config.flit_bytes);
+    let message_bytes = bytes / messages.max(1.0);
+    let vcs = routing.vcs() as u64 * config.vcs_per_class as u64;
+    let drivers = [
+        Driver::new("size", spec.size_bytes, 1),
+        Driver::new("chunks", spec.chunks as u64, 1),
+        Driver::real("reduce_s_per_byte", spec.reduce_s_per_byte),
+    ];
+    require("this flit-level collective", &drivers, |v| {
+        let (size, chunks) = (
+            v[0] / spec.size_bytes.max(1) as f64,
+            v[1] / spec.chunks as f64,
+        );
+        let messages = messages * chunks;
+        let delay_cycles = v[2] * message_bytes * size / chunks / cycle_s;
+        let run = run_estimate(
+            net.vertices() as u64,
+            net.links() as u64,
+            vcs,
+            0.0,
+            0,
+            messages,
+            0.0,
+            delay_cycles,
+        );
+        let flits = bytes * size / config.flit_bytes as f64;
+        Estimate::new(
+            run.bytes + messages * MessageDag::BYTES_PER_MESSAGE,
+            run.work + flits * FLIT_STEPS,
+        )
+    })
+}
 
 /// A flit-level run of a collective, with its time in seconds.
 #[derive(Debug, Clone)]
@@ -124,7 +169,7 @@ pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<Fl
 }
 
 /// Runs the collective `spec` over `group` on `net` routed by `routing` at flit level, with
-/// flits of `flit_bytes`; refuses systems above `MAX_CHIPS` and schedules above `MAX_FLITS`.
+/// flits of `flit_bytes`; refuses systems above `MAX_CHIPS` and runs beyond the resource budget.
 pub fn simulate_collective_flit(
     net: &Network,
     routing: &dyn Routing,
@@ -160,7 +205,6 @@ pub fn simulate_collective_flit_with(
     config: &FlitConfig,
     observer: &mut dyn Observer,
 ) -> Result<FlitCollectiveRun> {
-    let flit_bytes = config.flit_bytes;
     if net.chips() > MAX_CHIPS {
         return Err(RailxError::invalid(
             "chips",
@@ -170,15 +214,7 @@ pub fn simulate_collective_flit_with(
         ));
     }
     let c = counts(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?;
-    let flits = c.bytes / flit_bytes as f64;
-    if flits > MAX_FLITS {
-        return Err(RailxError::invalid(
-            "size",
-            spec.size_bytes,
-            format!("the schedule moves {flits:.2e} flits of {flit_bytes} bytes; the flit level is limited to {MAX_FLITS:.0e}"),
-            "use --fidelity flow, a smaller size or larger flits",
-        ));
-    }
+    require_collective(net, routing, spec, config, c.messages as f64, c.bytes)?;
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
         .to_dag(spec.reduce_s_per_byte)?
         .unicast_copies();

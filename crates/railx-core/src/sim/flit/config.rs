@@ -9,12 +9,8 @@ pub const MAX_VCS: u8 = 64;
 /// Largest crossbar speedup modelled.
 pub const MAX_SWITCH_SPEEDUP: u32 = 16;
 
-/// Memory the source queues of a run may grow to in the worst case (a saturated network keeps
-/// every generated packet queued at its source).
-pub const MAX_SOURCE_QUEUE_BYTES: u64 = 8 << 30;
-
 /// Bytes one queued source packet takes.
-pub const SOURCE_ENTRY_BYTES: u64 = 32;
+pub const SOURCE_ENTRY_BYTES: f64 = 32.0;
 
 /// How a chip queues the messages it has to send (the injection queues of its router).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -413,29 +409,9 @@ impl FlitConfig {
         self.warmup_cycles.saturating_add(self.measure_cycles)
     }
 
-    /// Refuses a rate run whose source queues could outgrow memory: in a saturated network every
-    /// packet generated stays queued at its source.
-    pub fn check_memory(&self, chips: u32, load_flits_per_cycle: f64) -> Result<()> {
-        let cycles = self.rate_cycles();
-        let packets =
-            chips as f64 * cycles as f64 * load_flits_per_cycle / self.packet_flits as f64;
-        let bytes = packets * SOURCE_ENTRY_BYTES as f64;
-        if cycles >= 1 << 40 || bytes > MAX_SOURCE_QUEUE_BYTES as f64 {
-            let max = (MAX_SOURCE_QUEUE_BYTES as f64 / SOURCE_ENTRY_BYTES as f64
-                * self.packet_flits as f64
-                / (chips as f64 * load_flits_per_cycle))
-                .min((1u64 << 40) as f64) as u64;
-            return Err(RailxError::invalid(
-                "cycles",
-                cycles,
-                format!(
-                    "the source queues could need {:.0} GiB at this load and size (limit {} GiB)",
-                    bytes / (1u64 << 30) as f64,
-                    MAX_SOURCE_QUEUE_BYTES >> 30
-                ),
-                format!("use at most {max} warm-up + measured cycles"),
-            ));
-        }
-        Ok(())
+    /// Packets a rate run at `load_flits_per_cycle` generates on `chips` chips in `cycles`: in
+    /// a saturated network every one stays queued at its source.
+    pub fn source_packets(&self, chips: usize, cycles: f64, load_flits_per_cycle: f64) -> f64 {
+        chips as f64 * cycles * load_flits_per_cycle / self.packet_flits as f64
     }
 }

@@ -33,6 +33,7 @@ pub use traffic::{Pattern, PermutationKind, Traffic, TrafficSpec};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::progress::{Meter, Observer, Part, Silent, Unit};
+use crate::resources::{require, Driver, Estimate};
 use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use engine::{DagState, Ending, Shared, Workload};
@@ -92,17 +93,11 @@ pub fn simulate_observed(
     }
     let is_chip: Vec<bool> = (0..net.vertices()).map(|v| v < net.chip_count).collect();
     let fabric = Fabric::new(net, config, &is_chip)?;
-    let base_bw_Bps = net
-        .bandwidth_Bps
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min);
-    let cycle_s = config.flit_bytes as f64 / base_bw_Bps;
+    let cycle_s = cycle_s(net, config.flit_bytes);
     let mut dag = None;
     let (pattern, workload, cycles, window) = match traffic {
         Traffic::Rate { pattern, load } => {
             check_load(*load, config)?;
-            config.check_memory(chips.len() as u32, *load)?;
             let packets = load / config.packet_flits as f64;
             let workload = Workload::Rate {
                 whole_packets: packets.floor() as u32,
@@ -129,6 +124,7 @@ pub fn simulate_observed(
             (None, Workload::Dag, config.max_cycles, (0, u64::MAX))
         }
     };
+    require_run(net, config, vcs, traffic, chips.len(), &fabric)?;
     let destinations = match &pattern {
         Some(p) => Some(Destinations::new(chips, net.vertices(), p, config.seed)?),
         None => None,
@@ -237,6 +233,111 @@ pub fn simulate_observed(
     let mut report = report(&parts, &sh, net, ran, window, completed, deadlock, cycle_s)?;
     report.traffic = traffic.name();
     Ok(report)
+}
+
+/// Memory per channel (a link's VC): its input queue, head and candidates, its credit counter.
+const CHANNEL_BYTES: f64 = 80.0;
+/// Memory per router beyond its channels: ports, injection queues, scratch.
+const ROUTER_BYTES: f64 = 512.0;
+/// Memory per timing-wheel slot of a partition (an empty event list).
+const SLOT_BYTES: f64 = 24.0;
+/// Memory per DAG message of a run's state (source, destination, delay, dependants, counters).
+const DAG_STATE_BYTES: f64 = 56.0;
+/// Steps of work per flit a run moves end to end (1e8 flits take about a minute on one core).
+pub const FLIT_STEPS: f64 = 100.0;
+/// Steps per vertex and per link in one cycle.
+const CYCLE_STEPS: f64 = 4.0;
+
+/// Memory and work of a flit-level run on `vertices` routers and `links` links of `vcs` VCs
+/// each, with timing wheels of `wheel_slots` in each of `partitions`, `messages` DAG messages,
+/// `source_packets` packets possibly queued at the sources, and `cycles` cycles (0 when the run
+/// ends with its workload, whose length is not known before).
+#[allow(clippy::too_many_arguments)]
+pub fn run_estimate(
+    vertices: u64,
+    links: u64,
+    vcs: u64,
+    wheel_slots: f64,
+    partitions: u64,
+    messages: f64,
+    source_packets: f64,
+    cycles: f64,
+) -> Estimate {
+    let bytes = (links * vcs) as f64 * CHANNEL_BYTES
+        + vertices as f64 * ROUTER_BYTES
+        + wheel_slots * partitions as f64 * SLOT_BYTES
+        + messages * (DAG_STATE_BYTES + MessageDag::BYTES_PER_MESSAGE)
+        + source_packets * config::SOURCE_ENTRY_BYTES;
+    Estimate::new(
+        bytes,
+        bytes + cycles * (vertices + links) as f64 * CYCLE_STEPS,
+    )
+}
+
+/// Refuses a run beyond the resource budget, naming what drives it: the cycles of a rate run,
+/// the buffers (which size the timing wheels), a DAG's messages.
+fn require_run(
+    net: &Network,
+    config: &FlitConfig,
+    vcs: u32,
+    traffic: &Traffic,
+    chips: usize,
+    fabric: &Fabric,
+) -> Result<Estimate> {
+    let (load, messages, flits_per_pair) = match traffic {
+        Traffic::Rate { load, .. } => (*load, 0, 0),
+        Traffic::Dag(d) => (0.0, d.len() as u64, 0),
+        Traffic::FiniteAllToAll { flits_per_pair } => (0.0, 0, *flits_per_pair as u64),
+    };
+    let pairs = chips as f64 * chips.saturating_sub(1) as f64;
+    let cycles = match traffic {
+        Traffic::Rate { .. } => config.rate_cycles(),
+        _ => 0,
+    };
+    let drivers = [
+        Driver::new("cycles", cycles, 1),
+        Driver::new(
+            "buffer_flits",
+            config.buffer_flits as u64,
+            config.packet_flits as u64,
+        ),
+        Driver::new("messages", messages, 1),
+        Driver::new("size_flits", flits_per_pair, 1),
+    ];
+    let partitions = config.threads.min(net.vertices() as usize) as u64;
+    require("this flit-level run", &drivers, |v| {
+        let trial = FlitConfig {
+            buffer_flits: v[1] as u32,
+            ..config.clone()
+        };
+        let wheel = ((fabric.horizon_cycles(&trial) + 1) as f64)
+            .log2()
+            .ceil()
+            .exp2();
+        let run = run_estimate(
+            net.vertices() as u64,
+            net.links() as u64,
+            vcs as u64,
+            wheel,
+            partitions,
+            v[2],
+            config.source_packets(chips, v[0], load),
+            v[0],
+        );
+        Estimate::new(run.bytes, run.work + pairs * v[3] * FLIT_STEPS)
+    })
+}
+
+/// Seconds per cycle on `net`: a flit of `flit_bytes` over its slowest link, which carries one
+/// flit per cycle.
+#[allow(non_snake_case)]
+pub fn cycle_s(net: &Network, flit_bytes: u32) -> f64 {
+    let slowest_Bps = net
+        .bandwidth_Bps
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    flit_bytes as f64 / slowest_Bps
 }
 
 fn check_load(load: f64, config: &FlitConfig) -> Result<()> {

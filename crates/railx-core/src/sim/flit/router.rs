@@ -415,7 +415,9 @@ impl Router {
                     if dag.pending[msg as usize].fetch_sub(1, std::sync::atomic::Ordering::Relaxed)
                         == 1
                     {
-                        let at = (done + dag.delay_cycles[msg as usize]).max(cycle);
+                        let at = done
+                            .saturating_add(dag.delay_cycles[msg as usize])
+                            .max(cycle);
                         self.schedule(at, msg);
                     }
                 }

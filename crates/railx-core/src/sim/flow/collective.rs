@@ -2,8 +2,8 @@
 //! the largest subgroup of the system's symmetry group (RailX: its node translations; a peer:
 //! its family's declared symmetries, `PeerBuilder::symmetry`) under which the schedule and the
 //! network are invariant, when the collective group is the whole system (see
-//! `collectives::symmetric::largest_invariant`); otherwise the full message DAG. Either way at
-//! most `MAX_FLOWS` flows.
+//! `collectives::symmetric::largest_invariant`); otherwise the full message DAG. Either way its
+//! flows must fit the resource budget (`crate::resources`, [`FLOW_BYTES`] each).
 //!
 //! Several jobs (each its own group, disjoint from the others', and its own collective) run
 //! together as one DAG: the union of their schedules' DAGs, independent components started at
@@ -17,13 +17,14 @@ use crate::collectives::{build, counts, Algo, Group, Op};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::progress::{Observer, Silent};
+use crate::resources::{require, Driver, Estimate};
 use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
 use rustc_hash::FxHashMap;
 
-/// Most flows a schedule is simulated with: its messages, or its representatives when
-/// aggregated (about 0.5 KB of memory each, schedule and simulator state together).
-pub const MAX_FLOWS: u64 = 5_000_000;
+/// Memory per flow of a schedule (a message, or a representative when aggregated): the
+/// schedule, its routed path and the simulator's state together.
+pub const FLOW_BYTES: f64 = 512.0;
 
 /// What to run: the collective, its size and pipelining, and the local reduction delay.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -184,26 +185,22 @@ pub fn simulate_collectives_observed(
     };
     let orbit = h.as_ref().map_or(1, Symmetry::order);
     let flows = messages / orbit;
-    if flows > MAX_FLOWS {
-        let aggregated = match (&h, symmetry) {
-            (Some(h), _) => format!("aggregated over {} {}", h.order(), h.what()),
-            (None, _) if jobs.len() > 1 => {
-                format!("{} concurrent jobs, not aggregated", jobs.len())
-            }
-            (None, Some(s)) => format!("invariant under none of the system's {}", s.what()),
-            (None, None) => "not aggregatable: the system declares no symmetry".to_string(),
-        };
-        let algos: Vec<&str> = jobs.iter().map(|j| j.spec.algo.name()).collect();
-        return Err(RailxError::invalid(
-            "schedule",
-            format!("{messages} messages"),
-            format!(
-                "this {} schedule ({aggregated}) needs {flows} flows, more than the {MAX_FLOWS} a flow-level run is limited to",
-                algos.join(" + ")
-            ),
-            "use the analytic fidelity, a smaller system, or an algorithm invariant under more of the system's symmetry (hierarchical or 2d-ring on a torus, direct all-to-all)",
-        ));
-    }
+    let aggregated = match (&h, symmetry) {
+        (Some(h), _) => format!("aggregated over {} {}", h.order(), h.what()),
+        (None, _) if jobs.len() > 1 => format!("{} concurrent jobs, not aggregated", jobs.len()),
+        (None, Some(s)) => format!("invariant under none of the system's {}", s.what()),
+        (None, None) => "not aggregatable: the system declares no symmetry".to_string(),
+    };
+    let algos: Vec<&str> = jobs.iter().map(|j| j.spec.algo.name()).collect();
+    let what = format!(
+        "this {} schedule ({aggregated}, {flows} flows) at flow level",
+        algos.join(" + ")
+    );
+    // Flows grow with the chunks each message is cut into.
+    let chunks = jobs.iter().map(|j| j.spec.chunks as u64).max().unwrap_or(1);
+    require(&what, &[Driver::new("chunks", chunks, 1)], |v| {
+        Estimate::memory(flows as f64 * v[0] / chunks as f64 * FLOW_BYTES)
+    })?;
     if let (Some(h), [job]) = (h, jobs) {
         let s = &job.spec;
         let size = (s.size_bytes, s.chunks);
