@@ -166,21 +166,27 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> N
     assert_one_line(run_railx("ocs", "verify", path), f"{MAX_INPUT_BYTES + 1:,} bytes")
 
 
+# Runs railx from a small parent and prints its peak memory: a child's ru_maxrss starts from its
+# parent's resident size at the fork, which in a long test session is itself hundreds of MB.
+_MEASURE = """
+import os, subprocess, sys
+proc = subprocess.Popen([sys.executable, "-m", "railx.cli", *sys.argv[1:]], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)
+"""
+
+
 def _peak_rss_bytes(*args: str) -> tuple[int, str, int]:
     """Runs `railx ARGS` in a fresh process: its exit status, stderr and peak resident memory."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "railx.cli", *args],
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *args],
         cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         env=dict(os.environ, COLUMNS="200"),
     )
-    assert proc.stderr is not None
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, stderr, usage.ru_maxrss * 1024
+    rc, peak = proc.stdout.split()
+    return int(rc), proc.stderr, int(peak)
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")

@@ -292,5 +292,5 @@ def test_three_error_types_with_one_base(tmp_path: Path) -> None:
     }
     path = tmp_path / "bad.ocs.json"
     path.write_text(json.dumps(ocs))
-    with pytest.raises(railx.VerificationError, match="^switch X/0/0 .*: port 1 is in two circuits"):
+    with pytest.raises(railx.VerificationError, match='^switch "X/0/0" .*: port 1 is in two circuits'):
         railx.verify_ocs_file(path)
