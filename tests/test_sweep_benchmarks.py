@@ -19,7 +19,7 @@ from railx.collectives import RailxParams, estimate
 from railx.collectives.commands import collective_report
 from railx.config import read_toml
 from railx.libra.chunked import ChunkedAlgebra
-from railx.libra.commands import libra_from_texts, result_json
+from railx.libra.commands import libra_problem, result_json, solve
 from railx.libra.loops import NumericAlgebra, build_time
 from railx.libra.network import parse_network
 from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
@@ -94,10 +94,11 @@ def test_libra_budget_spec_equals_railx_libra() -> None:
 
     for point, record in zip(ends, records(replace(whole, points=ends))):
         o = point.inputs["options"]
-        expected = libra_from_texts(
+        problem = libra_problem(
             text("network-3d.yml"), [text("transformer.txt")], [text("transformer-3d.yml")], text("cost-3d.yml"),
             objective=o["objective"], total_bw=o["total_bw"], constraints=text("constraints.toml"),
         )  # fmt: skip
+        expected = solve(problem, o["objective"])
         assert record == json.loads(json.dumps(result_json(expected)))
         assert math.fsum(record["bw_per_dim"]) == pytest.approx(o["total_bw"], rel=1e-6)
 
@@ -149,10 +150,11 @@ def test_libra_eval_spec_tiny_variant_equals_railx_functions() -> None:
     sweep_ = parse_spec(data, SPECS, "libra-eval")
     for point, record in zip(sweep_.points, records(sweep_)):
         objective = point.inputs["options"]["objective"]
-        expected = libra_from_texts(
+        problem = libra_problem(
             text(files["network"]), [text(files["workload"])], [text(comm_file)], text(files["cost"]),
             objective=objective, total_bw=300.0,
         )  # fmt: skip
+        expected = solve(problem, objective)
         evaluation = record.pop("evaluation")
         assert record == json.loads(json.dumps(result_json(expected)))
         designs = {"time_s": record["bw_per_dim"], "baseline_time_s": record["baseline"]["bw_per_dim"]}

@@ -20,7 +20,7 @@ from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
 from railx.tables import print_table
 
-__all__ = ["LibraProblem", "Text", "libra_from_texts", "libra_problem", "register", "result_json", "solve"]
+__all__ = ["LibraProblem", "Text", "libra_problem", "register", "result_json", "solve"]
 
 
 def _design_json(d: Design) -> dict[str, object]:
@@ -102,7 +102,9 @@ def libra_problem(
     cost_dims: str | None = None,
     ring_bw_share: float = 1.0,
 ) -> LibraProblem:
-    """LIBRA's input files' texts parsed and checked (arguments as :func:`libra_from_texts`);
+    """LIBRA's input files' texts parsed and checked (what `railx libra` and the sweep's libra
+    analysis solve): `network` a notation like `RI(4)_FC(8)_SW(32)` or a network YAML file, one
+    communicator per workload (same order), a workload named by its file's stem;
     `ring_bw_share` < 1 has every collective reach only that share of a ring dimension's
     bandwidth (a sensitivity, not LIBRA's model)."""
     if not is_one_of(objective, OBJECTIVES):
@@ -156,29 +158,6 @@ def solve(problem: LibraProblem, objective: str) -> LibraResult:
     )
 
 
-def libra_from_texts(
-    network: str | Text,
-    workloads: Sequence[Text],
-    communicators: Sequence[Text],
-    cost: Text,
-    *,
-    objective: str = "perf",
-    total_bw: float | None = None,
-    constraints: Text | None = None,
-    weights: Sequence[float] | None = None,
-    loop: str = "no-overlap",
-    cost_dims: str | None = None,
-) -> LibraResult:
-    """LIBRA's optimisation on its input files' texts (what `railx libra` and the sweep's libra
-    analysis run): `network` a notation like `RI(4)_FC(8)_SW(32)` or a network YAML file, one
-    communicator per workload (same order), a workload named by its file's stem."""
-    problem = libra_problem(
-        network, workloads, communicators, cost, objective=objective, total_bw=total_bw,
-        constraints=constraints, weights=weights, loop=loop, cost_dims=cost_dims,
-    )  # fmt: skip
-    return solve(problem, objective)
-
-
 def libra(
     network: Annotated[
         str, typer.Option("--network", help="LIBRA network YAML, or a notation like RI(4)_FC(8)_RI(4)_SW(32).")
@@ -213,7 +192,7 @@ def libra(
 
     Reads LIBRA's own input files, solves with an open convex solver and compares with EqualBW.
     """
-    result = libra_from_texts(
+    problem = libra_problem(
         network if not Path(network).is_file() else (network, read_text(network, f"--network {network}")),
         [(str(p), read_text(p, f"--workload {p}")) for p in workload],
         [(str(p), read_text(p, f"--communicator {p}")) for p in communicator],
@@ -227,6 +206,7 @@ def libra(
         loop=loop,
         cost_dims=cost_dims,
     )
+    result = solve(problem, objective)
     if as_json:
         print(json.dumps(result_json(result), indent=2))
         return
