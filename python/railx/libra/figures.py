@@ -11,9 +11,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from railx.libra.loops import NumericAlgebra, TimeExpr, build_time
-from railx.libra.network import parse_network
-from railx.libra.workload import parse_communicator, parse_workload
+from railx.libra.commands import libra_problem
+from railx.libra.loops import NumericAlgebra, TimeExpr
 
 __all__ = [
     "BUDGETS_GBps",
@@ -151,15 +150,21 @@ def utilization_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _text(stored: Mapping[str, str]) -> tuple[str, str]:
+    """A stored file option as the (source, text) pair the parsers take."""
+    return stored["file"], stored["text"]
+
+
 def time_expressions(options: Iterable[Mapping[str, Any]]) -> dict[str, TimeExpr]:
-    """Each workload's iteration time as a function of the bandwidths (LIBRA's model), from the
-    libra analysis's stored options (file options hold each file's name and text)."""
+    """Each workload's iteration time as a function of the bandwidths (LIBRA's model, the loop the
+    point ran with), from the libra analysis's stored options (file options hold each file's
+    name and text): the problem `railx libra` parses."""
     out: dict[str, TimeExpr] = {}
     for o in options:
-        net = parse_network(o["network"]["text"], o["network"]["file"])
-        for w, c in zip(o["workload"], o["communicator"]):
-            workload = parse_workload(w["text"], Path(w["file"]).stem, w["file"])
-            out[workload.name] = build_time(workload, parse_communicator(c["text"], c["file"], net))
+        network = o["network"] if isinstance(o["network"], str) else _text(o["network"])
+        problem = libra_problem(network, [_text(w) for w in o["workload"]], [_text(c) for c in o["communicator"]],
+                                _text(o["cost"]), loop=o["loop"])  # fmt: skip
+        out |= problem.times
     return out
 
 
