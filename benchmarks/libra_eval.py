@@ -47,8 +47,8 @@ from railx.libra.figures import (
     cross_slowdowns,
     design_name,
     price_rows,
+    stored_designs,
     sweep_rows,
-    time_expressions,
     utilization_rows,
 )
 from railx.sweep import Sweep, parse_spec
@@ -240,22 +240,20 @@ def fig17(engine: Engine) -> dict[str, object]:
 
 
 def _cross_designs(engine: Engine, name: str, stored: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, object]:
-    by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in stored}
-    times = time_expressions(o for o, r in stored if len(r["workload_times_s"]) == 1)
-    own_s = {w: by_name[w]["time_s"] for w in ALL_FIVE}
+    by_name, times = stored_designs(stored)
+    own = {w: by_name[w] for w in ALL_FIVE}
     normalised_points = [
         case_options("4D-4K", members)
         | CONSTRAINTS_4D[name]
-        | {"options.objective": "perf", "options.weight": [1.0 / own_s[w] for w in members]}
+        | {"options.objective": "perf", "options.weight": [1.0 / own[w]["time_s"] for w in members]}
         for members in (LLMS, ALL_FIVE)
     ]
     normalised = engine.run(f"libra-eval-fig17-groups-{name.replace(' ', '-')}", normalised_points)
-    designs = {w: by_name[w]["bw_per_dim"] for w in ALL_FIVE}
+    designs = {w: r["bw_per_dim"] for w, r in own.items()}
     for members, r in zip((LLMS, ALL_FIVE), normalised):
         designs[design_name(members, "normalised")] = r["bw_per_dim"]
         designs[design_name(members, "equal")] = by_name[design_name(members, "equal")]["bw_per_dim"]
-    equal_s = {w: by_name[w]["baseline"]["time_s"] for w in ALL_FIVE}
-    return cross_slowdowns(designs, own_s, equal_s, times)
+    return cross_slowdowns(designs, own, times)
 
 
 def fig18(engine: Engine) -> dict[str, object]:

@@ -33,6 +33,7 @@ __all__ = [
     "design_name",
     "price_rows",
     "gains",
+    "stored_designs",
     "sweep_rows",
     "time_expressions",
     "utilization_rows",
@@ -168,20 +169,30 @@ def time_expressions(options: Iterable[Mapping[str, Any]]) -> dict[str, TimeExpr
     return out
 
 
+def stored_designs(
+    pairs: Iterable[tuple[Mapping[str, Any], dict[str, Any]]],
+) -> tuple[dict[str, dict[str, Any]], dict[str, TimeExpr]]:
+    """Fig. 17's stored (options, record) pairs of one constraint set: the records by design name
+    (design_name, groups weighted equally) and each own design's workload time expression."""
+    pairs = list(pairs)
+    by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in pairs}
+    return by_name, time_expressions(o for o, r in pairs if len(r["workload_times_s"]) == 1)
+
+
 def cross_slowdowns(
-    designs: Mapping[str, Sequence[float]],
-    own_time_s: Mapping[str, float],
-    equalbw_time_s: Mapping[str, float],
-    times: Mapping[str, TimeExpr],
+    designs: Mapping[str, Sequence[float]], own: Mapping[str, dict[str, Any]], times: Mapping[str, TimeExpr]
 ) -> dict[str, object]:
-    """Fig. 17: every workload run on every design (bandwidths per dimension). `slowdown` is its
-    time over its own optimal time, `speedup` EqualBW's time over it."""
+    """Fig. 17: every workload run on every design (bandwidths per dimension). `own` holds each
+    workload's own design's record; `slowdown` is a workload's time over its own optimal time,
+    `speedup` EqualBW's time over it."""
+    own_s = {w: r["time_s"] for w, r in own.items()}
     slowdown = {
-        design: {w: float(t.evaluate(NumericAlgebra(np.array(bw)))) / own_time_s[w] for w, t in times.items()}
+        design: {w: float(t.evaluate(NumericAlgebra(np.array(bw)))) / own_s[w] for w, t in times.items()}
         for design, bw in designs.items()
     }
     speedup = {
-        design: {w: equalbw_time_s[w] / (s * own_time_s[w]) for w, s in row.items()} for design, row in slowdown.items()
+        design: {w: own[w]["baseline"]["time_s"] / (s * own_s[w]) for w, s in row.items()}
+        for design, row in slowdown.items()
     }
     return {"designs": {d: tuple(bw) for d, bw in designs.items()}, "slowdown": slowdown, "speedup": speedup}
 

@@ -1353,18 +1353,14 @@ def libra_fig17(frames: Frames) -> Findings:
         PAPER_FIG17_WORST_SLOWDOWN,
         by_constraints,
         cross_slowdowns,
-        design_name,
-        time_expressions,
+        stored_designs,
     )  # fmt: skip
 
     charts, rows = [], []
     for constraints, pairs in by_constraints(_stored(frames["libra-fig17"])).items():
-        by_name = {design_name(list(r["workload_times_s"]), "equal"): r for _, r in pairs}
+        by_name, times = stored_designs(pairs)
         own = [w for w in ALL_FIVE if w in by_name]
-        times = time_expressions(o for o, r in pairs if len(r["workload_times_s"]) == 1)
-        cross = cross_slowdowns({d: r["bw_per_dim"] for d, r in by_name.items()},
-                                {w: by_name[w]["time_s"] for w in own},
-                                {w: by_name[w]["baseline"]["time_s"] for w in own}, times)  # fmt: skip
+        cross = cross_slowdowns({d: r["bw_per_dim"] for d, r in by_name.items()}, {w: by_name[w] for w in own}, times)
         slowdown: dict[str, dict[str, float]] = cross["slowdown"]  # type: ignore[assignment]
         designs = list(slowdown)
         charts.append(heatmap_chart(
