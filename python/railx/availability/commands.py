@@ -18,7 +18,7 @@ from railx.availability.packing import JobRequest, Packing, allocation_config, l
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
 from railx.network import OCS_SUFFIX, realize, verify_ocs_text
-from railx.options import OverridesArg, seed_option, system_argument
+from railx.options import OverridesArg, given_names, number_option, seed_option, system_argument
 from railx.progress import live_progress
 from railx.tables import cell, console, print_table
 
@@ -58,6 +58,18 @@ def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, p
     return plot_fig17(by_count, by_rate, path)
 
 
+def _refuse_sampling_without_samples(ctx: typer.Context, nothing_sampled: bool) -> None:
+    """--samples and --seed shape the random failure sets of --rate and of --plot's sweeps: with
+    --failed alone nothing is sampled, so either is a one-line error rather than ignored."""
+    given = sorted(given_names(ctx, None, ("samples", "seed")))
+    if nothing_sampled and given:
+        name = given[0]
+        raise ConfigError(
+            f"--{name} {ctx.params[name]}: --failed FILE evaluates that one failure set and samples nothing; "
+            f"drop --{name}, or add --plot to sample the Fig. 17 sweeps"
+        )
+
+
 #: `railx allocate --jobs` values that are not a jobs file: fill every healthy node, or the largest job.
 JOB_MODES = ("all", "single")
 
@@ -95,13 +107,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("availability")
     def availability_cmd(
+        ctx: typer.Context,
         config: Annotated[Path, system_argument("RailX configuration (TOML; its grid is used).")],
         overrides: OverridesArg = None,
         failed: Annotated[
             Path | None, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")
         ] = None,
         rate: Annotated[
-            float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
+            float | None,
+            number_option("--rate", low=0, high=1, help="Failure rate per node (e.g. 0.001 = 0.1%), sampled."),
         ] = None,
         samples: Annotated[
             int, typer.Option("--samples", min=1, max=MAX_SAMPLES, help="Random samples with --rate.")
@@ -110,7 +124,7 @@ def register(app: typer.Typer) -> None:
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
         time_limit: Annotated[
             float,
-            typer.Option("--time-limit", min=0.001, max=MAX_TIME_LIMIT_S, help="Seconds per MILP-solved sample."),
+            number_option("--time-limit", low=0.001, high=MAX_TIME_LIMIT_S, help="Seconds per MILP-solved sample."),
         ] = 30.0,
         plot: Annotated[
             Path | None,
@@ -129,12 +143,11 @@ def register(app: typer.Typer) -> None:
         grid = _grid(cfg)
         if (failed is None) == (rate is None):
             raise ConfigError("availability: give exactly one of --failed FILE or --rate R; e.g. --rate 0.001")
-        if rate is not None and not 0.0 <= rate <= 1.0:
-            raise ConfigError(f"--rate = {rate}: a failure rate is a probability in [0, 1]; e.g. --rate 0.001")
         if not is_one_of(solver, SOLVERS):
             raise ConfigError(f"--solver = {solver}: unknown solver; use auto, algorithm2, components or milp")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
+        _refuse_sampling_without_samples(ctx, failed is not None and plot is None)
         if failed is not None:
             blocked = load_failed(failed, grid)
             found = largest_allocation(blocked, solver, time_limit)

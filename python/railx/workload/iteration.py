@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,15 @@ from railx.collectives.analytic import (
     ring_reduce_scatter_time_s,
 )
 from railx.workload.catalogue import ModelSpec
-from railx.workload.system import DimLink, DpAllReduceOrder, OverlapClass, WorkloadSystem
+from railx.workload.system import (
+    ChipConfig,
+    DimLink,
+    DpAllReduceOrder,
+    OverlapClass,
+    TrainingConfig,
+    WorkloadSystemLike,
+    as_workload_system,
+)
 from railx.workload.traffic import Collective, Dim, Parallelism, compute_flops, traffic
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
@@ -98,9 +107,24 @@ class IterationTime:
 
 
 class IterationModel:
-    """A model, a parallelism and a system, turned into compute windows and communication terms."""
+    """A model, a parallelism and a system, turned into compute windows and communication terms.
 
-    def __init__(self, model: ModelSpec, par: Parallelism, system: WorkloadSystem) -> None:
+    `system` is a :class:`WorkloadSystem` (or a workload-system file), or any system the other
+    analyses take (a `railx.System`, a realized `railx.Network`, a preset name, a system file)
+    with the `chip` it runs on and optionally its `training` and `routing`
+    (:func:`railx.workload.system.as_workload_system`)."""
+
+    def __init__(
+        self,
+        model: ModelSpec,
+        par: Parallelism,
+        system: WorkloadSystemLike,
+        *,
+        chip: ChipConfig | Mapping[str, Any] | None = None,
+        training: TrainingConfig | Mapping[str, Any] | None = None,
+        routing: str | None = None,
+    ) -> None:
+        system = as_workload_system(system, chip, training, routing)
         system.check(par)
         self.model, self.par, self.system = model, par, system
         self.collectives: list[Collective] = traffic(model, par)
