@@ -18,7 +18,7 @@ use railx_core::collectives::plan::LineAlgo;
 use railx_core::hamiltonian::{rail_successors, DECOMPOSITION_ENTRY_BYTES};
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
-use railx_core::plan::plan;
+use railx_core::plan::plan_observed;
 use railx_core::plant::{Axis, Plant};
 use railx_core::resources::{require, Driver, Estimate};
 use railx_core::routing::{analysis, deadlock, Routing};
@@ -172,11 +172,14 @@ impl System {
         to_json(&self.inner.bom().map_err(err)?)
     }
 
-    /// Plant summary, realized metrics and closed forms, as JSON (RailX).
-    fn plan_json(&self, py: Python<'_>) -> PyResult<String> {
+    /// Plant summary, realized metrics and closed forms, as JSON (RailX). `progress` as in
+    /// `deadlock_json`, counting the source nodes the metrics have walked.
+    #[pyo3(signature = (progress=None))]
+    fn plan_json(&self, py: Python<'_>, progress: Option<Bound<'_, PyAny>>) -> PyResult<String> {
         let realized = self.inner.railx("plan").map_err(err)?;
-        let report = py.detach(|| plan(realized)).map_err(err)?;
-        to_json(&report)
+        to_json(&progress::observed(py, progress.as_ref(), |obs| {
+            plan_observed(realized, obs)
+        })?)
     }
 
     /// The whole system's `railx.ocs/v1` configuration, as JSON (RailX).

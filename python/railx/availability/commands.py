@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -46,15 +48,32 @@ def _print(rows: dict, title: str) -> None:
     print_table(table)
 
 
-def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, path: Path) -> Path:
-    """Fig. 17(a) and (b) for this grid, side by side in one image file."""
+def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, path: Path, quiet: bool) -> Path:
+    """Fig. 17(a) and (b) for this grid, side by side in one image file (a progress bar over the
+    sweeps' samples unless `quiet`)."""
     from railx.availability.plots import plot_fig17
 
     p, q = grid
     counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
-    by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
     grids = sorted({(max(2, p // 4), max(2, q // 4)), (max(2, p // 2), max(2, q // 2)), grid})
-    by_rate = sweep(grids, rates=list(PLOT_RATES), samples=samples, seed=seed, time_limit_s=time_limit_s)
+    with live_progress("Fig. 17 sweeps", quiet) as bar:
+        # One bar over both sweeps: (a) by failure count on this grid, then (b) by rate on three grids.
+        first_total = len(counts) * samples
+        total = first_total + len(grids) * len(PLOT_RATES) * samples
+
+        def on_sample(offset: int) -> Callable[[int, int], None] | None:
+            if bar is None:
+                return None
+            shown = bar
+
+            def hook(done: int, _of_sweep: int) -> None:
+                shown(offset + done, total, "samples")
+
+            return hook
+
+        common = partial(sweep, samples=samples, seed=seed, time_limit_s=time_limit_s)
+        by_count = common([grid], counts=counts, on_sample=on_sample(0))
+        by_rate = common(grids, rates=list(PLOT_RATES), on_sample=on_sample(first_total))
     return plot_fig17(by_count, by_rate, path)
 
 
@@ -150,7 +169,8 @@ def register(app: typer.Typer) -> None:
         _refuse_sampling_without_samples(ctx, failed is not None and plot is None)
         if failed is not None:
             blocked = load_failed(failed, grid)
-            found = largest_allocation(blocked, solver, time_limit)
+            with live_progress("largest single job", quiet=as_json):  # elapsed time; a MILP may take --time-limit
+                found = largest_allocation(blocked, solver, time_limit)
             report: dict = {
                 "grid": list(grid),
                 "failed_nodes": int(blocked.sum()),
@@ -185,7 +205,7 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k != "solvers"}
             shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())
         if plot is not None:
-            report["plot"] = str(_plot(grid, samples, seed, time_limit, plot))
+            report["plot"] = str(_plot(grid, samples, seed, time_limit, plot, as_json))
             shown["plot"] = report["plot"]
         if as_json:
             print(json.dumps(report, indent=2))

@@ -17,6 +17,7 @@ from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
 from railx.options import number_option
+from railx.progress import live_progress
 from railx.systems import System
 from railx.tables import print_table
 
@@ -125,7 +126,20 @@ def register(app: typer.Typer) -> None:
         build = topology_builder(allocation)
         FlexSipacShape.for_cus(cus)  # refuses a CU count no Flex-SiPAC(8, L) has before any mix is sized
         mix_list = mixes(cus, job, sigma, jobs, granule)
-        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mix_list, sizes, build=build)
+        with live_progress("multi-tenant JCT", as_json) as bar:
+
+            def on_network(done: int, total: int) -> None:
+                if bar is not None:
+                    bar(done, total, "networks")
+
+            rows = evaluate(
+                topology or list(TOPOLOGIES),
+                algo or list(ALGORITHMS),
+                mix_list,
+                sizes,
+                build=build,
+                on_network=on_network,
+            )
         if workload:
             records = iteration_records(rows, workload)
             if as_json:
