@@ -156,6 +156,16 @@ def test_a_watched_plan_equals_an_unwatched_one() -> None:
     assert network.plan(Calls()) == network.plan()
 
 
+def test_a_watched_routed_workload_equals_an_unwatched_one() -> None:
+    """The lines of a routed system's workload measured with a callback are those without (the
+    reports are tested in crates/railx-core/tests/progress.rs)."""
+    from railx.workload import IterationModel, load_model, load_workload_system
+
+    system = load_workload_system(REPO / "examples" / "workloads" / "tpuv4-64.toml")
+    model, par = load_model("llama3-70b-moe8"), system.parallelism(T=4, C=2, E=2, D=4, P=2)
+    assert IterationModel(model, par, system, progress=Calls()).links == IterationModel(model, par, system).links
+
+
 def test_python_loops_report_every_step_once() -> None:
     """The hooks of the long Python loops (availability's sweeps, multitenant's networks) and
     `tracked` count to their totals in order, and change no result."""

@@ -233,6 +233,7 @@ class System:
         sizes: Sequence[int],
         lines: Sequence[tuple[str, Sequence[int], _LineAlgo]],
         routing: str | None = None,
+        progress: _Progress | None = None,
     ) -> list[tuple[float, float]]:
         """One step of each line (name for errors, group dimensions, primitive) over ranks numbered
         in mixed radix over `sizes` on chips 0.. in id order, measured on the routed network:

@@ -26,6 +26,8 @@ pub enum Unit {
     Routes,
     /// Source nodes whose worst routes have been walked (a RailX plan's metrics).
     Nodes,
+    /// Collective lines measured on a routed network (a workload's parallelism dimensions).
+    Lines,
 }
 
 impl Unit {
@@ -37,6 +39,7 @@ impl Unit {
             Unit::Destinations => "destinations",
             Unit::Routes => "routes",
             Unit::Nodes => "nodes",
+            Unit::Lines => "lines",
         }
     }
 }

@@ -16,6 +16,7 @@ from railx.allocation.dynamic import DynamicSplit, dynamic_split
 from railx.allocation.static import SPLIT_METHODS, StaticSplit, static_split
 from railx.config import ConfigError, is_one_of
 from railx.options import OverridesArg, number_option
+from railx.progress import ProgressCallback, live_progress
 from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
@@ -94,10 +95,11 @@ def _iteration_model(
     dp_order: str | None,
     ports: bool = False,
     global_batch: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> IterationModel:
     """The model on the system (its file with KEY=VALUE `overrides`); with `ports`, a RailX plant
     with a port mapping is required; `parallel` "best" searches the fastest parallelisation for
-    `global_batch`."""
+    `global_batch`; `progress` hears the lines a routed system's measurement has done."""
     spec, sys_cfg = load_model(model), load_workload_system(system, overrides)
     if ports:
         sys_cfg.plant()
@@ -122,7 +124,7 @@ def _iteration_model(
         )
     par = sys_cfg.parallelism(**parse_parallel(parallel))
     par.check(spec)
-    return IterationModel(spec, par, sys_cfg)
+    return IterationModel(spec, par, sys_cfg, progress=progress)
 
 
 class _LinkRow(TypedDict):
@@ -168,7 +170,10 @@ def workload(
     per dimension the link it gets (a RailX plant's mapped ports, measured on the routed network, or
     an hb_domains system's HB and NIC bandwidths). With chip.peak_tflops also HFU and MFU.
     """
-    it = _iteration_model(model, parallel, system, overrides, dp_order, global_batch=global_batch)
+    with live_progress("measuring the routed network", as_json) as progress:
+        it = _iteration_model(
+            model, parallel, system, overrides, dp_order, global_batch=global_batch, progress=progress
+        )
     r = it.evaluate()
     total_s = _f(r.total_s)
     utilisation = {"hfu": it.hfu(total_s), "mfu": it.mfu(total_s)} if it.system.chip.peak_tflops is not None else {}

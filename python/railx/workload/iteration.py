@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -61,6 +61,9 @@ from railx.workload.system import (
     as_workload_system,
 )
 from railx.workload.traffic import Collective, Dim, Parallelism, compute_flops, traffic
+
+if TYPE_CHECKING:
+    from railx.progress import ProgressCallback
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
 
@@ -112,7 +115,8 @@ class IterationModel:
     `system` is a :class:`WorkloadSystem` (or a workload-system file), or any system the other
     analyses take (a `railx.System`, a realized `railx.Network`, a preset name, a system file)
     with the `chip` it runs on and optionally its `training` and `routing`
-    (:func:`railx.workload.system.as_workload_system`)."""
+    (:func:`railx.workload.system.as_workload_system`). `progress(done, total, unit)` hears the
+    lines measured on a routed system (railx.progress)."""
 
     def __init__(
         self,
@@ -123,6 +127,7 @@ class IterationModel:
         chip: ChipConfig | Mapping[str, Any] | None = None,
         training: TrainingConfig | Mapping[str, Any] | None = None,
         routing: str | None = None,
+        progress: ProgressCallback | None = None,
     ) -> None:
         system = as_workload_system(system, chip, training, routing)
         system.check(par)
@@ -134,7 +139,7 @@ class IterationModel:
         self.backward_s = flops.backward / rate
         self.flops = flops
         self.overlap = tuple(system.training.overlap)
-        self.links: dict[Dim, DimLink] = system.links(par)
+        self.links: dict[Dim, DimLink] = system.links(par, progress)
         self.terms: list[CommTerm] = [t for c in self.collectives for t in self._terms(c)]
 
     # ---- compute ---------------------------------------------------------------------------

@@ -50,7 +50,7 @@ import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import Field, InstanceOf, ValidationError, ValidationInfo, field_validator
 
@@ -67,6 +67,9 @@ from railx.config import (
 from railx.overrides import apply_overrides
 from railx.systems import PRESETS, System, SystemLike, resolve_system
 from railx.workload.traffic import DIMS, Dim, Parallelism, Recompute
+
+if TYPE_CHECKING:
+    from railx.progress import ProgressCallback
 
 __all__ = [
     "DP_ALL_REDUCE_ORDERS",
@@ -454,17 +457,18 @@ class WorkloadSystem(Strict):
             if count > plant.n:
                 raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {plant.n}; lower some ports")
 
-    def links(self, par: Parallelism) -> dict[Dim, DimLink]:
+    def links(self, par: Parallelism, progress: ProgressCallback | None = None) -> dict[Dim, DimLink]:
         """What each dimension of `par` gets: from the mapping (:meth:`link`) on a mapped plant, from
         the bandwidths of an [hb_domains] system (:meth:`HbDomainsConfig.links`), else measured on the
-        system's routed network (:func:`railx.workload.routed.routed_links`)."""
+        system's routed network (:func:`railx.workload.routed.routed_links`, which tells `progress`
+        the lines measured)."""
         if self.hb_domains is not None:
             return self.hb_domains.links(par)
         if self.mapped:
             return {d: self.link(d) for d in DIMS}
         from railx.workload.routed import routed_links
 
-        return routed_links(self.network_system(), par, self.routing)
+        return routed_links(self.network_system(), par, self.routing, progress)
 
     def link(self, dim: Dim, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
