@@ -22,6 +22,7 @@ from pathlib import Path
 
 from railx.availability import AvailabilityStats
 from railx.availability.plots import plot_availability_vs_rate, plot_size_vs_failures
+from railx.progress import shows_progress
 from railx.results import load
 from railx.sweep import Store, dask_client, load_spec, run_sweep
 
@@ -32,7 +33,7 @@ def run_spec(name: str, store: Path, client: object) -> list[AvailabilityStats]:
     """The spec's points, computed where missing, as the availability records in spec order."""
     sweep = load_spec(SPECS / f"{name}.toml")
     with Store(store) as db:
-        run_sweep(sweep, db, client=client)
+        run_sweep(sweep, db, client=client, quiet=not shows_progress(False))
     frame = load(store, sweep.name)
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from railx.progress import tracked
+
 REPO = Path(__file__).resolve().parents[1]
 TARGET_S = 0.5
 
@@ -67,7 +69,7 @@ def main() -> None:
     heads = "  ".join(f"{source + ' wall':>12} {source + ' CPU':>12}" for source in sources)
     print(f"{'case':<{width}}  {heads}" + ("  CPU ratio" if args.against else ""))
     print(f"(median of {args.runs} processes each; target {TARGET_S} s)")
-    for name, argv in cases:
+    for name, argv in tracked(cases, "start-up cases", "cases"):
         runs: dict[str, list[tuple[float, float]]] = {source: [] for source in sources}
         for _ in range(args.runs):
             for source, path in sources.items():  # alternating: both see the same load

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from railx._core import build_estimate
+from railx.progress import tracked
 
 MiB = 1 << 20
 JUDGED_FROM_BYTES = 16 * MiB  # smaller builds are within the allocator's noise
@@ -85,19 +86,19 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'builder':<14} {'chips':>10} {'estimate MiB':>13} {'measured MiB':>13} {'ratio':>6}")
     summary: dict[str, list[float]] = {}
-    for name in args.builders.split(","):
-        for i in range(args.sizes):
-            spec = BUILDERS[name](i)
-            estimate_bytes, _work = build_estimate(json.dumps(spec))
-            measured_bytes, chips = measure(spec)
-            ratio = estimate_bytes / max(measured_bytes, 1)
-            judged = measured_bytes >= JUDGED_FROM_BYTES
-            if judged:
-                summary.setdefault(name, []).append(ratio)
-            mark = "" if judged else "  (small: not judged)"
-            print(
-                f"{name:<14} {chips:>10,} {estimate_bytes / MiB:>13.1f} {measured_bytes / MiB:>13.1f} {ratio:>6.2f}{mark}"
-            )
+    cases = [(name, i) for name in args.builders.split(",") for i in range(args.sizes)]
+    for name, i in tracked(cases, "builders measured", "sizes"):
+        spec = BUILDERS[name](i)
+        estimate_bytes, _work = build_estimate(json.dumps(spec))
+        measured_bytes, chips = measure(spec)
+        ratio = estimate_bytes / max(measured_bytes, 1)
+        judged = measured_bytes >= JUDGED_FROM_BYTES
+        if judged:
+            summary.setdefault(name, []).append(ratio)
+        mark = "" if judged else "  (small: not judged)"
+        print(
+            f"{name:<14} {chips:>10,} {estimate_bytes / MiB:>13.1f} {measured_bytes / MiB:>13.1f} {ratio:>6.2f}{mark}"
+        )
     print("\nestimate / measured per builder (judged sizes): min, max, within 2x")
     for name, ratios in summary.items():
         within = all(0.5 <= r <= 2.0 for r in ratios)

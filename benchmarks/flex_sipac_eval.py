@@ -41,6 +41,7 @@ from railx.multitenant.baselines import flex_sipac  # noqa: E402
 from railx.multitenant.commands import workload_jct  # noqa: E402
 from railx.multitenant.testbed import run_testbed  # noqa: E402
 from railx.multitenant.workloads import WORKLOADS, iteration_messages  # noqa: E402
+from railx.progress import tracked  # noqa: E402
 from railx.systems import System  # noqa: E402
 
 FIG7_SIZES = [10**e for e in range(3, 9)] + [3 * 10**e for e in range(3, 8)]
@@ -71,7 +72,7 @@ def _builder(allocation: str):  # type: ignore[no-untyped-def]
 def run(n_cus: int, mixes: Sequence[JobMix], allocation: str) -> list[JctRow]:
     sizes = sorted(set(FIG7_SIZES) | {b for w in WORKLOADS for b in iteration_messages(w)})
     rows = []
-    for mix in mixes:
+    for mix in tracked(mixes, f"{n_cus}-CU mixes", "mixes"):
         t = time.perf_counter()
         rows += evaluate(list(TOPOLOGIES), ["M", "F"], [mix], sizes, build=_builder(allocation))
         print(f"# {n_cus} CUs, mix {mix.label()}: {time.perf_counter() - t:.1f} s", flush=True)

@@ -49,6 +49,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from railx.progress import tracked
 from railx.routing import route
 from railx.sim import FlitSettings, preset_routing, preset_settings, simulate, step_saturation, sweep
 from railx.systems import System, resolve_system
@@ -159,7 +160,7 @@ def saturation(cycles: int, quick: bool) -> None:
             (0,),
         ),
     }
-    for name, (router, routing, seeds) in routers.items():
+    for name, (router, routing, seeds) in tracked(list(routers.items()), "torus saturation sweeps", "routers"):
         zero, _ = simulate(
             TORUS,
             "uniform",
@@ -240,7 +241,7 @@ def cnsim_table(defaults_cycles: tuple[int, int]) -> None:
         f"{'k':>2} {'railx defaults':>15} {'cnsim preset':>13} {'CNSim':>6} {'preset/CNSim':>13}"
         f" {'zero-load: defaults':>20} {'preset':>7} {'CNSim':>6}  wall s"
     )
-    for k, reference in CNSIM_SATURATION.items():
+    for k, reference in tracked(list(CNSIM_SATURATION.items()), "CNSim comparison", "k values"):
         start = time.perf_counter()
         system = fig14_railx(k)
         warmup, measure = defaults_cycles

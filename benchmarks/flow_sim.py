@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from railx.progress import tracked
+
 CASES = {
     "4096-all-reduce": (32, "hierarchical", 1 << 30),
     "4096-all-to-all": (32, "all-to-all", 1 << 20),
@@ -66,7 +68,7 @@ def main() -> int:
     if args.case is not None:
         run_case(args.case)
         return 0
-    for name in CASES:
+    for name in tracked(list(CASES), "flow-level cases", "cases"):
         subprocess.run([sys.executable, __file__, "--case", name], check=True)
     return 0
 

@@ -16,6 +16,7 @@ from railx.collectives.commands import collective_report
 from railx.collectives.railonly import PAPER_SLOWDOWN, forwarding_slowdown, slowdown_rows
 from railx.cost.railonly import clos_30k_anchor, switch_ratio
 from railx.platforms import PLATFORMS
+from railx.progress import live_progress
 from railx.systems import System
 
 
@@ -111,7 +112,8 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     platforms()
-    slowdowns(args.domains, args.flit_domains)
+    with live_progress("flow- and flit-level slow-downs", quiet=False):  # the elapsed time, on a terminal
+        slowdowns(args.domains, args.flit_domains)
     text_figures()
     if args.plot is not None:
         plot(args.plot, args.domains)

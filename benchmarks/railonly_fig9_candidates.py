@@ -36,6 +36,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from railx.progress import tracked
 from railx.workload.railonly import sweeps
 from railx.workload.railonly.sweeps import CALCULON, RAILX, Choices
 from railx.workload.system import HbDomainsConfig
@@ -283,7 +284,7 @@ def main() -> None:
     print(f"{'candidate':<34}{'NIC K=8':>9}{'NIC K=256':>11}{'HB K=8':>8}{'HB K=256':>10}{'max |diff|':>12}")
     print(f"{'paper':<34}{PAPER[0]:>8.1f}%{PAPER[1]:>10.1f}%{PAPER[2]:>7.1f}%{PAPER[3]:>9.1f}%")
     rows = []
-    for v in grid() if args.grid else CANDIDATES:
+    for v in tracked(grid() if args.grid else CANDIDATES, "Fig. 9 candidates", "variants"):
         g = gains(v)
         err = max(abs(a - b) for a, b in zip(g, PAPER, strict=True))
         rows.append((err, v, g))

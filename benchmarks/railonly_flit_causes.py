@@ -17,6 +17,7 @@ from typing import Any
 from railx._core import flit_collective
 from railx.collectives.commands import collective_report
 from railx.platforms import platform_peer
+from railx.progress import tracked
 from railx.systems import System, core_of
 
 PAIR_BYTES = 32 << 10
@@ -66,7 +67,7 @@ def main() -> None:
     start = time.perf_counter()
     print(f"flit / flow of the all-to-all, {CHIPS} GPUs, {PAIR_BYTES >> 10} KiB per pair")
     print(f"{'system':<38} {'algo':<9} " + " ".join(f"{label:>10}" for label, _ in SETTINGS))
-    for label, system, algo in _systems():
+    for label, system, algo in tracked(_systems(), "flit runs", "systems"):
         flow = collective_report(system, "all-to-all", algo, CHIPS * PAIR_BYTES, "flow")["time_s"]
         ratios = [_flit_s(system, algo, change) / flow for _, change in SETTINGS]
         print(f"{label:<38} {algo:<9} " + " ".join(f"{r:10.3f}" for r in ratios), flush=True)

@@ -27,6 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from railx.progress import live_progress
 from railx.workload.railonly import EFFICIENCY, Point, bandwidth_sweep, batch_sweep, hb_size_sweep, validate_hfu
 from railx.workload.railonly.sweeps import (
     CALCULON,
@@ -47,8 +48,10 @@ R = TypeVar("R")
 
 
 def timed(label: str, fn: Callable[[], R]) -> R:
+    """`fn()` under a bar showing its elapsed time (a terminal only); prints the seconds."""
     start = time.perf_counter()
-    out = fn()
+    with live_progress(label, quiet=False):
+        out = fn()
     print(f"[{label}: {time.perf_counter() - start:.2f} s]")
     return out
 

@@ -20,6 +20,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from railx.progress import tracked
 from railx.workload.jobs import load_job
 from railx.workload.matrix import TrafficMatrix, plot_heatmap, traffic_matrix
 
@@ -81,7 +82,7 @@ def main() -> None:
     print(
         f"{'job':<20} {'GPUs':>5} {'build s':>8}  volume shares (%)  |  pairs with no traffic (%)  |  largest pair GB (HB / NIC)"
     )
-    for key in (*MEGATRON, "gh200-gpt-1t", "deepspeed-moe-1.3b"):
+    for key in tracked((*MEGATRON, "gh200-gpt-1t", "deepspeed-moe-1.3b"), "traffic matrices", "jobs"):
         tm, seconds = build(key)
         matrices[key] = tm
         shares = ", ".join(f"{k} {100 * v:.3g}" for k, v in tm.volume_shares().items())

@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from railx.progress import shows_progress
 from railx.report import build_report, catalogue
 from railx.report.build import run_specs
 from railx.report.catalogue import spec_path
@@ -52,7 +53,7 @@ def main() -> int:
         store = args.store or Path(scratch) / "report.duckdb"
         start = time.perf_counter()
         specs = [spec_path(s) for r in catalogue() if r.id not in args.skip for s in r.specs]
-        run_specs(specs, store, workers=args.workers)
+        run_specs(specs, store, workers=args.workers, quiet=not shows_progress(False))
         analyses_s = time.perf_counter() - start
         builds = []
         for i in range(args.repeat):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import railx
 from railx.config import Config
+from railx.progress import live_progress
 from railx.routing import check_deadlock, route_stats
 from railx.systems import System
 
@@ -48,18 +49,23 @@ preset = "torus"
 
 
 def timed(label: str, fn):
+    """Runs `fn(progress)` under a live bar (a terminal only; the core hears `progress`), prints
+    its result and wall time; returns the seconds."""
     start = time.perf_counter()
-    result = fn()
+    with live_progress(label, quiet=False) as progress:
+        result = fn(progress)
     seconds = time.perf_counter() - start
     print(f"{label:<58} {seconds:7.2f} s  {result}")
     return seconds
 
 
 def torus_case(routing: str) -> float:
-    """The exhaustive check of the 10,000-chip torus in a child process; its wall time."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--torus", routing], check=True, capture_output=True, text=True
-    ).stdout
+    """The exhaustive check of the 10,000-chip torus in a child process; its wall time (the
+    child's output is read back, so the bar shows the elapsed time only)."""
+    with live_progress(f"10,000-chip torus, {routing}", quiet=False):
+        out = subprocess.run(
+            [sys.executable, __file__, "--torus", routing], check=True, capture_output=True, text=True
+        ).stdout
     print(out, end="")
     return float(out.split("wall")[1].split()[0])
 
@@ -87,8 +93,10 @@ def main() -> int:
     hyperx = railx.realize(EXAMPLES / "hyperx-9x9.toml")
     t1 = timed(
         "1,296-chip HyperX, minimal, exhaustive",
-        lambda: {
-            k: v for k, v in check_deadlock(hyperx).items() if k in ("acyclic", "vcs_used", "pairs", "dependencies")
+        lambda progress: {
+            k: v
+            for k, v in check_deadlock(hyperx, progress=progress).items()
+            if k in ("acyclic", "vcs_used", "pairs", "dependencies")
         },
     )
     t2 = torus_case("minimal")
@@ -96,17 +104,17 @@ def main() -> int:
     big = railx.realize(EXAMPLES / "railx7mesh-hyperx.toml")
     timed(
         "200,704-chip RailX7Mesh, 100,000 sampled routes",
-        lambda: {
+        lambda progress: {
             k: v
-            for k, v in route_stats(big, samples=100_000).items()
+            for k, v in route_stats(big, samples=100_000, progress=progress).items()
             if k in ("max_inter_node_hops", "mean_inter_node_hops", "max_hops", "max_vc")
         },
     )
     timed(
         "200,704-chip RailX7Mesh, structural deadlock check",
-        lambda: {
+        lambda progress: {
             k: v
-            for k, v in check_deadlock(big, samples=100_000).items()
+            for k, v in check_deadlock(big, samples=100_000, progress=progress).items()
             if k in ("acyclic", "method", "vcs_used", "pairs")
         },
     )
@@ -117,7 +125,9 @@ def main() -> int:
     ]:
         timed(
             label,
-            lambda s=system, r=routing: {k: v for k, v in check_deadlock(s, r).items() if k in DEADLOCK_KEYS},
+            lambda progress, s=system, r=routing: {
+                k: v for k, v in check_deadlock(s, r, progress=progress).items() if k in DEADLOCK_KEYS
+            },
         )
     ok = t1 <= 5 and t2 <= 30 and t3 <= 30
     print("PASS" if ok else "MISS")

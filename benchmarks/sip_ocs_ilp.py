@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from railx.multitenant.sip_ocs import cayley_steering, exact_steering, moore_bound
+from railx.progress import tracked
 
 SMALL = [(4, 1), (4, 2), (4, 3), (5, 1), (5, 2), (5, 3), (5, 4), (6, 1), (6, 2), (6, 3)]
 EVALUATION_SIZES = [8, 16, 24, 32, 40, 48, 56, 64, 128, 256, 384, 448, 512]
@@ -27,7 +28,7 @@ def gap_table() -> None:
         "| k | q | SiP-ML direct only | exact MILP (relayed) | MILP time (s) | Cayley heuristic | gap | Moore bound |"
     )
     print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
-    for k, q in SMALL:
+    for k, q in tracked(SMALL, "exact MILPs", "meshes"):
         mesh = np.ones((k, k)) - np.eye(k)
         direct = exact_steering(mesh, q, relay=False).throughput
         t = time.perf_counter()
@@ -46,7 +47,7 @@ def evaluation_table(q: int = 16) -> None:
     print(f"\n### The Cayley heuristic at the evaluation's job sizes, q = {q}\n")
     print("| GPUs | chosen | lambda | Moore bound | lambda / bound | time (s) |")
     print("| ---: | --- | ---: | ---: | ---: | ---: |")
-    for k in EVALUATION_SIZES:
+    for k in tracked(EVALUATION_SIZES, "Cayley heuristic", "sizes"):
         t = time.perf_counter()
         steering = cayley_steering(k, q)
         took = time.perf_counter() - t

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from railx.progress import shows_progress
 from railx.sweep import Store, Sweep, dask_client, load_spec, parse_spec, run_sweep
 
 SPECS = Path(__file__).resolve().parent.parent / "examples" / "sweeps"
@@ -52,7 +53,7 @@ def timed_run(sweeps: list[Sweep], workers: int, store: Path) -> dict[str, float
         begin = time.perf_counter()
         with Store(store) as db:
             for sweep in sweeps:
-                run_sweep(sweep, db, client=client)
+                run_sweep(sweep, db, client=client, quiet=not shows_progress(False))
         wall_s = time.perf_counter() - begin
     with Store(store, read_only=True) as db:
         _names, rows = db.query("SELECT sum(wall_s), count(*), count(*) FILTER (WHERE status <> 'ok') FROM points")

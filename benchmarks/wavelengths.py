@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from railx.progress import tracked
 from railx.wavelengths import Instance, Job, SiPAC, assign_wavelengths, heuristic, reconfigure, relax, solve_exact
 from railx.wavelengths.colouring import wavelength_conflicts
 from railx.wavelengths.traffic import COLLECTIVES, traffic_matrix, wavelength_targets
@@ -115,7 +116,7 @@ def main() -> None:
         f"{'gap/wl':>7} {'compl':>6} {'DSat':>6} {'konig':>6} {'changes':>7} {'least':>7} {'recol':>5}"
     )
     t0 = time.perf_counter()
-    for r, L, w in NETWORKS:
+    for r, L, w in tracked(NETWORKS, "networks", "networks"):
         run_network(r, L, w, args.mixes, args.seed)
     print(f"total wall time {time.perf_counter() - t0:.1f} s")
 

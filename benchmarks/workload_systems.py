@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from railx.progress import tracked
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
 from railx.workload.system import load_workload_system
@@ -74,7 +75,7 @@ def main() -> None:
         "| system | iteration s | exposed compute s | exposed comm s | D hidden (window) s | T s | C s | E s | D s | P s | took s |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name in NAMES:
+    for name in tracked(NAMES, "workload on each system", "systems"):
         r = row(name)
         rows.append(r)
         par = r["by_parallelism_s"]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -53,6 +54,31 @@ def run_railx(*args: str | os.PathLike[str], cwd: Path = REPO) -> CliResult:
         sys.argv = saved_argv
         os.chdir(saved_cwd)
     return CliResult(rc, stdout.getvalue(), stderr.getvalue())
+
+
+def all_commands() -> dict[str, Any]:
+    """Every leaf command of `railx` (a click command) by its path (`ocs synth`, `results query`),
+    every module loaded."""
+    import typer._click as click
+    from typer.main import get_command
+
+    from railx.cli import app
+
+    group = get_command(app)
+    out: dict[str, Any] = {}
+    with click.Context(group, info_name="railx") as ctx:
+
+        def walk(command: Any, path: str, parent: Any) -> None:
+            if hasattr(command, "list_commands"):  # a group (typer vendors click without Group)
+                with click.Context(command, info_name=path, parent=parent) as sub:
+                    for name in command.list_commands(sub):
+                        walk(command.get_command(sub, name), f"{path} {name}".strip(), sub)
+            else:
+                out[path] = command
+
+        for name in group.list_commands(ctx):
+            walk(group.get_command(ctx, name), name, ctx)
+    return out
 
 
 def run_railx_process(*args: str | os.PathLike[str], console_script: bool = False) -> CliResult:

@@ -201,7 +201,10 @@ def test_bad_failed_files_are_one_line(examples: Path, tmp_path: Path, failed: s
 
 def test_bad_rate_and_jobs_are_refused(examples: Path, tmp_path: Path) -> None:
     result = run_railx("availability", examples / "jobs.toml", "--rate", "-0.1")
-    assert result.rc == 2 and "--rate = -0.1" in result.stderr
+    assert (
+        result.rc == 2
+        and "Invalid value for '--rate': must be a finite number >= 0 and <= 1, not -0.1" in result.stderr
+    )
     failed = tmp_path / "failed.json"
     failed.write_text("[]")
     jobs = tmp_path / "jobs.toml"

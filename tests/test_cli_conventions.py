@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.main import get_command
 
-from conftest import REPO, run_railx
+from conftest import REPO, all_commands, run_railx
 from railx import __version__
 from railx.cli import COMMANDS, app
 from railx.config import SimConfig
@@ -23,25 +23,6 @@ from railx.overrides import apply_overrides
 
 HYPERX = "examples/hyperx-5x5.toml"
 HEAVY = ("cvxpy", "matplotlib", "scipy", "dask", "duckdb", "numpy", "pydantic", "pandas", "networkx")
-
-
-def _all_commands() -> dict[str, click.Command]:
-    """Every leaf command by its path (`ocs synth`, `results query`), every module loaded."""
-    group = get_command(app)
-    out: dict[str, click.Command] = {}
-    with click.Context(group, info_name="railx") as ctx:
-
-        def walk(command: click.Command, path: str, parent: click.Context) -> None:
-            if hasattr(command, "list_commands"):  # a group (typer vendors click without Group)
-                with click.Context(command, info_name=path, parent=parent) as sub:
-                    for name in command.list_commands(sub):
-                        walk(command.get_command(sub, name), f"{path} {name}".strip(), sub)
-            else:
-                out[path] = command
-
-        for name in group.list_commands(ctx):
-            walk(group.get_command(ctx, name), name, ctx)
-    return out
 
 
 def test_help_and_a_subcommands_help_import_no_heavy_module() -> None:
@@ -82,7 +63,7 @@ TAKE_A_SYSTEM = ("plan", "network", "ocs synth", "availability", "allocate", "co
 
 
 def test_every_help_shows_flags_without_a_value_and_names_the_system_SYSTEM() -> None:
-    commands = _all_commands()
+    commands = all_commands()
     for path, command in commands.items():
         result = run_railx(*path.split(), "--help")
         assert result.rc == 0, (path, result.stderr)
@@ -99,7 +80,7 @@ def test_every_help_shows_flags_without_a_value_and_names_the_system_SYSTEM() ->
 
 def test_sim_options_match_the_sim_table() -> None:
     # Same names, defaults and ranges: a [sim] table and the command line mean the same thing.
-    sim = _all_commands()["sim"]
+    sim = all_commands()["sim"]
     options = {p.name: p for p in sim.params if p.param_type_name == "option"}
     for name, field in SimConfig.model_fields.items():
         option = options[name]
@@ -151,6 +132,53 @@ def test_key_value_overrides_any_field(tmp_path: Path) -> None:
     small = run_railx("route", "hyperx", "peer.dims=[4,4]", "--stats", "--json")
     assert small.rc == 0, small.stderr
     assert json.loads(small.stdout)["pairs"] == (16 * 16) * (16 * 16 - 1)
+
+
+def test_cost_takes_overrides_after_each_system() -> None:
+    # Each KEY=VALUE sets a field of the SYSTEM before it: one preset priced twice, two rows.
+    result = run_railx("cost", "ft2", "ft2", "peer.chips=1024", HYPERX, "system.m=3", "--json")
+    assert result.rc == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert list(rows) == ["ft2", "ft2 peer.chips=1024", f"{HYPERX} system.m=3"]
+    assert rows["ft2"]["chips"] == 2048 and rows["ft2 peer.chips=1024"]["chips"] == 1024
+    # A non-blocking two-tier fat-tree costs the same per chip at half the chips (switches scale).
+    assert rows["ft2 peer.chips=1024"]["cost_usd"] == pytest.approx(rows["ft2"]["cost_usd"] / 2)
+    assert rows[f"{HYPERX} system.m=3"]["chips"] == 25 * 9
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("cost", "peer.chips=1024", "ft2"), "'peer.chips=1024': an override follows the SYSTEM whose field it sets"),
+        (("cost", "ft2", "peer.chip=1024"), "unknown field `chip`"),
+        (("cost", HYPERX, "system.k=-1"), "system.k = -1: Input should be greater than 0"),
+    ],
+)
+def test_bad_cost_overrides_are_one_line_errors(args: tuple[str, ...], message: str) -> None:
+    result = run_railx(*args)
+    assert result.rc == 2
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert message in result.stderr, result.stderr
+
+
+WORKLOAD = ("llama3-70b-moe8", "--parallel", "T=4,C=2,E=2,D=4,P=2", "--system", "examples/workloads/listing1.toml")
+
+
+def test_workload_and_allocate_bw_take_overrides_of_the_system_file() -> None:
+    def run(command: str, *overrides: str) -> dict:
+        result = run_railx(command, *WORKLOAD, *overrides, "--json")
+        assert result.rc == 0, result.stderr
+        return json.loads(result.stdout)
+
+    base, slower = run("workload"), run("workload", "chip.sustained_tflops=200")
+    # Half the FLOP/s: twice the compute, the communication unchanged.
+    assert slower["compute_total_s"] == pytest.approx(2 * base["compute_total_s"])
+    assert slower["comm_exposed_s"] == pytest.approx(base["comm_exposed_s"])
+    assert run("workload", "training.micro_batches=16")["micro_batches"] == 16
+    assert run("allocate-bw", "training.micro_batches=16")["mapped_time_s"] > run("allocate-bw")["mapped_time_s"]
+    bad = run_railx("workload", *WORKLOAD, "chip.sustained_tflops=-3")
+    assert bad.rc == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "chip.sustained_tflops = -3: Input should be greater than 0" in bad.stderr
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,10 @@ def test_cli_flow_and_errors(tmp_path: Path) -> None:
             f"error: chunks = {2**30}: this bidir-ring schedule (aggregated over 8",
         ),
         ((system, "--size", "8", "--fidelity", "flow", "--routing", "zigzag"), "error: routing = zigzag"),
-        ((system, "--size", "8", "--fidelity", "flow", "--reduce-s-per-byte", "-1"), "error: reduce_s_per_byte = -1"),
+        (
+            (system, "--size", "8", "--fidelity", "flow", "--reduce-s-per-byte", "-1"),
+            "error: Invalid value for '--reduce-s-per-byte': must be a finite number >= 0, not -1",
+        ),
     ]:
         out = run_cli(*args)
         assert out.returncode == 2, (args, out.stderr)

@@ -94,3 +94,31 @@ def test_cost_options(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
 def test_table2_takes_an_hb_domain_that_divides() -> None:
     result = run_railx("cost", "--railonly-table2", "--hb-domain", "128", "--json")
     assert result.rc == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        # One given failure set is evaluated, not sampled: sampling options would be ignored.
+        (("--samples", "5"), ("--samples 5", "samples nothing", "drop --samples, or add --plot")),
+        (("--seed", "3"), ("--seed 3", "samples nothing", "drop --seed")),
+    ],
+)
+def test_availability_sampling_options_without_sampling(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    assert_one_line_error(
+        run_railx("availability", "examples/jobs.toml", "--failed", "examples/failed.json", *args), *needles
+    )
+
+
+def test_availability_sampling_options_that_apply_still_run(tmp_path) -> None:
+    rate = run_railx("availability", "examples/jobs.toml", "--rate", "0.01", "--samples", "2", "--seed", "3", "--json")
+    assert rate.rc == 0, rate.stderr
+    plot = tmp_path / "fig17.png"
+    failed = ("availability", "examples/jobs.toml", "--failed", "examples/failed.json")
+    with_plot = run_railx(*failed, "--samples", "1", "--seed", "3", "--plot", plot, "--json")
+    assert with_plot.rc == 0, with_plot.stderr
+
+
+def test_multitenant_sigma_beside_jobs() -> None:
+    result = run_railx("multitenant", "--cus", "64", "--job", "40", "--job", "24", "--size", "1MB", "--sigma", "0.5")
+    assert_one_line_error(result, "--sigma 0.5", "instead of --job", "not both")

@@ -4,12 +4,16 @@ stderr and exit 2, never a traceback."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import run_railx
+from tests.conftest import all_commands, run_railx
+
+from railx.options import FiniteNumber
 
 HYPERX = "examples/hyperx-9x9.toml"
 
@@ -122,16 +126,70 @@ def test_job_on_a_configuration_without_jobs_says_there_are_none() -> None:
 @pytest.mark.parametrize(
     ("option", "needle"),
     [
-        ("--load", "Invalid value for '--load'"),
-        ("--hotspot-fraction", "sim.hotspot_fraction = nan: Input should be a finite number"),
-        ("--injection", "sim.injection = nan: Input should be a finite number"),
+        ("--load", "Invalid value for '--load': must be a finite number >= 0, not nan"),
+        (
+            "--hotspot-fraction",
+            "Invalid value for '--hotspot-fraction': must be a finite number >= 0 and <= 1, not nan",
+        ),
+        ("--injection", "Invalid value for '--injection': must be a finite number >= 0.01 and <= 1024, not nan"),
     ],
 )
 def test_a_nan_number_names_its_field(option: str, needle: str) -> None:
-    """Not "traffic: expected value at line 1 column 32" (JSON cannot carry NaN to the core)."""
+    """Not "traffic: expected value at line 1 column 32" (JSON cannot carry NaN to the core), nor
+    click's "must be >= 0", which calls NaN merely out of range."""
     extra = ("--traffic", "hotspot") if option == "--hotspot-fraction" else ()
     result = run_railx("sim", "examples/hyperx-5x5.toml", *extra, option, "nan", "--cycles", "1")
     assert_one_line_error(result, needle)
+
+
+def _float_options() -> list[tuple[str, str, FiniteNumber]]:
+    """(command path, option, its reader) of every float option of every command."""
+    out = []
+    for path, command in all_commands().items():
+        for param in command.params:
+            descriptor = getattr(param, "type_descriptor", None)
+            annotation = getattr(descriptor, "annotation", None)
+            if float in (annotation, *get_args(annotation)):
+                out.append((path, param.opts[0], descriptor.parameter_info.parser))
+    return out
+
+
+FLOAT_OPTIONS = _float_options()
+
+
+def test_every_float_option_is_read_as_a_finite_number_in_its_range() -> None:
+    assert {option for _, option, _ in FLOAT_OPTIONS} >= {"--load", "--time-limit", "--rate", "--total-bw"}
+    for path, option, reader in FLOAT_OPTIONS:
+        assert isinstance(reader, FiniteNumber), (path, option)
+
+
+@pytest.mark.parametrize(("path", "option", "reader"), FLOAT_OPTIONS, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "abc", "1e999"])
+def test_a_float_option_refuses_what_is_not_a_finite_number(
+    path: str, option: str, reader: FiniteNumber, value: str
+) -> None:
+    result = run_railx(*path.split(), option, value)
+    assert_one_line_error(result, f"Invalid value for '{option}': must be {reader.rule()}, not {value}")
+
+
+@pytest.mark.parametrize(
+    ("reader", "inside", "outside", "rule"),
+    [
+        (FiniteNumber(0), [0, 1e300], [-1e-300, math.nan, math.inf], "a finite number >= 0"),
+        (FiniteNumber(0, low_open=True), [1e-300], [0, -1], "a finite number > 0"),
+        (FiniteNumber(0, 1, high_open=True), [0, 0.999], [1, -0.1], "a finite number >= 0 and < 1"),
+        (FiniteNumber(0.001, 3600), [0.001, 3600], [0.0009, 3601], "a finite number >= 0.001 and <= 3600"),
+        (FiniteNumber(), [-1e300, 0], [math.nan, -math.inf], "a finite number"),
+    ],
+)
+def test_finite_number_ranges(reader: FiniteNumber, inside: list[float], outside: list[float], rule: str) -> None:
+    from pydantic_core import PydanticCustomError
+
+    assert reader.rule() == rule
+    assert [reader(str(x)) for x in inside] == inside
+    for x in outside:
+        with pytest.raises(PydanticCustomError, match=f"must be {rule}, not"):
+            reader(str(x))
 
 
 def test_a_nan_load_in_a_sweep_names_it() -> None:

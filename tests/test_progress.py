@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import railx
 from conftest import REPO, run_railx
 from railx import Cancelled, System
 from railx.collectives.commands import collective_report
@@ -145,3 +146,40 @@ def test_ctrl_c_stops_a_long_flit_run_with_exit_130(tmp_path: Path) -> None:
         os.close(leader)
     assert rc == 130
     assert b"interrupted: flit-level uniform stopped, nothing was written" in shown + rest
+
+
+def test_a_watched_plan_equals_an_unwatched_one() -> None:
+    """A plan's metrics with a callback (two jobs: two regions) are the plan without one; the
+    core's reports (source nodes walked, summed over the regions) are tested in
+    crates/railx-core/tests/progress.rs."""
+    network = railx.realize(REPO / "examples" / "jobs.toml")
+    assert network.plan(Calls()) == network.plan()
+
+
+def test_a_watched_routed_workload_equals_an_unwatched_one() -> None:
+    """The lines of a routed system's workload measured with a callback are those without (the
+    reports are tested in crates/railx-core/tests/progress.rs)."""
+    from railx.workload import IterationModel, load_model, load_workload_system
+
+    system = load_workload_system(REPO / "examples" / "workloads" / "tpuv4-64.toml")
+    model, par = load_model("llama3-70b-moe8"), system.parallelism(T=4, C=2, E=2, D=4, P=2)
+    assert IterationModel(model, par, system, progress=Calls()).links == IterationModel(model, par, system).links
+
+
+def test_python_loops_report_every_step_once() -> None:
+    """The hooks of the long Python loops (availability's sweeps, multitenant's networks) and
+    `tracked` count to their totals in order, and change no result."""
+    from railx.availability.montecarlo import sweep
+    from railx.multitenant import evaluate, map_jobs
+    from railx.progress import tracked
+
+    seen: list[tuple[int, int]] = []
+    watched = sweep([(4, 4), (6, 6)], rates=[0.01, 0.1], samples=3, on_sample=lambda d, t: seen.append((d, t)))
+    assert watched == sweep([(4, 4), (6, 6)], rates=[0.01, 0.1], samples=3)
+    assert seen == [(d, 12) for d in range(1, 13)]
+    networks: list[tuple[int, int]] = []
+    mix = [map_jobs([40, 24], 64)]
+    rows = evaluate(["superpod", "sipac"], ["M", "F"], mix, [1 << 20], on_network=lambda d, t: networks.append((d, t)))
+    assert networks == [(1, 3), (2, 3), (3, 3)]  # F only on SiPAC
+    assert rows == evaluate(["superpod", "sipac"], ["M", "F"], mix, [1 << 20])
+    assert list(tracked([3, 1, 2], "steps", "steps")) == [3, 1, 2]

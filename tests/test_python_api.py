@@ -4,6 +4,7 @@ networkx."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 from tests.conftest import REPO
 
 import railx
@@ -105,3 +107,73 @@ def test_to_networkx_matches_the_graphml_export(network: railx.Network, tmp_path
     ours = network.to_networkx()
     assert exported.number_of_edges() == ours.number_of_edges()
     assert sorted(d for _, d in exported.out_degree()) == sorted(d for _, d in ours.out_degree())
+
+
+WORKLOAD_FILE = REPO / "examples" / "workloads" / "tpuv4-64.toml"
+
+
+@pytest.mark.parametrize("form", ["workload-system", "workload-file", "system", "peer-file"])
+def test_the_workload_model_takes_every_form_of_a_system(form: str, tmp_path: Path) -> None:
+    """IterationModel and best_parallelism take what every other analysis takes (a railx.System,
+    a realized Network, a system file) with the chip it runs on, as well as a WorkloadSystem or
+    its file: the same system gives the same iteration time in every form."""
+    from railx.workload import IterationModel, as_workload_system, load_model, load_workload_system
+    from railx.workload.search import best_parallelism
+
+    memory = "chip.memory_GB=80"  # for the parallelisation search
+    workload_file = tmp_path / "tpuv4-64.toml"
+    workload_file.write_text(WORKLOAD_FILE.read_text().replace("[chip]\n", "[chip]\nmemory_GB = 80\n"))
+    document = tomllib.loads(workload_file.read_text())
+    chip, training = document["chip"], document["training"]
+    reference = load_workload_system(WORKLOAD_FILE, [memory])
+    assert reference.chip == load_workload_system(workload_file).chip
+    peer_file = tmp_path / "torus.toml"
+    peer_file.write_text("[peer]\n" + "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in document["peer"].items()))
+    system = railx.System("torus", "torus", peer=document["peer"])
+    given = {
+        "workload-system": (reference, {}),
+        "workload-file": (str(workload_file), {}),
+        "system": (system, {"chip": chip, "training": training}),
+        "peer-file": (peer_file, {"chip": chip, "training": training}),
+    }[form]
+    model = load_model("llama3-70b-moe8")
+    par = reference.parallelism(T=4, C=2, E=2, D=4, P=2)
+    expected = float(IterationModel(model, par, reference).evaluate().total_s)
+    it = IterationModel(model, par, given[0], **given[1])
+    assert float(it.evaluate().total_s) == pytest.approx(expected, rel=1e-12)
+    assert as_workload_system(given[0], **given[1]).chips == 64
+    dense = load_model("llama3-70b")
+    best = best_parallelism(dense, given[0], 512, **given[1])
+    assert best.time_s == pytest.approx(best_parallelism(dense, reference, 512).time_s, rel=1e-12)
+
+
+def test_a_realized_network_is_measured_as_it_is_built(network: railx.Network) -> None:
+    from railx.workload import IterationModel, as_workload_system, load_model
+    from railx.workload.traffic import Parallelism
+
+    chip = {"sustained_tflops": 400}
+    ws = as_workload_system(network, chip=chip)
+    assert ws.network_system().core is network.core  # the network already built, shared
+    par = Parallelism(T=4, D=25, micro_batches=4)
+    model = load_model("llama3-70b")
+    assert float(IterationModel(model, par, network, chip=chip).evaluate().total_s) == pytest.approx(
+        float(IterationModel(model, par, CONFIG, chip=chip).evaluate().total_s), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("system", "kwargs", "message"),
+    [
+        ("tpuv4", {}, "chip: a workload on a system needs the chip's sustained throughput"),
+        (WORKLOAD_FILE, {"chip": {"sustained_tflops": 3}}, "chip: the workload system already sets"),
+        ("tpuv4", {"chip": {"sustained_tflops": -3}}, "chip.sustained_tflops = -3: Input should be greater than 0"),
+        ("tpuv4", {"chip": {"sustained_tflops": 3}, "routing": "nope"}, "nope"),
+    ],
+)
+def test_bad_workload_systems_are_one_line_errors(system: object, kwargs: dict, message: str) -> None:
+    from railx.workload import as_workload_system, load_model
+    from railx.workload.iteration import IterationModel
+    from railx.workload.traffic import Parallelism
+
+    with pytest.raises(railx.ConfigError, match=re.escape(message)):
+        IterationModel(load_model("llama3-70b"), Parallelism(T=8, D=512), as_workload_system(system, **kwargs))

@@ -222,9 +222,12 @@ def plan(config: ConfigArg, overrides: OverridesArg = None, as_json: JsonOpt = F
     """
     from railx.config import load_config
     from railx.network import realize
+    from railx.progress import live_progress
     from railx.tables import cell, console, print_table, table
 
-    report = realize(load_config(config, overrides)).plan()
+    network = realize(load_config(config, overrides))
+    with live_progress("plan metrics", as_json) as progress:
+        report = network.plan(progress)
     if as_json:
         print(json.dumps(report, indent=2))
         return

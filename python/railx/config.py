@@ -303,6 +303,11 @@ def _comma_separated(value: Any, item: type, field: str, example: str) -> Any:
     return items
 
 
+# A chip's injection bandwidth in flits/cycle, as the flit simulator's configuration bounds it.
+MIN_INJECTION = 0.01
+MAX_INJECTION = 1024.0
+
+
 class SimConfig(Strict):
     """`[sim]`: the flit-level simulator's settings (`railx sim`), each named as its command-line
     option (dashes as underscores) with the same default and range; an option given on the
@@ -319,9 +324,9 @@ class SimConfig(Strict):
     seed: int = Field(default=0, ge=0, le=2**64 - 1)  # as --seed: the core's unsigned 64-bit seed
     permutation: str = "random"
     hotspot_chips: list[int] = Field(default_factory=lambda: [0])
-    hotspot_fraction: float = Field(default=0.2, allow_inf_nan=False)
+    hotspot_fraction: float = Field(default=0.2, ge=0, le=1, allow_inf_nan=False)
     size_flits: int | None = Field(default=None, ge=1)
-    injection: float | None = Field(default=None, allow_inf_nan=False)
+    injection: float | None = Field(default=None, ge=MIN_INJECTION, le=MAX_INJECTION, allow_inf_nan=False)
     router_delay: int = Field(default=1, ge=0)
     head_delay: int = Field(default=0, ge=0)
     injection_queues: str = "single"

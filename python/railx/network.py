@@ -18,6 +18,7 @@ from railx.config import Config, load_config, read_text
 if TYPE_CHECKING:
     import networkx
 
+    from railx.progress import ProgressCallback
     from railx.systems import System
 
 __all__ = ["NETWORK_FORMATS", "Network", "NetworkFormat", "realize", "verify_ocs_file", "verify_ocs_text"]
@@ -41,9 +42,11 @@ class Network:
         """Number of chips in the system."""
         return self.core.chips
 
-    def plan(self) -> dict[str, Any]:
-        """Plant summary, realized metrics and the paper's closed forms (README.md, What the numbers mean)."""
-        return json.loads(self.core.plan_json())
+    def plan(self, progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """Plant summary, realized metrics and the paper's closed forms (README.md, What the numbers
+        mean). `progress(done, total, unit)` hears the source nodes the metrics have walked
+        (railx.progress)."""
+        return json.loads(self.core.plan_json(progress))
 
     def ocs(self) -> dict[str, Any]:
         """The whole system's `railx.ocs/v1` configuration."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -11,9 +13,11 @@ from typer._click.core import ParameterSource
 __all__ = [
     "SEED_MAX",
     "SYSTEM_HELP",
+    "FiniteNumber",
     "OverridesArg",
     "given_names",
     "given_or_from_file",
+    "number_option",
     "seed_option",
     "system_argument",
 ]
@@ -26,6 +30,69 @@ SEED_MAX = 2**64 - 1
 def seed_option(help: str) -> Any:
     """`--seed`, an integer in 0..2^64-1; `help` says what it seeds."""
     return typer.Option("--seed", min=0, max=SEED_MAX, help=help)
+
+
+@dataclass(frozen=True)
+class FiniteNumber:
+    """How a float option's text is read: a finite number within its range (`low`, `high`; an end
+    excluded when `low_open` or `high_open`). Anything else is one usage error naming the option
+    and the whole rule, `Invalid value for '--load': must be a finite number >= 0, not nan`: click's
+    own range check would call NaN merely out of range."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def rule(self) -> str:
+        """The rule in words: `a finite number >= 0`, `a finite number > 0 and <= 1`."""
+        ends = []
+        if self.low is not None:
+            ends.append(f"{'>' if self.low_open else '>='} {self.low:g}")
+        if self.high is not None:
+            ends.append(f"{'<' if self.high_open else '<='} {self.high:g}")
+        return " ".join(["a finite number", " and ".join(ends)]).strip()
+
+    def _fits(self, x: float) -> bool:
+        above = self.low is None or (x > self.low if self.low_open else x >= self.low)
+        below = self.high is None or (x < self.high if self.high_open else x <= self.high)
+        return math.isfinite(x) and above and below
+
+    def __call__(self, value: object) -> float:
+        try:
+            x = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            x = math.nan
+        if not self._fits(x):
+            # typer reads options through pydantic; a custom error keeps the message as written.
+            from pydantic_core import PydanticCustomError
+
+            raise PydanticCustomError(
+                "finite_number", "must be {rule}, not {value}", {"rule": self.rule(), "value": value}
+            )
+        return x
+
+
+def number_option(
+    *decls: str,
+    help: str,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """A float option (or a repeatable one) read by :class:`FiniteNumber`: NaN, an infinity or a
+    number out of range is one usage error saying what the option must be. Closed ends are also
+    the option's `min`/`max`, shown in its help."""
+    return typer.Option(
+        *decls,
+        parser=FiniteNumber(low, high, low_open, high_open),
+        min=None if low_open else low,
+        max=None if high_open else high,
+        help=help,
+        **kwargs,
+    )
 
 
 SYSTEM_HELP = "RailX configuration (.toml), a [peer] file, or a preset name (listed by `railx cost --help`)."

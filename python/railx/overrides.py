@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import tomllib
 
 from railx._core import ConfigError
 
-__all__ = ["apply_overrides", "parse_override"]
+__all__ = ["apply_overrides", "is_override", "parse_override", "systems_with_overrides"]
 
 EXAMPLE = "e.g. system.k=4 or sim.load=0.3"
 
@@ -33,6 +34,29 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     except tomllib.TOMLDecodeError:
         value = raw.strip()  # a bare word: a string, as `topology.preset=hyperx`
     return [part.strip() for part in path], value
+
+
+def is_override(argument: str) -> bool:
+    """Whether a command-line argument is a `KEY=VALUE` override rather than a system: it holds
+    `=` and names no file (a preset name never holds one)."""
+    return "=" in argument and not Path(argument).is_file()
+
+
+def systems_with_overrides(arguments: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """`SYSTEM [KEY=VALUE]... [SYSTEM [KEY=VALUE]...]...` (a command taking several systems) as
+    (system, its overrides): each override sets a field of the system before it, so one file can
+    be given twice with different fields (`ft2 ft2 peer.chips=1024`)."""
+    out: list[tuple[str, list[str]]] = []
+    for argument in arguments:
+        if not is_override(argument):
+            out.append((argument, []))
+        elif not out:
+            raise ConfigError(
+                f"{argument!r}: an override follows the SYSTEM whose field it sets; e.g. ft2 peer.chips=1024"
+            )
+        else:
+            out[-1][1].append(argument)
+    return out
 
 
 def apply_overrides(document: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:

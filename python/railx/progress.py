@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -31,7 +32,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
-__all__ = ["ProgressCallback", "live_progress", "shows_progress"]
+__all__ = ["ProgressCallback", "live_progress", "shows_progress", "tracked"]
+
+T = TypeVar("T")
 
 ProgressCallback = Callable[[int, "int | None", str], "bool | None"]
 """``callback(done, total, unit)``; returning ``False`` cancels the run."""
@@ -94,3 +97,14 @@ def live_progress(what: str, quiet: bool) -> Iterator[ProgressCallback | None]:
     except KeyboardInterrupt:
         print(f"interrupted: {what} stopped, nothing was written", file=sys.stderr)
         raise typer.Exit(130) from None
+
+
+def tracked(items: Sequence[T], what: str, unit: str, quiet: bool = False) -> Iterator[T]:
+    """Each of `items` in turn, under a bar (:func:`live_progress`) counting them in `unit`s with
+    rate and ETA: a loop of long steps, such as a benchmark's cases or a sweep's points done one
+    by one in Python. The bar shows nothing when `quiet` or not on a terminal."""
+    with live_progress(what, quiet) as bar:
+        for done, item in enumerate(items):
+            if bar is not None:
+                bar(done, len(items), unit)
+            yield item

@@ -6,6 +6,7 @@
 use crate::error::{RailxError, Result};
 use crate::network::{LinkClass, Network};
 use crate::plant::{Axis, Plant};
+use crate::progress::{chunked, Meter, Observer, Unit};
 use crate::routing::logical::{other, LogicalRoutes, RouteDim};
 use crate::spec::DimKind;
 use crate::topology::Region;
@@ -414,15 +415,33 @@ fn cut_links(graph: &NodeGraph, router: &Router, rd: &RouteDim) -> u64 {
 }
 
 /// All metrics of one region of a realized network.
-pub fn region_metrics(net: &Network, region: &Region) -> Result<RegionMetrics> {
+/// `observer` hears how many of the region's source nodes have had their worst routes walked
+/// (the work that grows with the square of the nodes).
+pub fn region_metrics(
+    net: &Network,
+    region: &Region,
+    observer: &mut dyn Observer,
+) -> Result<RegionMetrics> {
     let plant = net.railx_plant()?;
     let graph = NodeGraph::build(net, plant, region);
     let router = Router::new(&graph, region, plant)?;
     let diameter_inter_node = inter_node_diameter(&graph);
-    let worst = (0..graph.len() as u32)
-        .into_par_iter()
-        .map(|s| router.worst_from(s))
-        .try_reduce(Worst::default, |a, b| Ok(a.merge(b)))?;
+    let sources: Vec<u32> = (0..graph.len() as u32).collect();
+    let mut meter = Meter::new(
+        observer,
+        "the metrics' route walk",
+        Unit::Nodes,
+        Some(sources.len() as u64),
+        1,
+    );
+    // Worst is a maximum per field: merging the chunks' worst cases in any order is exact.
+    let worst = chunked(&sources, &mut meter, |part| {
+        part.par_iter()
+            .map(|&s| router.worst_from(s))
+            .try_reduce(Worst::default, |a, b| Ok(a.merge(b)))
+    })?
+    .into_iter()
+    .fold(Worst::default(), Worst::merge);
     let all_dims: Vec<RouteDim> = router
         .logical
         .dims

@@ -7,6 +7,7 @@ use crate::metrics::{region_metrics, Hops, RegionMetrics};
 use crate::network::{Network, LINK_BYTES};
 use crate::ocs::{synthesize, OcsConfig};
 use crate::plant::Plant;
+use crate::progress::{Observer, Part, Silent};
 use crate::resources::{require, Driver, Estimate};
 use crate::spec::{ConfigSpec, DimKind};
 use crate::topology::{resolve, System};
@@ -161,6 +162,11 @@ pub fn metrics_estimate(plant: &Plant, nodes: u64) -> Estimate {
 
 /// Plant summary and metrics, after checking the largest region's metrics fit the budget.
 pub fn plan(realized: &Realized) -> Result<Plan> {
+    plan_observed(realized, &mut Silent)
+}
+
+/// [`plan`], telling `observer` how many source nodes of all regions the metrics have walked.
+pub fn plan_observed(realized: &Realized, observer: &mut dyn Observer) -> Result<Plan> {
     let plant = &realized.system.plant;
     let largest = realized
         .system
@@ -181,17 +187,26 @@ pub fn plan(realized: &Realized) -> Result<Plan> {
         let share = v[1] * v[2] / plant.nodes() as f64;
         metrics_estimate(&trial, (largest as f64 * share).ceil() as u64)
     })?;
-    let regions = realized
+    let whole: u64 = realized
         .system
         .regions
         .iter()
-        .map(|region| {
-            Ok(RegionPlan {
-                metrics: region_metrics(&realized.network, region)?,
-                closed_form: region_closed_form(plant, region),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+        .map(|r| r.nodes() as u64)
+        .sum();
+    let mut before = 0;
+    let mut regions = Vec::with_capacity(realized.system.regions.len());
+    for region in &realized.system.regions {
+        let mut part = Part {
+            inner: &mut *observer,
+            before,
+            whole: Some(whole),
+        };
+        regions.push(RegionPlan {
+            metrics: region_metrics(&realized.network, region, &mut part)?,
+            closed_form: region_closed_form(plant, region),
+        });
+        before += region.nodes() as u64;
+    }
     let worst_min = |f: fn(&RegionPlan) -> f64| regions.iter().map(f).fold(f64::INFINITY, f64::min);
     let worst_max = |f: fn(&RegionPlan) -> u32| regions.iter().map(f).max().unwrap_or(0);
     let diameter_inter_node = regions

@@ -1,5 +1,5 @@
 //! Progress and cancellation of long runs (the flit and flow simulators, the deadlock check,
-//! route statistics): a run tells an [`Observer`] how far it is, at a bounded rate, and the
+//! route statistics, a RailX plan's metrics): a run tells an [`Observer`] how far it is, at a bounded rate, and the
 //! observer may answer "stop".
 //!
 //! An observer only reads counters the run keeps anyway, so it never changes a result; a run
@@ -24,6 +24,10 @@ pub enum Unit {
     Destinations,
     /// Routes checked or measured (structural deadlock check, route statistics).
     Routes,
+    /// Source nodes whose worst routes have been walked (a RailX plan's metrics).
+    Nodes,
+    /// Collective lines measured on a routed network (a workload's parallelism dimensions).
+    Lines,
 }
 
 impl Unit {
@@ -34,6 +38,8 @@ impl Unit {
             Unit::Messages => "messages",
             Unit::Destinations => "destinations",
             Unit::Routes => "routes",
+            Unit::Nodes => "nodes",
+            Unit::Lines => "lines",
         }
     }
 }

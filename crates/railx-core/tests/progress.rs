@@ -2,9 +2,15 @@
 //! its result for being watched, its reports rise to its total, and an observer that says stop
 //! ends it with `RailxError::Cancelled` at that report.
 
+mod common;
+
+use common::{preset, system};
 use proptest::prelude::*;
+use railx_core::collectives::links::{measure_numbered, LineSpec};
+use railx_core::collectives::plan::LineAlgo;
 use railx_core::network::Network;
 use railx_core::peers::PeerSpec;
+use railx_core::plan::{plan, plan_observed, realize};
 use railx_core::progress::{Cancelled, Observer, Unit};
 use railx_core::routing::analysis::{route_stats, route_stats_observed};
 use railx_core::routing::deadlock::{check, check_observed};
@@ -13,6 +19,8 @@ use railx_core::routing::Routing;
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{simulate, simulate_observed, FlitConfig, Pattern, Traffic};
 use railx_core::sim::flow;
+use railx_core::spec::Preset;
+use railx_core::system::{RoutingOptions, System, SystemSpec};
 use railx_core::RailxError;
 use std::ops::ControlFlow;
 
@@ -191,5 +199,66 @@ fn stopping_at_the_kth_report_cancels_every_kind_of_run() {
     assert_eq!(
         e.to_string(),
         "deadlock check cancelled after 64 of 144 destinations by its progress observer"
+    );
+}
+
+#[test]
+fn a_watched_plan_equals_an_unwatched_one_and_walks_every_source_node() {
+    // 16 x 16 nodes: four chunks of the metrics' route walk (64 source nodes each).
+    let realized = realize(&preset(system(2, 2, 32, [16, 16]), Preset::Torus)).unwrap();
+    let mut watcher = Recorder::default();
+    let watched = plan_observed(&realized, &mut watcher).unwrap();
+    assert_eq!(
+        serde_json::to_value(plan(&realized).unwrap()).unwrap(),
+        serde_json::to_value(watched).unwrap()
+    );
+    watcher.check(Unit::Nodes);
+    let seen: Vec<u64> = watcher.reports.iter().map(|r| r.0).collect();
+    assert_eq!(seen, vec![0, 64, 128, 192, 256]);
+    assert!(watcher.reports.iter().all(|r| r.1 == Some(256)));
+    let (e, seen) = cancelled_at(2, |w| plan_observed(&realized, w).map(drop));
+    assert_eq!(seen, vec![0, 64]);
+    assert_eq!(
+        e.to_string(),
+        "the metrics' route walk cancelled after 64 of 256 nodes by its progress observer"
+    );
+}
+
+#[test]
+fn a_watched_line_measurement_equals_an_unwatched_one_and_counts_its_lines() {
+    let system = System::build(
+        &SystemSpec::from_json(r#"{"peer": {"family": "fat-tree", "radix": 8, "chips": 8}}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    let routing = system.routing(None, &RoutingOptions::default()).unwrap();
+    let line = |dims: Vec<usize>, algo: LineAlgo| LineSpec {
+        name: "T".to_string(),
+        dims,
+        algo,
+    };
+    let lines = [
+        line(vec![0], LineAlgo::Ring),
+        line(vec![0], LineAlgo::Direct),
+        line(vec![1], LineAlgo::BidirRing),
+    ];
+    let measure = |w: &mut dyn Observer| {
+        measure_numbered(system.network(), routing.as_ref(), &[4, 2], &lines, None, w)
+    };
+    let mut watcher = Recorder::default();
+    let watched = measure(&mut watcher).unwrap();
+    assert_eq!(measure(&mut Recorder::default()).unwrap(), watched);
+    watcher.check(Unit::Lines);
+    assert_eq!(
+        watcher.reports,
+        (0..=3)
+            .map(|d| (d, Some(3), Unit::Lines))
+            .collect::<Vec<_>>()
+    );
+    let (e, seen) = cancelled_at(2, |w| measure(w).map(drop));
+    assert_eq!(seen, vec![0, 1]);
+    assert_eq!(
+        e.to_string(),
+        "the lines' measurement cancelled after 1 of 3 lines by its progress observer"
     );
 }

@@ -18,7 +18,7 @@ use railx_core::collectives::plan::LineAlgo;
 use railx_core::hamiltonian::{rail_successors, DECOMPOSITION_ENTRY_BYTES};
 use railx_core::ocs::{synthesize_jobs, OcsConfig};
 use railx_core::peers::{scalability, PeerSpec};
-use railx_core::plan::plan;
+use railx_core::plan::plan_observed;
 use railx_core::plant::{Axis, Plant};
 use railx_core::resources::{require, Driver, Estimate};
 use railx_core::routing::{analysis, deadlock, Routing};
@@ -172,11 +172,14 @@ impl System {
         to_json(&self.inner.bom().map_err(err)?)
     }
 
-    /// Plant summary, realized metrics and closed forms, as JSON (RailX).
-    fn plan_json(&self, py: Python<'_>) -> PyResult<String> {
+    /// Plant summary, realized metrics and closed forms, as JSON (RailX). `progress` as in
+    /// `deadlock_json`, counting the source nodes the metrics have walked.
+    #[pyo3(signature = (progress=None))]
+    fn plan_json(&self, py: Python<'_>, progress: Option<Bound<'_, PyAny>>) -> PyResult<String> {
         let realized = self.inner.railx("plan").map_err(err)?;
-        let report = py.detach(|| plan(realized)).map_err(err)?;
-        to_json(&report)
+        to_json(&progress::observed(py, progress.as_ref(), |obs| {
+            plan_observed(realized, obs)
+        })?)
     }
 
     /// The whole system's `railx.ocs/v1` configuration, as JSON (RailX).
@@ -317,14 +320,16 @@ impl System {
     /// over a group of `sizes` ranks (mixed radix, innermost first) laid on chips 0.. in id
     /// order: each line is (name for errors, group dimensions it spans, `ring` / `bidir-ring` /
     /// `direct`); returns (alpha_s, bw_Bps) per line, bw_Bps per rank and direction as the
-    /// alpha-beta stage formulas take it. `routing`: None for the family's default.
-    #[pyo3(signature = (sizes, lines, routing=None))]
+    /// alpha-beta stage formulas take it. `routing`: None for the family's default; `progress` as in
+    /// `deadlock_json`, counting the lines measured.
+    #[pyo3(signature = (sizes, lines, routing=None, progress=None))]
     fn measure_lines(
         &self,
         py: Python<'_>,
         sizes: Vec<u32>,
         lines: Vec<(String, Vec<usize>, String)>,
         routing: Option<&str>,
+        progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Vec<(f64, f64)>> {
         let specs = lines
             .into_iter()
@@ -339,9 +344,9 @@ impl System {
         let r = self.routing(routing, None, None)?;
         let net = self.inner.network();
         let symmetry = self.inner.symmetry().map_err(err)?;
-        let measured = py
-            .detach(|| links::measure_numbered(net, r.as_ref(), &sizes, &specs, symmetry.as_ref()))
-            .map_err(err)?;
+        let measured = progress::observed(py, progress.as_ref(), |obs| {
+            links::measure_numbered(net, r.as_ref(), &sizes, &specs, symmetry.as_ref(), obs)
+        })?;
         Ok(measured.iter().map(|l| (l.alpha_s, l.bw_Bps)).collect())
     }
 

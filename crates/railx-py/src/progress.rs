@@ -25,12 +25,14 @@ const RUN_STACK_BYTES: usize = 8 << 20;
 /// `total` when the run does not know it.
 const UNKNOWN: u64 = u64::MAX;
 
-const UNITS: [Unit; 5] = [
+const UNITS: [Unit; 7] = [
     Unit::Cycles,
     Unit::Flits,
     Unit::Messages,
     Unit::Destinations,
     Unit::Routes,
+    Unit::Nodes,
+    Unit::Lines,
 ];
 
 /// The latest report, written by the run's thread and read by the caller's.

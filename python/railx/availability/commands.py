@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +20,7 @@ from railx.availability.packing import JobRequest, Packing, allocation_config, l
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
 from railx.network import OCS_SUFFIX, realize, verify_ocs_text
-from railx.options import OverridesArg, seed_option, system_argument
+from railx.options import OverridesArg, given_names, number_option, seed_option, system_argument
 from railx.progress import live_progress
 from railx.tables import cell, console, print_table
 
@@ -46,16 +48,45 @@ def _print(rows: dict, title: str) -> None:
     print_table(table)
 
 
-def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, path: Path) -> Path:
-    """Fig. 17(a) and (b) for this grid, side by side in one image file."""
+def _plot(grid: tuple[int, int], samples: int, seed: int, time_limit_s: float, path: Path, quiet: bool) -> Path:
+    """Fig. 17(a) and (b) for this grid, side by side in one image file (a progress bar over the
+    sweeps' samples unless `quiet`)."""
     from railx.availability.plots import plot_fig17
 
     p, q = grid
     counts = sorted({round(i * min(p, q) / 8) for i in range(9)})
-    by_count = sweep([grid], counts=counts, samples=samples, seed=seed, time_limit_s=time_limit_s)
     grids = sorted({(max(2, p // 4), max(2, q // 4)), (max(2, p // 2), max(2, q // 2)), grid})
-    by_rate = sweep(grids, rates=list(PLOT_RATES), samples=samples, seed=seed, time_limit_s=time_limit_s)
+    with live_progress("Fig. 17 sweeps", quiet) as bar:
+        # One bar over both sweeps: (a) by failure count on this grid, then (b) by rate on three grids.
+        first_total = len(counts) * samples
+        total = first_total + len(grids) * len(PLOT_RATES) * samples
+
+        def on_sample(offset: int) -> Callable[[int, int], None] | None:
+            if bar is None:
+                return None
+            shown = bar
+
+            def hook(done: int, _of_sweep: int) -> None:
+                shown(offset + done, total, "samples")
+
+            return hook
+
+        common = partial(sweep, samples=samples, seed=seed, time_limit_s=time_limit_s)
+        by_count = common([grid], counts=counts, on_sample=on_sample(0))
+        by_rate = common(grids, rates=list(PLOT_RATES), on_sample=on_sample(first_total))
     return plot_fig17(by_count, by_rate, path)
+
+
+def _refuse_sampling_without_samples(ctx: typer.Context, nothing_sampled: bool) -> None:
+    """--samples and --seed shape the random failure sets of --rate and of --plot's sweeps: with
+    --failed alone nothing is sampled, so either is a one-line error rather than ignored."""
+    given = sorted(given_names(ctx, None, ("samples", "seed")))
+    if nothing_sampled and given:
+        name = given[0]
+        raise ConfigError(
+            f"--{name} {ctx.params[name]}: --failed FILE evaluates that one failure set and samples nothing; "
+            f"drop --{name}, or add --plot to sample the Fig. 17 sweeps"
+        )
 
 
 #: `railx allocate --jobs` values that are not a jobs file: fill every healthy node, or the largest job.
@@ -95,13 +126,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("availability")
     def availability_cmd(
+        ctx: typer.Context,
         config: Annotated[Path, system_argument("RailX configuration (TOML; its grid is used).")],
         overrides: OverridesArg = None,
         failed: Annotated[
             Path | None, typer.Option("--failed", help="JSON list of failed nodes [[x, y], ...].")
         ] = None,
         rate: Annotated[
-            float | None, typer.Option("--rate", help="Failure rate per node (e.g. 0.001 = 0.1%), sampled.")
+            float | None,
+            number_option("--rate", low=0, high=1, help="Failure rate per node (e.g. 0.001 = 0.1%), sampled."),
         ] = None,
         samples: Annotated[
             int, typer.Option("--samples", min=1, max=MAX_SAMPLES, help="Random samples with --rate.")
@@ -110,7 +143,7 @@ def register(app: typer.Typer) -> None:
         solver: Annotated[str, typer.Option("--solver", help="auto, algorithm2, components or milp.")] = "auto",
         time_limit: Annotated[
             float,
-            typer.Option("--time-limit", min=0.001, max=MAX_TIME_LIMIT_S, help="Seconds per MILP-solved sample."),
+            number_option("--time-limit", low=0.001, high=MAX_TIME_LIMIT_S, help="Seconds per MILP-solved sample."),
         ] = 30.0,
         plot: Annotated[
             Path | None,
@@ -129,15 +162,15 @@ def register(app: typer.Typer) -> None:
         grid = _grid(cfg)
         if (failed is None) == (rate is None):
             raise ConfigError("availability: give exactly one of --failed FILE or --rate R; e.g. --rate 0.001")
-        if rate is not None and not 0.0 <= rate <= 1.0:
-            raise ConfigError(f"--rate = {rate}: a failure rate is a probability in [0, 1]; e.g. --rate 0.001")
         if not is_one_of(solver, SOLVERS):
             raise ConfigError(f"--solver = {solver}: unknown solver; use auto, algorithm2, components or milp")
         if plot is not None:
             make_dir(plot.parent, f"--plot {plot}")  # before the run, not when it is over
+        _refuse_sampling_without_samples(ctx, failed is not None and plot is None)
         if failed is not None:
             blocked = load_failed(failed, grid)
-            found = largest_allocation(blocked, solver, time_limit)
+            with live_progress("largest single job", quiet=as_json):  # elapsed time; a MILP may take --time-limit
+                found = largest_allocation(blocked, solver, time_limit)
             report: dict = {
                 "grid": list(grid),
                 "failed_nodes": int(blocked.sum()),
@@ -172,7 +205,7 @@ def register(app: typer.Typer) -> None:
             shown = {k: v for k, v in report.items() if k != "solvers"}
             shown["solvers"] = ", ".join(f"{k}: {v}" for k, v in stats.solvers.items())
         if plot is not None:
-            report["plot"] = str(_plot(grid, samples, seed, time_limit, plot))
+            report["plot"] = str(_plot(grid, samples, seed, time_limit, plot, as_json))
             shown["plot"] = report["plot"]
         if as_json:
             print(json.dumps(report, indent=2))

@@ -122,11 +122,19 @@ def sweep(
     samples: int = 100,
     seed: int = 0,
     time_limit_s: float = 30.0,
+    on_sample: Callable[[int, int], None] | None = None,
 ) -> list[AvailabilityStats]:
-    """`availability` for every grid and every rate (or count): the data of Fig. 17."""
+    """`availability` for every grid and every rate (or count): the data of Fig. 17.
+    `on_sample(done, total)` is called after each sample, counting over every point (a progress
+    bar's hook)."""
     points: list[dict] = [{"rate": r} for r in rates or []] + [{"count": c} for c in counts or []]
+    runs = [(grid, point) for grid in grids for point in points]
+    total = len(runs) * samples
+
+    def hook(first: int) -> Callable[[int], None] | None:
+        return None if on_sample is None else lambda done: on_sample(first + done, total)
+
     return [
-        availability(grid, samples=samples, seed=seed, time_limit_s=time_limit_s, **point)
-        for grid in grids
-        for point in points
+        availability(grid, samples=samples, seed=seed, time_limit_s=time_limit_s, on_sample=hook(i * samples), **point)
+        for i, (grid, point) in enumerate(runs)
     ]

@@ -20,7 +20,7 @@ from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
 from railx.config import Config, ConfigError, make_dir, parse_bytes
 from railx.network import Network
-from railx.options import OverridesArg, system_argument
+from railx.options import OverridesArg, number_option, system_argument
 from railx.progress import ProgressCallback, live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.systems import System, SystemLike, core_of, resolve_system
@@ -303,8 +303,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         reduce_s_per_byte: Annotated[
             float,
-            typer.Option(
+            number_option(
                 "--reduce-s-per-byte",
+                low=0,
                 help="With --fidelity flow or flit: local reduction delay before forwarding reduced data, seconds per byte (default 0: the papers' models have none).",
             ),
         ] = DEFAULT_REDUCE_S_PER_BYTE,

@@ -4,6 +4,7 @@ configuration files, the RailX Table 6 and Rail-only Table II reproductions, and
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +19,8 @@ from railx.cost.railonly import consistent_hb_domains, table2
 from railx.cost.scale import DEFAULT_RADICES, plot_scalability, scalability
 from railx.cost.table6 import compare, table6
 from railx.options import system_argument
-from railx.systems import PRESETS, resolve_system
+from railx.overrides import systems_with_overrides
+from railx.systems import PRESETS, System, resolve_system
 from railx.tables import console, print_table
 
 __all__ = ["register"]
@@ -128,6 +130,16 @@ def _print_table2(hb_domain: int, port_basis: str | None, as_json: bool) -> None
     console.print(f"HB-domain sizes (powers of two) under which every printed saving holds: {consistent}")
 
 
+def _priced_system(name: str, overrides: list[str]) -> System:
+    """SYSTEM with its KEY=VALUE overrides, named by both in its row (one file priced twice, with
+    different fields, gives two rows that say which is which)."""
+    system = resolve_system(name, overrides)
+    if not overrides:
+        return system
+    shown = " ".join([name, *overrides])
+    return replace(system, name=shown, label=shown)
+
+
 def _refuse_ignored_options(
     systems: list[str] | None,
     catalog: str | None,
@@ -160,7 +172,10 @@ def _refuse_ignored_options(
 def cost(
     systems: Annotated[
         list[str] | None,
-        system_argument(f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a [peer] table)."),
+        system_argument(
+            f"Presets ({', '.join(PRESETS)}) or TOML files (a RailX config, or a [peer] table); each may be "
+            "followed by KEY=VALUE overrides of its fields (values as in TOML), e.g. ft2 ft2 peer.chips=1024."
+        ),
     ] = None,
     catalog: Annotated[
         str | None,
@@ -227,7 +242,8 @@ def cost(
         )
     else:
         cat = load_catalog(catalog, port_basis)
-        rows = relative_to([figures(resolve_system(s), cat) for s in systems], figures(resolve_system(baseline), cat))
+        priced = [_priced_system(name, overrides) for name, overrides in systems_with_overrides(systems)]
+        rows = relative_to([figures(s, cat) for s in priced], figures(resolve_system(baseline), cat))
         if as_json:
             print(json.dumps(rows, indent=2))
         else:

@@ -18,6 +18,7 @@ from railx.libra.loops import LOOP_NAMES, LoopName, TimeExpr, build_time
 from railx.libra.network import LibraNetwork, parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
+from railx.options import number_option
 from railx.tables import print_table
 
 __all__ = ["LibraProblem", "Text", "libra_problem", "register", "result_json", "solve"]
@@ -173,13 +174,15 @@ def libra(
         str, typer.Option("--objective", help="perf (PerfOpt) or perf-per-cost (PerfPerCostOpt).")
     ] = "perf",
     total_bw: Annotated[
-        float | None, typer.Option("--total-bw", help="Sum of all dimensions' bandwidth, GB/s per NPU.")
+        float | None,
+        number_option("--total-bw", low=0, low_open=True, help="Sum of all dimensions' bandwidth, GB/s per NPU."),
     ] = None,
     constraints: Annotated[
         Path | None, typer.Option("--constraints", help="Constraints TOML (see docs/workloads.md).")
     ] = None,
     weight: Annotated[
-        list[float] | None, typer.Option("--weight", help="Weight of each --workload (default 1).")
+        list[float] | None,
+        number_option("--weight", low=0, low_open=True, help="Weight of each --workload (default 1)."),
     ] = None,
     loop: Annotated[str, typer.Option("--loop", help="Training loop: no-overlap or tp-dp-overlap.")] = "no-overlap",
     cost_dims: Annotated[

@@ -16,6 +16,8 @@ from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, FlexSipacShape,
 from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
 from railx.multitenant.workloads import WORKLOADS, iteration_messages
+from railx.options import number_option
+from railx.progress import live_progress
 from railx.systems import System
 from railx.tables import print_table
 
@@ -50,6 +52,8 @@ def mixes(cus: int, jobs: list[int] | None, sigmas: list[float] | None, count: i
     """The job mixes of `railx multitenant`: the given job sizes mapped from CU 0, else one mix
     per skewness (`count` jobs, sizes multiples of `granule`)."""
     if jobs:
+        if sigmas:
+            raise ConfigError(f"--sigma {sigmas[0]:g}: mixes instead of --job; give --job sizes or --sigma, not both")
         return [map_jobs(jobs, cus)]
     return [mix_for_sigma(cus, s, count if s > 0 else max(count, 2), granule) for s in (sigmas or [0.0])]
 
@@ -89,7 +93,14 @@ def register(app: typer.Typer) -> None:
             list[int] | None, typer.Option(min=1, help="job sizes mapped in order from CU 0, repeatable (e.g. 384 128)")
         ] = None,
         sigma: Annotated[
-            list[float] | None, typer.Option(help="instead of --job: mixes of this skewness (eq. 2), repeatable")
+            list[float] | None,
+            number_option(
+                "--sigma",
+                low=0,
+                high=1,
+                high_open=True,
+                help="instead of --job: mixes of this skewness (eq. 2), repeatable",
+            ),
         ] = None,
         jobs: Annotated[int, typer.Option(min=1, help="jobs per --sigma mix (one large, the others smaller)")] = 2,
         granule: Annotated[int, typer.Option(min=1, help="job sizes are multiples of this (8 = the WSS radix)")] = 8,
@@ -115,7 +126,20 @@ def register(app: typer.Typer) -> None:
         build = topology_builder(allocation)
         FlexSipacShape.for_cus(cus)  # refuses a CU count no Flex-SiPAC(8, L) has before any mix is sized
         mix_list = mixes(cus, job, sigma, jobs, granule)
-        rows = evaluate(topology or list(TOPOLOGIES), algo or list(ALGORITHMS), mix_list, sizes, build=build)
+        with live_progress("multi-tenant JCT", as_json) as bar:
+
+            def on_network(done: int, total: int) -> None:
+                if bar is not None:
+                    bar(done, total, "networks")
+
+            rows = evaluate(
+                topology or list(TOPOLOGIES),
+                algo or list(ALGORITHMS),
+                mix_list,
+                sizes,
+                build=build,
+                on_network=on_network,
+            )
         if workload:
             records = iteration_records(rows, workload)
             if as_json:

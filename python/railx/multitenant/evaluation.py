@@ -193,9 +193,12 @@ def evaluate(
     mixes: Sequence[JobMix],
     sizes_bytes: Sequence[int],
     build: Callable[[str, JobMix], System] | None = None,
+    on_network: Callable[[int, int], None] | None = None,
 ) -> list[JctRow]:
     """JCT per topology x algorithm x mix x message size; F only on Flex-SiPAC and SiPAC. Each
-    network is built once per mix (`build`, default the topology's own builder for mesh jobs)."""
+    network is built once per mix (`build`, default the topology's own builder for mesh jobs).
+    `on_network(done, total)` is called after each (mix, topology, algorithm) is evaluated (a
+    progress bar's hook)."""
     for name in topologies:
         if name not in TOPOLOGIES:
             raise ConfigError(f"topology = {name!r}: unknown; use one of {', '.join(TOPOLOGIES)}")
@@ -203,30 +206,35 @@ def evaluate(
         if algo not in ALGORITHM_FIDELITY:
             raise ConfigError(f"algo = {algo!r}: unknown; use M (mesh) or F (Flex-SiPCO)")
     build = build or (lambda name, mix: TOPOLOGIES[name].build(mix, "mesh"))
+    runs = [
+        (mix, name, algo)
+        for mix in mixes
+        for name in topologies
+        for algo in algos
+        if algo == "M" or name in ("flex-sipac", "sipac")
+    ]
     rows = []
-    for mix in mixes:
-        for name in topologies:
-            for algo in algos:
-                if algo == "F" and name not in ("flex-sipac", "sipac"):
-                    continue
-                if algo == "M":
-                    times = mesh_all_reduce(build(name, mix), mix, sizes_bytes)
-                    bounds: list[float | None] = [None] * len(sizes_bytes)
-                else:
-                    times = flex_sipco_all_reduce(name, mix, sizes_bytes)
-                    bounds = [jct(flex_sipco_bound(name, mix, n)) for n in sizes_bytes]
-                for n, per_job, bound in zip(sizes_bytes, times, bounds):
-                    rows.append(
-                        JctRow(
-                            name,
-                            algo,
-                            ALGORITHM_FIDELITY[algo],
-                            mix.label(),
-                            mix.sigma,
-                            int(n),
-                            jct(per_job),
-                            tuple(float(t) for t in per_job),
-                            bound,
-                        )
-                    )
+    for done, (mix, name, algo) in enumerate(runs, start=1):
+        if algo == "M":
+            times = mesh_all_reduce(build(name, mix), mix, sizes_bytes)
+            bounds: list[float | None] = [None] * len(sizes_bytes)
+        else:
+            times = flex_sipco_all_reduce(name, mix, sizes_bytes)
+            bounds = [jct(flex_sipco_bound(name, mix, n)) for n in sizes_bytes]
+        for n, per_job, bound in zip(sizes_bytes, times, bounds):
+            rows.append(
+                JctRow(
+                    name,
+                    algo,
+                    ALGORITHM_FIDELITY[algo],
+                    mix.label(),
+                    mix.sigma,
+                    int(n),
+                    jct(per_job),
+                    tuple(float(t) for t in per_job),
+                    bound,
+                )
+            )
+        if on_network is not None:
+            on_network(done, len(runs))
     return rows

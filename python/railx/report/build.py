@@ -52,9 +52,11 @@ def quick_specs() -> list[Path]:
     return [spec_path(name) for r in catalogue() if r.quick for name in r.specs]
 
 
-def run_specs(specs: list[Path], store: Path, *, workers: int | None = None, client: Any = None) -> None:
+def run_specs(
+    specs: list[Path], store: Path, *, workers: int | None = None, client: Any = None, quiet: bool = True
+) -> None:
     """Runs each spec's missing points into `store` (one embedded Dask cluster for all of them,
-    unless `client` is given)."""
+    unless `client` is given), each sweep with its progress bar unless `quiet`."""
     sweeps = [load_spec(path) for path in specs]  # every spec checked before anything runs
     with Store(store) as db:
         stored = db.keys()
@@ -62,7 +64,7 @@ def run_specs(specs: list[Path], store: Path, *, workers: int | None = None, cli
         scope = contextlib.nullcontext(client) if client is not None or not pending else dask_client(None, workers)
         with scope as dask:
             for sweep in sweeps:
-                run_sweep(sweep, db, client=dask)
+                run_sweep(sweep, db, client=dask, quiet=quiet)
 
 
 def stored_sweeps(store: Path) -> list[str]:
@@ -153,11 +155,12 @@ def build_report(
     *,
     workers: int | None = None,
     client: Any = None,
+    quiet: bool = True,
 ) -> ReportSummary:
     """Builds the report into `out`. With `store`, from that store (after running `specs` into
     it); without, from a temporary store into which the catalogue's quick specs and `specs` are
     run first. Every reproduction whose sweeps are stored gets its section; every other stored
-    sweep is shown as a user sweep."""
+    sweep is shown as a user sweep. The specs run with progress bars unless `quiet`."""
     from railx.results import load
 
     out = Path(out)
@@ -175,7 +178,13 @@ def build_report(
                 f"--store {store_path}: no such store; run `railx sweep` into it, give --spec to fill it, or drop --store"
             )
         start = time.perf_counter()
-        run_specs(([] if store is not None else quick_specs()) + spec_paths, store_path, workers=workers, client=client)
+        run_specs(
+            ([] if store is not None else quick_specs()) + spec_paths,
+            store_path,
+            workers=workers,
+            client=client,
+            quiet=quiet,
+        )
         run_s = time.perf_counter() - start
         start = time.perf_counter()
         names = stored_sweeps(store_path)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from railx.progress import shows_progress
 from railx.report.build import build_report
 from railx.tables import console
 
@@ -37,7 +38,7 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report's summary as JSON.")] = False,
 ) -> None:
     """Write a self-contained HTML report: every reproduction (the paper's claim, railx's figure, paper vs railx with a verdict, the explanation of each difference), every other sweep of the store (a table and plots chosen from its axes) and the OCS wiring of a small RailX; figures also as PNG, tables as CSV."""
-    summary = build_report(out, store, spec or [], workers=workers)
+    summary = build_report(out, store, spec or [], workers=workers, quiet=not shows_progress(as_json))
     if as_json:
         print(json.dumps(summary.to_dict(), indent=2))
         return

@@ -11,8 +11,8 @@ import typer
 from rich.table import Table
 
 from railx.atomic import atomic_path, save_figure
-from railx.config import Config, ConfigError, SimConfig, make_dir, output_file
-from railx.options import OverridesArg, given_names, given_or_from_file, seed_option, system_argument
+from railx.config import MAX_INJECTION, MIN_INJECTION, Config, ConfigError, SimConfig, make_dir, output_file
+from railx.options import OverridesArg, given_names, given_or_from_file, number_option, seed_option, system_argument
 from railx.progress import live_progress
 from railx.routing.options import MisroutesOpt, RoutingOpt
 from railx.sim import (
@@ -109,8 +109,8 @@ def register(app: typer.Typer) -> None:
         ] = "uniform",
         load: Annotated[
             float,
-            typer.Option(
-                "--load", min=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
+            number_option(
+                "--load", low=0, help="Offered load in flits/cycle per chip (at most the chip's injection bandwidth)."
             ),
         ] = 0.1,
         cycles: Annotated[
@@ -149,7 +149,12 @@ def register(app: typer.Typer) -> None:
         ] = "0",
         hotspot_fraction: Annotated[
             float,
-            typer.Option("--hotspot-fraction", help="With --traffic hotspot: share of packets sent to the hotspots."),
+            number_option(
+                "--hotspot-fraction",
+                low=0,
+                high=1,
+                help="With --traffic hotspot: share of packets sent to the hotspots.",
+            ),
         ] = 0.2,
         size_flits: Annotated[
             int | None,
@@ -161,8 +166,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         injection: Annotated[
             float | None,
-            typer.Option(
-                "--injection", help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each)."
+            number_option(
+                "--injection",
+                low=MIN_INJECTION,
+                high=MAX_INJECTION,
+                help="Chip injection bandwidth in flits/cycle (default: its ports, 1 flit/cycle each).",
             ),
         ] = None,
         router_delay: Annotated[

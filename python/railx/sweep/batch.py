@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from railx.progress import shows_progress
 from railx.results import load
 from railx.sweep.engine import dask_client, run_sweep
 from railx.sweep.spec import Sweep
@@ -34,9 +35,10 @@ class Runner:
         self.client, self.store = client, store
 
     def frame(self, sweep: Sweep) -> pd.DataFrame:
-        """Computes the sweep's missing points, then returns all of them in the sweep's order."""
+        """Computes the sweep's missing points (with a progress bar on a terminal), then returns
+        all of them in the sweep's order."""
         with Store(self.store) as db:
-            run_sweep(sweep, db, client=self.client)
+            run_sweep(sweep, db, client=self.client, quiet=not shows_progress(False))
         return load(self.store, sweep.name)
 
 

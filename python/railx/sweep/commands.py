@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from railx.config import ConfigError
+from railx.progress import shows_progress
 from railx.results import EXPORT_FORMATS, export, query
 from railx.sweep.engine import run_sweep
 from railx.sweep.spec import load_spec
@@ -101,7 +102,7 @@ def sweep(
                 workers=workers,
                 retries=retries,
                 retry_failed=retry_failed,
-                quiet=as_json,
+                quiet=not shows_progress(as_json),
             )
         except KeyboardInterrupt:
             stored = len({p.key for p in checked.points} & db.keys())

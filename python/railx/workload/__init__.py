@@ -6,7 +6,7 @@ from railx.workload.catalogue import ModelSpec, available_models, load_model
 from railx.workload.iteration import IterationModel, IterationTime
 from railx.workload.jobs import JobSpec, available_jobs, load_job
 from railx.workload.matrix import Placement, TrafficMatrix, traffic_matrix
-from railx.workload.system import WorkloadSystem, load_workload_system
+from railx.workload.system import WorkloadSystem, WorkloadSystemLike, as_workload_system, load_workload_system
 from railx.workload.traffic import Collective, Parallelism, compute_flops, traffic
 
 __all__ = [
@@ -19,6 +19,8 @@ __all__ = [
     "Placement",
     "TrafficMatrix",
     "WorkloadSystem",
+    "WorkloadSystemLike",
+    "as_workload_system",
     "available_jobs",
     "available_models",
     "compute_flops",

@@ -15,6 +15,8 @@ from rich.table import Table
 from railx.allocation.dynamic import DynamicSplit, dynamic_split
 from railx.allocation.static import SPLIT_METHODS, StaticSplit, static_split
 from railx.config import ConfigError, is_one_of
+from railx.options import OverridesArg, number_option
+from railx.progress import ProgressCallback, live_progress
 from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.iteration import IterationModel
@@ -89,13 +91,16 @@ def _iteration_model(
     model: str,
     parallel: str,
     system: Path,
+    overrides: list[str] | None,
     dp_order: str | None,
     ports: bool = False,
     global_batch: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> IterationModel:
-    """The model on the system; with `ports`, a RailX plant with a port mapping is required;
-    `parallel` "best" searches the fastest parallelisation for `global_batch`."""
-    spec, sys_cfg = load_model(model), load_workload_system(system)
+    """The model on the system (its file with KEY=VALUE `overrides`); with `ports`, a RailX plant
+    with a port mapping is required; `parallel` "best" searches the fastest parallelisation for
+    `global_batch`; `progress` hears the lines a routed system's measurement has done."""
+    spec, sys_cfg = load_model(model), load_workload_system(system, overrides)
     if ports:
         sys_cfg.plant()
     if dp_order is not None:
@@ -119,7 +124,7 @@ def _iteration_model(
         )
     par = sys_cfg.parallelism(**parse_parallel(parallel))
     par.check(spec)
-    return IterationModel(spec, par, sys_cfg)
+    return IterationModel(spec, par, sys_cfg, progress=progress)
 
 
 class _LinkRow(TypedDict):
@@ -153,6 +158,7 @@ def workload(
     model: ModelArg,
     parallel: WorkloadParallelOpt,
     system: SystemOpt,
+    overrides: OverridesArg = None,
     global_batch: GlobalBatchOpt = None,
     dp_order: DpOrderOpt = None,
     as_json: JsonOpt = False,
@@ -164,7 +170,10 @@ def workload(
     per dimension the link it gets (a RailX plant's mapped ports, measured on the routed network, or
     an hb_domains system's HB and NIC bandwidths). With chip.peak_tflops also HFU and MFU.
     """
-    it = _iteration_model(model, parallel, system, dp_order, global_batch=global_batch)
+    with live_progress("measuring the routed network", as_json) as progress:
+        it = _iteration_model(
+            model, parallel, system, overrides, dp_order, global_batch=global_batch, progress=progress
+        )
     r = it.evaluate()
     total_s = _f(r.total_s)
     utilisation = {"hfu": it.hfu(total_s), "mfu": it.mfu(total_s)} if it.system.chip.peak_tflops is not None else {}
@@ -290,11 +299,14 @@ def allocate_bw(
     model: ModelArg,
     parallel: ParallelOpt,
     system: SystemOpt,
+    overrides: OverridesArg = None,
     method: Annotated[str, typer.Option("--method", help="auto, exhaustive or milp.")] = "auto",
     reconfig_ms: Annotated[
         float | None,
-        typer.Option(
-            "--reconfig-ms", help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms)."
+        number_option(
+            "--reconfig-ms",
+            low=0,
+            help="Also evaluate dynamic C/E switching with this OCS reconfiguration delay (ms).",
         ),
     ] = None,
     dp_order: DpOrderOpt = None,
@@ -304,7 +316,7 @@ def allocate_bw(
 
     RailX eq. 11; with --reconfig-ms, also time-multiplex C and E (§5.2) and say when it pays.
     """
-    it = _iteration_model(model, parallel, system, dp_order, ports=True)
+    it = _iteration_model(model, parallel, system, overrides, dp_order, ports=True)
     report, best, dyn = bandwidth_split_report(it, method, reconfig_ms)
     mapped_ports: dict[Dim, int] = report["mapped_ports"]
     mapped: float = report["mapped_time_s"]

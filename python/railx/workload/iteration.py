@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,8 +51,19 @@ from railx.collectives.analytic import (
     ring_reduce_scatter_time_s,
 )
 from railx.workload.catalogue import ModelSpec
-from railx.workload.system import DimLink, DpAllReduceOrder, OverlapClass, WorkloadSystem
+from railx.workload.system import (
+    ChipConfig,
+    DimLink,
+    DpAllReduceOrder,
+    OverlapClass,
+    TrainingConfig,
+    WorkloadSystemLike,
+    as_workload_system,
+)
 from railx.workload.traffic import Collective, Dim, Parallelism, compute_flops, traffic
+
+if TYPE_CHECKING:
+    from railx.progress import ProgressCallback
 
 __all__ = ["CommTerm", "IterationModel", "IterationTime", "all_reduce_levels"]
 
@@ -98,9 +110,26 @@ class IterationTime:
 
 
 class IterationModel:
-    """A model, a parallelism and a system, turned into compute windows and communication terms."""
+    """A model, a parallelism and a system, turned into compute windows and communication terms.
 
-    def __init__(self, model: ModelSpec, par: Parallelism, system: WorkloadSystem) -> None:
+    `system` is a :class:`WorkloadSystem` (or a workload-system file), or any system the other
+    analyses take (a `railx.System`, a realized `railx.Network`, a preset name, a system file)
+    with the `chip` it runs on and optionally its `training` and `routing`
+    (:func:`railx.workload.system.as_workload_system`). `progress(done, total, unit)` hears the
+    lines measured on a routed system (railx.progress)."""
+
+    def __init__(
+        self,
+        model: ModelSpec,
+        par: Parallelism,
+        system: WorkloadSystemLike,
+        *,
+        chip: ChipConfig | Mapping[str, Any] | None = None,
+        training: TrainingConfig | Mapping[str, Any] | None = None,
+        routing: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        system = as_workload_system(system, chip, training, routing)
         system.check(par)
         self.model, self.par, self.system = model, par, system
         self.collectives: list[Collective] = traffic(model, par)
@@ -110,7 +139,7 @@ class IterationModel:
         self.backward_s = flops.backward / rate
         self.flops = flops
         self.overlap = tuple(system.training.overlap)
-        self.links: dict[Dim, DimLink] = system.links(par)
+        self.links: dict[Dim, DimLink] = system.links(par, progress)
         self.terms: list[CommTerm] = [t for c in self.collectives for t in self._terms(c)]
 
     # ---- compute ---------------------------------------------------------------------------

@@ -25,12 +25,15 @@ the DP all-reduces, C's ring and the C level), as a port mapping does on a RailX
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from railx.config import ConfigError
 from railx.systems import System
 from railx.workload.system import DimLink
 from railx.workload.traffic import DIMS, Dim, Parallelism
+
+if TYPE_CHECKING:
+    from railx.progress import ProgressCallback
 
 __all__ = ["DIRECT_CANDIDATE_MAX_RANKS", "routed_links"]
 
@@ -48,9 +51,12 @@ _NO_LINK = DimLink(bw_bytes_per_s=0.0, alpha_s=0.0, kind="ring", place="none (1 
 """A dimension of one rank: no collective runs on it."""
 
 
-def routed_links(system: System, par: Parallelism, routing: str | None = None) -> dict[Dim, DimLink]:
+def routed_links(
+    system: System, par: Parallelism, routing: str | None = None, progress: ProgressCallback | None = None
+) -> dict[Dim, DimLink]:
     """Each dimension's link for `par` on `system`, measured on its network routed by `routing`
-    (None: the family's default). `par` must fill the system's chips (checked by the caller)."""
+    (None: the family's default). `par` must fill the system's chips (checked by the caller).
+    `progress(done, total, unit)` hears the lines measured (railx.progress)."""
     sizes = [par.size(d) for d in DIMS]
     lines: list[tuple[str, list[int], LineAlgo]] = []
     owners: list[tuple[Dim, LineAlgo]] = []
@@ -61,7 +67,7 @@ def routed_links(system: System, par: Parallelism, routing: str | None = None) -
             lines.append((f"parallel.{dim}", [index], algo))
             owners.append((dim, algo))
     try:
-        measured = system.core.measure_lines(sizes, lines, routing)
+        measured = system.core.measure_lines(sizes, lines, routing, progress)
     except ConfigError as exc:
         raise ConfigError(f"{system.name}: {exc}") from None
     found: dict[Dim, dict[LineAlgo, tuple[float, float]]] = {}

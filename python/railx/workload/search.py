@@ -39,13 +39,14 @@ halves of the all-reduce railx already counts, so it changes which T x P x D fit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import get_args
+from typing import Any, get_args
 
 from railx.config import ConfigError
 from railx.workload.catalogue import ModelSpec
 from railx.workload.iteration import IterationModel
-from railx.workload.system import WorkloadSystem
+from railx.workload.system import ChipConfig, TrainingConfig, WorkloadSystem, WorkloadSystemLike, as_workload_system
 from railx.workload.traffic import Parallelism, Recompute
 
 __all__ = ["Candidate", "best_parallelism", "memory_bytes"]
@@ -112,9 +113,12 @@ def memory_bytes(
 
 def best_parallelism(
     model: ModelSpec,
-    system: WorkloadSystem,
+    system: WorkloadSystemLike,
     global_batch: int,
     *,
+    chip: ChipConfig | Mapping[str, Any] | None = None,
+    training: TrainingConfig | Mapping[str, Any] | None = None,
+    routing: str | None = None,
     search_interleave: bool = False,
     search_micro_batch: bool = False,
     search_recompute: bool = False,
@@ -129,7 +133,8 @@ def best_parallelism(
     system's `[training] recompute`); with `optimizer_sharding`, under the sharded memory rule
     (:func:`memory_bytes`). Ties go to the smaller T, then P, then v, then the recomputation mode
     named first (none, selective, full), then the smaller micro-batch. One-line ConfigError when
-    nothing fits."""
+    nothing fits. `system`, `chip`, `training` and `routing` as :class:`IterationModel` takes them."""
+    system = as_workload_system(system, chip, training, routing)
     v = model.values()
     capacity_bytes = system.chip.memory_bytes
     memory_GB = capacity_bytes / 1e9

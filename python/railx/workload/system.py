@@ -46,12 +46,13 @@ model; K = N is its ideal, one HB domain of every GPU):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, InstanceOf, ValidationError, ValidationInfo, field_validator
 
 from railx.config import (
     GBPS,
@@ -63,8 +64,12 @@ from railx.config import (
     one_line_error,
     read_toml,
 )
-from railx.systems import PRESETS, System, resolve_system
+from railx.overrides import apply_overrides
+from railx.systems import PRESETS, System, SystemLike, resolve_system
 from railx.workload.traffic import DIMS, Dim, Parallelism, Recompute
+
+if TYPE_CHECKING:
+    from railx.progress import ProgressCallback
 
 __all__ = [
     "DP_ALL_REDUCE_ORDERS",
@@ -77,6 +82,8 @@ __all__ = [
     "OverlapClass",
     "TrainingConfig",
     "WorkloadSystem",
+    "WorkloadSystemLike",
+    "as_workload_system",
     "load_workload_system",
 ]
 
@@ -259,7 +266,9 @@ class WorkloadSystem(Strict):
     RailX paper's port model; or any system, measured on its routed network), the chip and the
     training batch."""
 
-    system: SystemConfig | str | None = Field(default=None, examples=["tpuv4"])
+    system: SystemConfig | InstanceOf[System] | str | None = Field(default=None, examples=["tpuv4"])
+    """A `[system]` plant; a preset name or system file; or (from Python) a :class:`railx.System`,
+    used as it is (see :func:`as_workload_system`)."""
     hb_domains: HbDomainsConfig | None = None
     peer: dict[str, Any] | None = Field(default=None, validate_default=True)
     topology: TopologyConfig | None = None
@@ -337,6 +346,8 @@ class WorkloadSystem(Strict):
             raise ConfigError(
                 "hb_domains: an [hb_domains] system is priced by its bandwidths; nothing is built or routed"
             )
+        if isinstance(self.system, System):
+            return self.system
         if isinstance(self.system, str):
             return _resolved(self.system)
         if self.peer is not None:
@@ -446,17 +457,18 @@ class WorkloadSystem(Strict):
             if count > plant.n:
                 raise ConfigError(f"mapping: ports on axis {axis} add up to {count} > n = {plant.n}; lower some ports")
 
-    def links(self, par: Parallelism) -> dict[Dim, DimLink]:
+    def links(self, par: Parallelism, progress: ProgressCallback | None = None) -> dict[Dim, DimLink]:
         """What each dimension of `par` gets: from the mapping (:meth:`link`) on a mapped plant, from
         the bandwidths of an [hb_domains] system (:meth:`HbDomainsConfig.links`), else measured on the
-        system's routed network (:func:`railx.workload.routed.routed_links`)."""
+        system's routed network (:func:`railx.workload.routed.routed_links`, which tells `progress`
+        the lines measured)."""
         if self.hb_domains is not None:
             return self.hb_domains.links(par)
         if self.mapped:
             return {d: self.link(d) for d in DIMS}
         from railx.workload.routed import routed_links
 
-        return routed_links(self.network_system(), par, self.routing)
+        return routed_links(self.network_system(), par, self.routing, progress)
 
     def link(self, dim: Dim, ports: float | None = None) -> DimLink:
         """Bandwidth and latency a rank has in dimension `dim` (`ports` overrides the mapping's):
@@ -508,12 +520,82 @@ def _railx_system(config_json: str) -> System:
     return System("railx", "RailX", railx=json.loads(config_json))
 
 
-def load_workload_system(path: str | Path) -> WorkloadSystem:
-    """Reads and validates a workload-system TOML file; a system file it names is read relative to
-    it, and the system must exist and be valid (a preset, a readable and valid file, a valid
-    [peer] table or RailX configuration)."""
+WorkloadSystemLike = WorkloadSystem | SystemLike
+"""What the workload models take as a system: a :class:`WorkloadSystem` (as read from a file), or
+any system every other analysis takes (:data:`railx.systems.SystemLike`: a `railx.System`, a
+realized `railx.Network`, a preset name or a system file), or a workload-system file (a TOML
+file with a `[chip]` table)."""
+
+
+def as_workload_system(
+    system: WorkloadSystemLike,
+    chip: ChipConfig | Mapping[str, Any] | None = None,
+    training: TrainingConfig | Mapping[str, Any] | None = None,
+    routing: str | None = None,
+) -> WorkloadSystem:
+    """`system` as a :class:`WorkloadSystem`. A WorkloadSystem, or the path of a workload-system
+    file (a TOML file with a `[chip]` table), carries its chip and training: it is returned (read)
+    as it is. Any other system is resolved as every analysis resolves one
+    (:meth:`railx.System.resolve`; a realized network's built graph is shared) and measured on its
+    routed network by `routing` (None: the family's default), with `chip` (required: at least
+    `sustained_tflops`) and `training` (default: :class:`TrainingConfig`'s)."""
+    if not isinstance(system, WorkloadSystem):
+        from_file = _workload_file(system)
+        if from_file is None:
+            return _on_system(system, chip, training, routing)
+        system = from_file
+    given = [
+        name for name, value in (("chip", chip), ("training", training), ("routing", routing)) if value is not None
+    ]
+    if given:
+        raise ConfigError(
+            f"{given[0]}: the workload system already sets its chip, training and routing; "
+            f"drop {given[0]}=, or pass a system without them (a preset, a system file, a railx.System)"
+        )
+    return system
+
+
+def _on_system(
+    system: SystemLike,
+    chip: ChipConfig | Mapping[str, Any] | None,
+    training: TrainingConfig | Mapping[str, Any] | None,
+    routing: str | None,
+) -> WorkloadSystem:
+    """A bare system (as every analysis resolves one) with its chip, training and routing."""
+    if chip is None:
+        raise ConfigError(
+            "chip: a workload on a system needs the chip's sustained throughput; e.g. chip={'sustained_tflops': 400}"
+        )
+    document = {"system": System.resolve(system), "chip": chip, "training": training or {}, "routing": routing}
+    try:
+        return WorkloadSystem.model_validate(document)
+    except ValidationError as exc:
+        raise ConfigError(one_line_error(exc, WorkloadSystem)) from None
+
+
+def _workload_file(system: object) -> WorkloadSystem | None:
+    """The workload system of a TOML file with a `[chip]` table that `system` names, else None
+    (a preset, a system file, an object)."""
+    if not isinstance(system, (str, os.PathLike)) or os.fspath(system) in PRESETS:
+        return None
+    path = Path(system)
+    if path.suffix != ".toml" or not path.is_file():
+        return None
+    data = read_toml(path, f"system = {os.fspath(system)!r}")
+    return _from_document(data, path) if "chip" in data else None
+
+
+def load_workload_system(path: str | Path, overrides: Sequence[str] | None = None) -> WorkloadSystem:
+    """Reads and validates a workload-system TOML file, with `KEY=VALUE` `overrides` of its fields
+    applied first (railx.overrides); a system file it names is read relative to it, and the system
+    must exist and be valid (a preset, a readable and valid file, a valid [peer] table or RailX
+    configuration)."""
     path = Path(path)
-    data = read_toml(path, f"--system {path}")
+    return _from_document(apply_overrides(read_toml(path, f"--system {path}"), overrides or ()), path)
+
+
+def _from_document(data: dict[str, Any], path: Path) -> WorkloadSystem:
+    """The workload system of file `path`'s document `data`, validated (see load_workload_system)."""
     try:
         ws = WorkloadSystem.model_validate(data)
     except ValidationError as exc:

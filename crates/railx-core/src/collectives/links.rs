@@ -35,6 +35,7 @@ use crate::collectives::symmetric::{is_whole_system, line_breaks};
 use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::plant::Axis;
+use crate::progress::{Meter, Observer, Unit};
 use crate::routing::Routing;
 use crate::sim::flow::paths::Walker;
 use crate::sim::flow::{LinkOrbits, Symmetry, EQUIVARIANCE_SAMPLES};
@@ -98,6 +99,7 @@ pub fn measure_numbered(
     sizes: &[u32],
     lines: &[LineSpec],
     symmetry: Option<&Symmetry>,
+    observer: &mut dyn Observer,
 ) -> Result<Vec<LineLink>> {
     let ranks: u64 = sizes.iter().map(|&s| s as u64).product();
     if ranks > net.chips() as u64 {
@@ -118,9 +120,19 @@ pub fn measure_numbered(
         .map(|&s| GroupDim::new(s, DimKind::Ring, Axis::X))
         .collect();
     let group = Group::new((0..ranks as u32).collect(), dims, net.chips())?;
-    lines
-        .iter()
-        .map(|spec| {
+    // One report per line: a line of a large switched system takes seconds (every branch of its
+    // messages' routes is walked).
+    let mut meter = Meter::new(
+        observer,
+        "the lines' measurement",
+        Unit::Lines,
+        Some(lines.len() as u64),
+        1,
+    );
+    meter.report(0)?;
+    let mut measured = Vec::with_capacity(lines.len());
+    for spec in lines {
+        measured.push({
             if spec.dims.is_empty() {
                 return Err(RailxError::invalid(
                     format!("{}.dims", spec.name),
@@ -148,9 +160,11 @@ pub fn measure_numbered(
                     ),
                     "use a smaller size for it, or a smaller system",
                 )
-            })
-        })
-        .collect()
+            })?
+        });
+        meter.report(measured.len() as u64)?;
+    }
+    Ok(measured)
 }
 
 /// Messages of one step from `rank` on `line`, as destination ranks.
@@ -310,6 +324,7 @@ fn measure_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Silent;
     use crate::system::{RoutingOptions, System, SystemSpec};
 
     fn spec(name: &str, dims: Vec<usize>, algo: LineAlgo) -> LineSpec {
@@ -339,8 +354,15 @@ mod tests {
             spec("TP", vec![0, 2], LineAlgo::Direct),
             spec("E", vec![1], LineAlgo::Direct),
         ];
-        let got =
-            measure_numbered(system.network(), routing.as_ref(), &[4, 1, 2], &lines, None).unwrap();
+        let got = measure_numbered(
+            system.network(),
+            routing.as_ref(),
+            &[4, 1, 2],
+            &lines,
+            None,
+            &mut Silent,
+        )
+        .unwrap();
         // Bidirectional ring: two messages share the port, r = B/2. Direct over L: L-1 share it,
         // r = B/(L-1), reported as (L-1) r / 2 = B/2. One-way ring: r = B.
         let expected = [port / 2.0, port / 2.0, port, port / 2.0, f64::INFINITY];
@@ -357,7 +379,7 @@ mod tests {
         let routing = system.routing(None, &RoutingOptions::default()).unwrap();
         let net = system.network();
         let err = |sizes: &[u32], line: LineSpec| {
-            measure_numbered(net, routing.as_ref(), sizes, &[line], None)
+            measure_numbered(net, routing.as_ref(), sizes, &[line], None, &mut Silent)
                 .unwrap_err()
                 .to_string()
         };
