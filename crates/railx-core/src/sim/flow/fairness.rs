@@ -144,11 +144,12 @@ impl WaterFill {
             let (res, coeff) = paths.path(f);
             for (&r, &a) in res.iter().zip(coeff) {
                 self.users[r as usize] += a;
-                self.unfrozen[r as usize] += 1;
                 self.user_start[r as usize + 1] += 1;
             }
         }
+        // Every user is unfrozen at first: the counts, before they become row starts.
         for j in 0..n_res {
+            self.unfrozen[j] = self.user_start[j + 1] as u32;
             self.user_start[j + 1] += self.user_start[j];
         }
         self.user_list.clear();
