@@ -38,8 +38,9 @@ FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p
 # of them), so it runs 4N(N-1)/p flows: 0.5M at 1,024 chips (1-6 s per size), 4.2M at 4,096
 # (17 s at 1 KiB and 1 MiB, 100 s at 1 GiB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
-# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size):
-# fig15-flow.toml runs the ring up to 4,096 chips. Flit level (fig15-flit.toml): up to 256 chips
+# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size);
+# its steps cannot be jumped over exactly either (its two directions never settle into one
+# period: docs/flow.md): fig15-flow.toml runs the ring up to 4,096 chips. Flit level (fig15-flit.toml): up to 256 chips
 # and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
 
 

@@ -44,6 +44,16 @@ impl LinkEnds {
     pub fn count(&self) -> usize {
         self.source.len()
     }
+
+    /// The chip a link leaves from.
+    pub fn source(&self, link: u32) -> u32 {
+        self.source[link as usize]
+    }
+
+    /// The chip a link leads to.
+    pub fn target(&self, link: u32) -> u32 {
+        self.target[link as usize]
+    }
 }
 
 /// Every vertex's outgoing links as (target, link), sorted by target.
@@ -207,11 +217,11 @@ pub trait Routing: Sync {
     }
     /// The chip a link leaves from.
     fn link_source(&self, link: u32) -> u32 {
-        self.links().source[link as usize]
+        self.links().source(link)
     }
     /// The chip a link leads to.
     fn link_target(&self, link: u32) -> u32 {
-        self.links().target[link as usize]
+        self.links().target(link)
     }
     /// Whether a link joins two nodes (an external, optical hop: Ho) rather than a mesh hop (Hi).
     fn is_external(&self, link: u32) -> bool {

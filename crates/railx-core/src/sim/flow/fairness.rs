@@ -57,6 +57,8 @@ pub struct WaterFill {
     /// Flows crossing each resource, in compressed rows (the transpose of the incidence).
     user_start: Vec<u64>,
     user_list: Vec<u32>,
+    /// Where the next user of each resource goes while `user_list` is filled.
+    user_fill: Vec<u64>,
     frozen: Vec<bool>,
     heap: BinaryHeap<Key>,
     /// Resources whose users changed since they were last keyed.
@@ -104,12 +106,15 @@ impl WaterFill {
                 }
             }
             // Re-key each resource touched once, after all the flows freezing here.
-            for d in std::mem::take(&mut self.dirty) {
+            let mut dirty = std::mem::take(&mut self.dirty);
+            for &d in &dirty {
                 self.is_dirty[d as usize] = false;
                 if self.unfrozen[d as usize] > 0 {
                     self.push(d, level);
                 }
             }
+            dirty.clear();
+            self.dirty = dirty;
         }
     }
 
@@ -139,20 +144,22 @@ impl WaterFill {
             let (res, coeff) = paths.path(f);
             for (&r, &a) in res.iter().zip(coeff) {
                 self.users[r as usize] += a;
-                self.unfrozen[r as usize] += 1;
                 self.user_start[r as usize + 1] += 1;
             }
         }
+        // Every user is unfrozen at first: the counts, before they become row starts.
         for j in 0..n_res {
+            self.unfrozen[j] = self.user_start[j + 1] as u32;
             self.user_start[j + 1] += self.user_start[j];
         }
         self.user_list.clear();
         self.user_list.resize(self.user_start[n_res] as usize, 0);
-        let mut fill = self.user_start.clone();
+        self.user_fill.clear();
+        self.user_fill.extend_from_slice(&self.user_start);
         for (k, &f) in flows.iter().enumerate() {
             for &r in paths.path(f).0 {
-                self.user_list[fill[r as usize] as usize] = k as u32;
-                fill[r as usize] += 1;
+                self.user_list[self.user_fill[r as usize] as usize] = k as u32;
+                self.user_fill[r as usize] += 1;
             }
         }
         self.frozen.clear();
@@ -175,23 +182,26 @@ impl WaterFill {
         });
     }
 
-    /// A flow with `coeff` on resource j froze at `level`: bring j's remaining capacity up to
-    /// date, drop the flow from its users and mark j for re-keying (its old key goes stale).
+    /// A flow with `coeff` on resource j froze at `level`: drop the flow from j's users and, at
+    /// the first such flow of this level, bring j's remaining capacity up to the level (with the
+    /// users it had until then) and mark j for re-keying (its old key goes stale). Later flows
+    /// of the same level would subtract nothing more: skipping them saves a dependent
+    /// multiply-subtract per crossing where many flows freeze at once (an all-to-all).
     fn release(&mut self, j: usize, coeff: f64, level: f64) {
-        self.remaining[j] -= (level - self.level_at[j]) * self.users[j];
-        self.level_at[j] = level;
+        if !self.is_dirty[j] {
+            self.remaining[j] -= (level - self.level_at[j]) * self.users[j];
+            self.level_at[j] = level;
+            self.version[j] = self.version[j].wrapping_add(1);
+            self.is_dirty[j] = true;
+            self.dirty.push(j as u32);
+        }
         self.unfrozen[j] -= 1;
-        self.version[j] = self.version[j].wrapping_add(1);
         // Exactly zero once no user is left, not a rounding residue of the coefficients.
         self.users[j] = if self.unfrozen[j] == 0 {
             0.0
         } else {
             self.users[j] - coeff
         };
-        if !self.is_dirty[j] {
-            self.is_dirty[j] = true;
-            self.dirty.push(j as u32);
-        }
     }
 }
 

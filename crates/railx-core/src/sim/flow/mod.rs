@@ -102,8 +102,11 @@ fn check_routed(dag: &MessageDag, routing: &dyn Routing, chips: u32) -> Result<(
 
 /// The distinct routes (source, destinations) of a DAG and each message's route index.
 fn distinct_routes(dag: &MessageDag) -> (Vec<(u32, &[u32])>, Vec<u32>) {
-    let mut index: FxHashMap<(u32, &[u32]), u32> = FxHashMap::default();
-    let mut routes = Vec::new();
+    // Sized for every message having its own route (an all-to-all): growing the map by
+    // rehashing a million entries cost more than the lookups.
+    let mut index: FxHashMap<(u32, &[u32]), u32> =
+        FxHashMap::with_capacity_and_hasher(dag.len() as usize, Default::default());
+    let mut routes = Vec::with_capacity(dag.len() as usize);
     let route_of = (0..dag.len())
         .map(|i| {
             let key = (dag.src(i), dag.dsts(i));

@@ -126,7 +126,16 @@ impl PathSet {
                 Ok(part)
             })
             .collect::<Result<Vec<_>>>()?;
+        // Sized once: appending a million routes' parts to a growing set copied and faulted in
+        // its pages again at every doubling.
         let mut all = PathSet::default();
+        all.start
+            .reserve(parts.iter().map(|p| p.start.len() - 1).sum());
+        all.resource
+            .reserve(parts.iter().map(|p| p.resource.len()).sum());
+        all.coeff.reserve(parts.iter().map(|p| p.coeff.len()).sum());
+        all.latency_s
+            .reserve(parts.iter().map(|p| p.latency_s.len()).sum());
         for part in parts {
             all.append(part);
         }
@@ -170,6 +179,9 @@ pub struct Walker {
     /// (link, share) of every hop taken, before merging.
     crossed: Vec<(u32, f64)>,
     merged: Vec<(u32, f64)>,
+    /// Crossings counted per resource (zero between walks) and the resources counted.
+    count: Vec<f64>,
+    counted: Vec<u32>,
 }
 
 impl Walker {
@@ -183,6 +195,9 @@ impl Walker {
         dst: u32,
     ) -> Result<f64> {
         let limit = 4 * routing.chips().len() + 64;
+        // The link ends read directly, not through two trait calls per hop (`link_source`,
+        // `link_target` read the same table): the walk is most of a large run's routing time.
+        let ends = routing.links();
         self.crossed.clear();
         self.front.clear();
         self.front.push(Branch {
@@ -223,7 +238,7 @@ impl Walker {
                 }
                 let share = b.share / self.hops.len() as f64;
                 for h in &self.hops {
-                    if routing.link_source(h.link) != b.chip {
+                    if ends.source(h.link) != b.chip {
                         return Err(RailxError::verification(
                             format!("route {src} -> {dst}"),
                             format!(
@@ -234,7 +249,7 @@ impl Walker {
                     }
                     self.crossed.push((h.link, share));
                     self.next.push(Branch {
-                        chip: routing.link_target(h.link),
+                        chip: ends.target(h.link),
                         state: h.state,
                         share,
                         latency_s: b.latency_s + link_latency_s[h.link as usize],
@@ -253,6 +268,28 @@ impl Walker {
     /// summed share, sorted by resource.
     pub fn incidence(&mut self, resource_of_link: &[u32]) -> &[(u32, f64)] {
         self.merged.clear();
+        if self.crossed.iter().all(|&(_, a)| a == 1.0) {
+            // A single path (no branching): shares are whole crossings, so their sums are exact
+            // in any order; counting per resource sorts only the distinct resources instead of
+            // every hop (the all-to-all's routes cross a few resources many times).
+            for &(l, _) in &self.crossed {
+                let r = resource_of_link[l as usize] as usize;
+                if r >= self.count.len() {
+                    self.count.resize(r + 1, 0.0);
+                }
+                if self.count[r] == 0.0 {
+                    self.counted.push(r as u32);
+                }
+                self.count[r] += 1.0;
+            }
+            self.counted.sort_unstable();
+            for &r in &self.counted {
+                self.merged.push((r, self.count[r as usize]));
+                self.count[r as usize] = 0.0;
+            }
+            self.counted.clear();
+            return &self.merged;
+        }
         self.merged.extend(
             self.crossed
                 .iter()
@@ -298,4 +335,44 @@ fn merge_branches(list: &mut Vec<Branch>) {
         }
     }
     list.truncate(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A walker holding `crossed` as if a walk had just recorded it.
+    fn walked(crossed: &[(u32, f64)]) -> Walker {
+        Walker {
+            crossed: crossed.to_vec(),
+            ..Walker::default()
+        }
+    }
+
+    proptest! {
+        /// A single path's crossings counted per resource are exactly their sort-and-merge
+        /// (whole crossings add exactly in any order), and the counts are cleared for the next
+        /// path.
+        #[test]
+        fn counted_crossings_are_the_merged_ones(
+            links in prop::collection::vec(0u32..40, 1..80),
+            orbit_of in prop::collection::vec(0u32..12, 40),
+        ) {
+            let crossed: Vec<(u32, f64)> = links.iter().map(|&l| (l, 1.0)).collect();
+            let mut reference: Vec<(u32, f64)> =
+                crossed.iter().map(|&(l, a)| (orbit_of[l as usize], a)).collect();
+            let reference = merge_incidence(&mut reference).to_vec();
+            let mut walker = walked(&crossed);
+            prop_assert_eq!(walker.incidence(&orbit_of), &reference[..]);
+            prop_assert_eq!(walker.incidence(&orbit_of), &reference[..]);
+        }
+    }
+
+    #[test]
+    fn split_shares_are_merged() {
+        // Two lanes of one hop (half each) map to the same resource: one entry, the whole flow.
+        let mut walker = walked(&[(0, 0.5), (1, 0.5), (2, 1.0)]);
+        assert_eq!(walker.incidence(&[3, 3, 1]), &[(1, 1.0), (3, 1.0)]);
+    }
 }
