@@ -146,14 +146,27 @@ const MIN_CHUNK: usize = 64;
 pub fn chunked<T, R>(
     items: &[T],
     meter: &mut Meter,
+    work: impl FnMut(&[T]) -> Result<R>,
+) -> Result<Vec<R>> {
+    chunked_weighted(items, meter, |_| 1, work)
+}
+
+/// `chunked` over items that each stand for `weight(item)` of the meter's units (a group of
+/// destinations walked at once): reports the sum of the weights done.
+pub fn chunked_weighted<T, R>(
+    items: &[T],
+    meter: &mut Meter,
+    weight: impl Fn(&T) -> u64,
     mut work: impl FnMut(&[T]) -> Result<R>,
 ) -> Result<Vec<R>> {
     let chunk = items.len().div_ceil(100).max(MIN_CHUNK);
     let mut out = Vec::with_capacity(items.len().div_ceil(chunk));
+    let mut done = 0;
     meter.report(0)?;
-    for (i, part) in items.chunks(chunk).enumerate() {
+    for part in items.chunks(chunk) {
         out.push(work(part)?);
-        meter.report(((i + 1) * chunk).min(items.len()) as u64)?;
+        done += part.iter().map(&weight).sum::<u64>();
+        meter.report(done)?;
     }
     Ok(out)
 }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use railx_core::hamiltonian::has_decomposition;
 use railx_core::plan::{plan, realize, Realized};
 use railx_core::routing::analysis::{all_to_all_link_load, route, route_stats};
-use railx_core::routing::deadlock::{exhaustive, find_cycle};
+use railx_core::routing::deadlock::{dependencies, exhaustive, find_cycle};
 use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::torus::{TorusRouting, TorusVcs};
 use railx_core::routing::{RouteState, Routing};
@@ -273,27 +273,102 @@ fn naive_dependencies(routing: &dyn Routing) -> std::collections::BTreeSet<u64> 
     deps
 }
 
+/// The exhaustive check's dependencies equal the naive walk's, and so do its verdict and cycle.
+fn assert_graph_is_the_naive_walks(routing: &dyn Routing, what: &str) {
+    let naive: Vec<u64> = naive_dependencies(routing).into_iter().collect();
+    assert_eq!(dependencies(routing).unwrap(), naive, "{what}");
+    let report = exhaustive(routing).unwrap();
+    assert_eq!(report.dependencies, naive.len(), "{what}");
+    assert_eq!(report.acyclic, find_cycle(&naive).is_none(), "{what}");
+    let vcs = routing.vcs() as u64;
+    let cycle: Option<Vec<u64>> = report.cycle.map(|c| {
+        c.iter()
+            .map(|ch| ch.link as u64 * vcs + ch.vc as u64)
+            .collect()
+    });
+    assert_eq!(cycle, find_cycle(&naive), "{what}");
+}
+
+/// Small RailX regions of each preset (a torus also with two mesh lanes) and the schemes that
+/// apply to each.
+fn small_regions() -> Vec<(&'static str, Realized, Vec<Scheme>)> {
+    let adaptive = Scheme::Adaptive { misroutes: 1 };
+    vec![
+        (
+            "torus",
+            realized(&preset(system(2, 1, 8, [3, 4]), Preset::Torus)),
+            vec![
+                Scheme::Minimal,
+                adaptive,
+                Scheme::Dateline,
+                Scheme::Balanced,
+            ],
+        ),
+        (
+            "torus, 2 lanes",
+            realized(&preset(system(2, 2, 8, [3, 3]), Preset::Torus)),
+            vec![Scheme::Minimal, Scheme::Dateline],
+        ),
+        (
+            "hyperx",
+            realized(&preset(system(2, 2, 8, [3, 3]), Preset::Hyperx)),
+            vec![Scheme::Minimal, adaptive, Scheme::Balanced, Scheme::Phased],
+        ),
+        (
+            "dragonfly",
+            realized(&preset(system(2, 2, 14, [7, 3]), Preset::Dragonfly)),
+            vec![Scheme::Minimal, adaptive],
+        ),
+    ]
+}
+
 #[test]
 fn exhaustive_graph_equals_a_naive_walk_of_every_route() {
-    // Acyclic (minimal, adaptive with a misroute: several choices per hop) and cyclic (one VC):
-    // the same dependencies, so the same verdict and the same cycle as any walk that finds them.
-    let r = realized(&preset(system(2, 1, 8, [3, 4]), Preset::Torus));
+    // Acyclic (several choices per hop under adaptive and balanced) and cyclic (one VC): the
+    // same dependencies, so the same verdict and the same cycle as any walk that finds them.
+    // RailX functions walk a node's chips as one group of destinations; the torus peer walks
+    // each chip alone.
+    for (name, r, schemes) in small_regions() {
+        for scheme in schemes {
+            let routing = RailxRouting::new(&r.network, &r.system.regions[0], scheme).unwrap();
+            assert!(routing.destinations_per_group() > 1);
+            let what = format!("{name}, {scheme:?}");
+            assert_graph_is_the_naive_walks(&routing, &what);
+            assert_graph_is_the_naive_walks(&SingleVc(&routing), &format!("{what}, one VC"));
+        }
+    }
+    let spec: railx_core::peers::PeerSpec = serde_json::from_str(
+        r#"{"family": "torus3d", "dims": [4, 4, 4], "ports_per_direction": 2}"#,
+    )
+    .unwrap();
+    let net = spec.network().unwrap();
+    for scheme in [TorusVcs::HopCount, TorusVcs::Partition] {
+        let routing = TorusRouting::new(&net, &[4, 4, 4], scheme).unwrap();
+        assert_graph_is_the_naive_walks(&routing, &format!("torus peer, {scheme:?}"));
+    }
+}
+
+/// The verdict, VCs used, dependency count and cycle do not depend on the threads walking.
+#[test]
+fn exhaustive_check_is_the_same_for_any_thread_count() {
+    let r = realized(&preset(system(2, 2, 8, [4, 3]), Preset::Torus));
     let region = &r.system.regions[0];
-    for scheme in [Scheme::Minimal, Scheme::Adaptive { misroutes: 1 }] {
-        let routing = RailxRouting::new(&r.network, region, scheme).unwrap();
-        for checked in [&routing as &dyn Routing, &SingleVc(&routing)] {
-            let report = exhaustive(checked).unwrap();
-            let naive = naive_dependencies(checked);
-            assert_eq!(report.dependencies, naive.len(), "{scheme:?}");
-            let sorted: Vec<u64> = naive.into_iter().collect();
-            assert_eq!(report.acyclic, find_cycle(&sorted).is_none(), "{scheme:?}");
-            let vcs = checked.vcs() as u64;
-            let cycle: Option<Vec<u64>> = report.cycle.map(|c| {
-                c.iter()
-                    .map(|ch| ch.link as u64 * vcs + ch.vc as u64)
-                    .collect()
-            });
-            assert_eq!(cycle, find_cycle(&sorted), "{scheme:?}");
+    let adaptive =
+        RailxRouting::new(&r.network, region, Scheme::Adaptive { misroutes: 1 }).unwrap();
+    let minimal = RailxRouting::new(&r.network, region, Scheme::Minimal).unwrap();
+    let cyclic = SingleVc(&minimal);
+    for routing in [&adaptive as &dyn Routing, &cyclic] {
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| exhaustive(routing).unwrap())
+        };
+        let one = on(1);
+        assert_eq!(one.acyclic, routing.name() != "single-vc");
+        for threads in [2, 3, 5] {
+            assert_eq!(on(threads), one, "{} on {threads} threads", routing.name());
         }
     }
 }

@@ -87,10 +87,10 @@ impl ChannelGraph {
     }
 
     /// Records that a packet holding `held` may request `next` (both (link, VC)); `next`'s link
-    /// must leave `held`'s target. VCs beyond the budget are only noted (`use_vc`): the check
-    /// refuses such a routing function before reading the graph.
+    /// must leave `held`'s target. VCs beyond the budget are left out: the caller notes the
+    /// highest VC it saw (`use_vc`), and the check refuses such a routing function before
+    /// reading the graph.
     pub fn add(&self, held: (u32, u8), next: (u32, u8)) {
-        self.use_vc(held.1.max(next.1));
         if held.1 as u64 >= self.vcs || next.1 as u64 >= self.vcs {
             return;
         }

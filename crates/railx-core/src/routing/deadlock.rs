@@ -8,7 +8,7 @@
 use super::channel_graph::ChannelGraph;
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
-use crate::progress::{chunked, Meter, Observer, Silent, Unit};
+use crate::progress::{chunked, chunked_weighted, Meter, Observer, Silent, Unit};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -76,63 +76,108 @@ pub fn check_observed(
     structural_metered(routing, &pairs, &mut meter)
 }
 
-/// A packet in flight: its chip, its routing state and the channel it holds (none at the source).
-type InFlight = (u32, RouteState, Option<(u32, u8)>);
+/// Marks a packet bound for whichever destination of the group being walked: one that has not
+/// reached the group's chips, where its hops are the same for all of them.
+const ANY_DST: u32 = u32::MAX;
 
-/// Buffers of `walk_to`, reused from one destination to the next (a 10K-chip check walks 10K
-/// destinations, each over up to millions of (chip, state) pairs).
+/// A packet in flight: its chip, its routing state, its destination (`ANY_DST` until it reaches
+/// the group's chips) and how many channels it may hold there, the top of `Walk::held` (the
+/// parallel lanes of the hop that brought it; none at its source).
+type InFlight = (u32, RouteState, u32, usize);
+
+/// Buffers of `walk_to_group`, reused from one group to the next (a 10K-chip check walks 625
+/// groups, each over up to millions of (chip, destination, state) triples).
 #[derive(Default)]
 struct Walk {
-    expanded: FxHashSet<(u32, RouteState)>,
+    expanded: FxHashSet<(u32, u32, RouteState)>,
     stack: Vec<InFlight>,
+    /// The channels the packets on `stack` hold, each packet's above those of the packets below.
+    held: Vec<(u32, u8)>,
+    /// The channels held by a packet entering the group, copied for each destination.
+    entering: Vec<(u32, u8)>,
     hops: Vec<Hop>,
 }
 
-/// Walks every route choice from every source to `dst`, recording in `graph` each dependency
-/// between consecutive channels. A deterministic continuation depends only on the chip and the
-/// routing state, so each (chip, state) is expanded once; dependencies into it are still
-/// recorded for every channel that leads there. An error when a hop does not leave its chip.
-fn walk_to(routing: &dyn Routing, dst: u32, walk: &mut Walk, graph: &ChannelGraph) -> Result<()> {
+/// Walks every route choice from every source to every destination of `group` (group number
+/// `g` of `group_of`, `Routing::destinations_per_group`), recording in `graph` each dependency
+/// between consecutive channels. Outside the group's chips a route does not depend on which of
+/// its destinations it is bound for, so it is walked once for all of them (`ANY_DST`) and
+/// splits into one walk per destination where it enters the group. A deterministic continuation
+/// depends only on the chip, the destination and the routing state, so each such triple is
+/// expanded once; dependencies into it are still recorded for every channel that leads there,
+/// and parallel lanes (hops to the same chip in the same state) arrive as one packet holding
+/// any of them. An error when a hop does not leave its chip.
+fn walk_to_group(
+    routing: &dyn Routing,
+    group: &[u32],
+    g: u32,
+    group_of: &[u32],
+    walk: &mut Walk,
+    graph: &ChannelGraph,
+) -> Result<()> {
     let Walk {
         expanded,
         stack,
+        held,
+        entering,
         hops,
     } = walk;
+    let inside = |chip: u32| group_of.get(chip as usize) == Some(&g);
+    // The packets a source at `chip` sends, one per destination of the group.
+    let each_dst = |chip: u32| group.iter().filter(move |&&d| d != chip);
     expanded.clear();
     stack.clear();
-    stack.extend(
-        routing
-            .chips()
-            .iter()
-            .filter(|&&c| c != dst)
-            .map(|&c| (c, RouteState::start(), None)),
-    );
-    while let Some((chip, state, held)) = stack.pop() {
+    held.clear();
+    for &chip in routing.chips() {
+        if inside(chip) {
+            stack.extend(each_dst(chip).map(|&d| (chip, RouteState::start(), d, 0)));
+        } else {
+            stack.push((chip, RouteState::start(), ANY_DST, 0));
+        }
+    }
+    // The highest VC seen, noted in the shared graph once (a shared counter per hop would move
+    // its cache line between the threads at every step).
+    let mut max_vc = 0u8;
+    while let Some((chip, state, dst, holding)) = stack.pop() {
+        let first = held.len() - holding;
+        if dst == ANY_DST && inside(chip) {
+            entering.clear();
+            entering.extend(held.drain(first..));
+            for &d in each_dst(chip) {
+                held.extend_from_slice(entering);
+                stack.push((chip, state, d, holding));
+            }
+            continue;
+        }
+        let toward = if dst == ANY_DST { group[0] } else { dst };
         hops.clear();
-        routing.next_hops(chip, dst, &state, hops);
+        routing.next_hops(chip, toward, &state, hops);
         for hop in hops.iter() {
             if routing.link_source(hop.link) != chip {
                 return Err(RailxError::verification(
-                    format!("routes to {dst}"),
+                    format!("routes to {toward}"),
                     format!("at chip {chip}: link {} does not leave this chip", hop.link),
                 ));
             }
-            match held {
-                Some(held) => graph.add(held, (hop.link, hop.vc)),
-                None => graph.use_vc(hop.vc),
+            max_vc = max_vc.max(hop.vc);
+            for &h in &held[first..] {
+                graph.add(h, (hop.link, hop.vc));
             }
         }
-        if !expanded.insert((chip, state)) {
+        held.truncate(first);
+        if !expanded.insert((chip, dst, state)) {
             continue;
         }
-        for hop in hops.iter() {
-            stack.push((
-                routing.link_target(hop.link),
-                hop.state,
-                Some((hop.link, hop.vc)),
-            ));
+        let same_packet = |a: &Hop, b: &Hop| {
+            a.state == b.state && routing.link_target(a.link) == routing.link_target(b.link)
+        };
+        for lanes in hops.chunk_by(same_packet) {
+            held.extend(lanes.iter().map(|h| (h.link, h.vc)));
+            let next = routing.link_target(lanes[0].link);
+            stack.push((next, lanes[0].state, dst, lanes.len()));
         }
     }
+    graph.use_vc(max_vc);
     Ok(())
 }
 
@@ -144,24 +189,45 @@ pub fn exhaustive(routing: &dyn Routing) -> Result<DeadlockReport> {
     exhaustive_metered(routing, &mut meter)
 }
 
-/// Walks the destinations, each thread a contiguous share of every chunk the meter reports
-/// between, with its own reused buffers, into one shared graph (whose contents do not depend on
-/// who set which dependency when).
+/// Walks the destination groups, each thread a contiguous share of every chunk the meter
+/// reports between, with its own reused buffers, into one shared graph (whose contents do not
+/// depend on who set which dependency when).
 fn dependency_graph(routing: &dyn Routing, meter: &mut Meter) -> Result<ChannelGraph> {
     let graph = ChannelGraph::new(routing);
+    let chips = routing.chips();
+    let groups: Vec<&[u32]> = chips
+        .chunks(routing.destinations_per_group().max(1))
+        .collect();
+    let mut group_of = vec![u32::MAX; chips.iter().max().map_or(0, |&c| c as usize + 1)];
+    for (g, group) in groups.iter().enumerate() {
+        for &chip in group.iter() {
+            group_of[chip as usize] = g as u32;
+        }
+    }
+    let numbered: Vec<(u32, &[u32])> = (0..).zip(groups).collect();
     let threads = rayon::current_num_threads().max(1);
     let mut walks: Vec<Walk> = (0..threads).map(|_| Walk::default()).collect();
-    chunked(routing.chips(), meter, |dsts| {
-        let share = dsts.len().div_ceil(threads).max(1);
+    let destinations = |part: &(u32, &[u32])| part.1.len() as u64;
+    chunked_weighted(&numbered, meter, destinations, |part| {
+        let share = part.len().div_ceil(threads).max(1);
         walks
             .par_iter_mut()
-            .zip(dsts.par_chunks(share))
-            .try_for_each(|(walk, part)| {
-                part.iter()
-                    .try_for_each(|&dst| walk_to(routing, dst, walk, &graph))
+            .zip(part.par_chunks(share))
+            .try_for_each(|(walk, mine)| {
+                mine.iter().try_for_each(|&(g, group)| {
+                    walk_to_group(routing, group, g, &group_of, walk, &graph)
+                })
             })
     })?;
     Ok(graph)
+}
+
+/// The dependencies the exhaustive check finds, as sorted, deduplicated `from << 32 | to` edges
+/// (channel = link x VCs + VC).
+pub fn dependencies(routing: &dyn Routing) -> Result<Vec<u64>> {
+    let mut silent = Silent;
+    let mut meter = Meter::new(&mut silent, "deadlock check", Unit::Destinations, None, 1);
+    Ok(dependency_graph(routing, &mut meter)?.edges())
 }
 
 fn exhaustive_metered(routing: &dyn Routing, meter: &mut Meter) -> Result<DeadlockReport> {

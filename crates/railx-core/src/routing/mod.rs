@@ -215,6 +215,14 @@ pub trait Routing: Sync {
     fn rising_vcs(&self) -> bool {
         false
     }
+    /// How many consecutive chips of `chips()` form a group of destinations whose routes agree
+    /// away from the group: at any vertex outside the group, `next_hops` lists the same hops
+    /// (links, VCs and states) for every destination of the group. The exhaustive deadlock
+    /// check walks a group's routes once up to its chips (a RailX node's chips: 16 destinations
+    /// per walk on 4 x 4 meshes). Each chip alone by default.
+    fn destinations_per_group(&self) -> usize {
+        1
+    }
     /// The chip a link leaves from.
     fn link_source(&self, link: u32) -> u32 {
         self.links().source(link)

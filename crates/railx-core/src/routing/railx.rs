@@ -103,12 +103,23 @@ const WEST: usize = 1;
 const NORTH: usize = 2;
 const SOUTH: usize = 3;
 
+/// Where a chip is: its region-local node (`u32::MAX` outside the region) and its column and row
+/// in the node's mesh. Looked up at every hop instead of divided out (the exhaustive deadlock
+/// check routes billions of hops).
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    node: u32,
+    x: u32,
+    y: u32,
+}
+
 /// A routing function over one region of a realized RailX network.
 pub struct RailxRouting {
     scheme: Scheme,
     plant: Plant,
-    m: u32,
     per_node: u32,
+    /// Per plant chip.
+    places: Vec<Place>,
     chips: Vec<u32>,
     /// Plant node -> region-local node (`u32::MAX` outside the region).
     local_of_node: Vec<u32>,
@@ -237,8 +248,17 @@ impl RailxRouting {
         Ok(RailxRouting {
             scheme,
             plant: plant.clone(),
-            m: plant.m,
             per_node,
+            places: (0..plant.chips())
+                .map(|chip| {
+                    let local = chip % per_node;
+                    Place {
+                        node: local_of_node[(chip / per_node) as usize],
+                        x: local % plant.m,
+                        y: local / plant.m,
+                    }
+                })
+                .collect(),
             chips: node_ids
                 .iter()
                 .flat_map(|&n| (0..per_node).map(move |c| n * per_node + c))
@@ -314,14 +334,14 @@ impl RailxRouting {
     }
 
     fn local(&self, chip: u32) -> u32 {
-        self.local_of_node[(chip / self.per_node) as usize]
+        self.places[chip as usize].node
     }
 
     /// The mesh lanes of the step from chip `from` toward chip `to` of the same node, X first
     /// (XY, and a crossing not yet begun) or Y first (YX).
     fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> &[u32] {
-        let (a, b) = (from % self.per_node, to % self.per_node);
-        let (ax, ay, bx, by) = (a % self.m, a / self.m, b % self.m, b / self.m);
+        let (a, b) = (self.places[from as usize], self.places[to as usize]);
+        let (ax, ay, bx, by) = (a.x, a.y, b.x, b.y);
         // Along X while X differs (XY) or once Y agrees (YX); else along Y.
         let dir = if (order != MeshOrder::Yx && bx != ax) || ay == by {
             if bx > ax {
@@ -361,19 +381,20 @@ impl RailxRouting {
         }
     }
 
-    /// The link from node v to neighbour w whose chip is nearest (in mesh hops) to `chip`.
-    fn nearest_link(&self, v: u32, w: u32, chip: u32) -> Option<(u32, u32)> {
+    /// The link from node v to neighbour w whose chip (its source) is nearest (in mesh hops) to
+    /// `chip`.
+    fn nearest_link(&self, v: u32, w: u32, chip: u32) -> Option<u32> {
         let list = &self.optical[v as usize];
         let start = list.partition_point(|e| e.0 < w);
-        let here = chip % self.per_node;
+        let here = self.places[chip as usize];
         list[start..]
             .iter()
             .take_while(|e| e.0 == w)
             .min_by_key(|e| {
-                let (ax, ay, bx, by) = (here % self.m, here / self.m, e.1 % self.m, e.1 / self.m);
-                ax.abs_diff(bx) + ay.abs_diff(by)
+                let exit = self.places[self.link_source(e.3) as usize];
+                here.x.abs_diff(exit.x) + here.y.abs_diff(exit.y)
             })
-            .map(|e| (e.3, e.1))
+            .map(|e| e.3)
     }
 
     /// The VC of a hop in logical dimension `dim` for a packet in `state` (and of the mesh
@@ -466,11 +487,11 @@ impl RailxRouting {
         state: &RouteState,
         out: &mut Vec<Hop>,
     ) {
-        let Some((link, exit_local)) = self.nearest_link(v, w, chip) else {
+        let Some(link) = self.nearest_link(v, w, chip) else {
             return;
         };
         let vc = self.hop_vc(state, dim);
-        let exit_chip = chip - chip % self.per_node + exit_local;
+        let exit_chip = self.link_source(link);
         if exit_chip == chip {
             let vc = self.link_vc(vc);
             out.push(Hop {
@@ -530,6 +551,12 @@ impl Routing for RailxRouting {
 
     fn chips(&self) -> &[u32] {
         &self.chips
+    }
+
+    /// A node's chips (consecutive in `chips`): outside the destination's node, every scheme
+    /// routes by the destination node alone.
+    fn destinations_per_group(&self) -> usize {
+        self.per_node as usize
     }
 
     fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {

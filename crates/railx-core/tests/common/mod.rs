@@ -61,6 +61,9 @@ impl Routing for SingleVc<'_> {
     fn chips(&self) -> &[u32] {
         self.0.chips()
     }
+    fn destinations_per_group(&self) -> usize {
+        self.0.destinations_per_group()
+    }
     fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
         let start = out.len();
         self.0.next_hops(chip, dst, state, out);
