@@ -7,6 +7,8 @@ all-to-all at a load below saturation, railx's default router (Table 5), 2 threa
 
 Each case runs in a child process so that its peak memory is its own. It prints, besides the wall
 time and peak, the two memory figures docs/simulation.md quotes:
+- the set-up time: the wall time of the idle run below, so that a short run's rate, and the full
+  run's time extrapolated from it, leave it out;
 - per router: the peak of an idle run (load 1e-6, 1 cycle: every router and buffer built, no
   packet) less the memory of the realized network before the simulator starts, over the routers;
 - per in-flight flit: the loaded run's peak less the idle run's, over the flits in flight at once
@@ -37,6 +39,14 @@ TARGET_CYCLES = 10_000
 IDLE_LOAD = 1e-6
 
 
+def cpu_s() -> float:
+    """CPU seconds this process has used, all threads (on a busy machine, where wall time says
+    more about the others' work than this run's, CPU time over the threads estimates its wall
+    time alone)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def peak_gib() -> float:
     """This process's peak resident memory (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
@@ -61,12 +71,14 @@ def child(args: argparse.Namespace) -> None:
             last[0] = done / total
             elapsed = time.perf_counter() - run_start
             left = elapsed * (total - done) / max(done, 1)
-            print(f"  {done:,}/{total:,} {unit} {elapsed:6.0f} s, about {left:5.0f} s left", file=sys.stderr, flush=True)
+            print(
+                f"  {done:,}/{total:,} {unit} {elapsed:6.0f} s, about {left:5.0f} s left", file=sys.stderr, flush=True
+            )
         return True
 
-    run_start = time.perf_counter()
+    run_start, cpu_start = time.perf_counter(), cpu_s()
     report, _ = simulate(system, args.traffic, args.load, settings=settings, progress=progress)
-    wall = time.perf_counter() - run_start
+    wall, cpu = time.perf_counter() - run_start, cpu_s() - cpu_start
     print(
         json.dumps(
             {
@@ -75,6 +87,7 @@ def child(args: argparse.Namespace) -> None:
                 "build_s": built_s,
                 "network_gib": network_gib,
                 "wall_s": wall,
+                "cpu_s": cpu,
                 "peak_gib": peak_gib(),
                 "router_cycles": report["router_cycles"],
                 "flit_hops": report["flit_hops"],
@@ -114,7 +127,12 @@ def main() -> None:
     in_flight = loaded["accepted"] * chips * loaded["latency"]
     per_flit = (loaded["peak_gib"] - idle["peak_gib"]) * 2**30 / max(in_flight, 1.0)
     cycles = args.warmup + args.cycles
-    full_s = loaded["wall_s"] / cycles * (args.warmup + TARGET_CYCLES)
+    # The idle run's wall time is the simulator's set-up (routers, destinations, tables); the
+    # rest of the loaded run's scales with the cycles.
+    per_cycle_s = (loaded["wall_s"] - idle["wall_s"]) / cycles
+    full_s = idle["wall_s"] + per_cycle_s * (args.warmup + TARGET_CYCLES)
+    per_cycle_cpu_s = (loaded["cpu_s"] - idle["cpu_s"]) / cycles
+    full_cpu_s = idle["cpu_s"] + per_cycle_cpu_s * (args.warmup + TARGET_CYCLES)
     print(f"{args.config.name}: {chips:,} chips, {routers:,} routers")
     print(f"  network built in {loaded['build_s']:.1f} s, {loaded['network_gib']:.2f} GiB")
     print(
@@ -122,12 +140,18 @@ def main() -> None:
         f"{args.threads} threads: {loaded['wall_s']:.1f} s, {loaded['router_cycles'] / loaded['wall_s']:.3e} router-cycles/s, "
         f"{loaded['flit_hops'] / loaded['wall_s']:.3e} flit-hops/s, mean latency {loaded['latency']:.1f} cycles"
     )
+    print(
+        f"  set-up {idle['wall_s']:.1f} s ({idle['cpu_s']:.1f} CPU-s), then {per_cycle_s:.3f} s per cycle "
+        f"({per_cycle_cpu_s:.3f} CPU-s over {args.threads} threads)"
+    )
     print(f"  peak {loaded['peak_gib']:.2f} GiB (target {TARGET_GIB:.0f} GiB)")
     print(
-        f"  {args.warmup:,} + {TARGET_CYCLES:,} cycles at this rate: {full_s:.0f} s (target {TARGET_S} s)"
-        + ("" if cycles >= TARGET_CYCLES else ", extrapolated")
+        f"  {args.warmup:,} + {TARGET_CYCLES:,} cycles at this rate: {full_s:.0f} s, {full_cpu_s:.0f} CPU-s "
+        f"(target {TARGET_S} s wall)" + ("" if cycles >= TARGET_CYCLES else ", extrapolated")
     )
-    print(f"  memory per router {per_router:,.0f} B; per in-flight flit {per_flit:,.0f} B ({in_flight:,.0f} flits in flight)")
+    print(
+        f"  memory per router {per_router:,.0f} B; per in-flight flit {per_flit:,.0f} B ({in_flight:,.0f} flits in flight)"
+    )
 
 
 if __name__ == "__main__":
