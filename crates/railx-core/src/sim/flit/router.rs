@@ -234,6 +234,10 @@ pub(crate) struct Router {
     /// The allowed hops of each queue's head packet (empty until it is routed).
     cands: Vec<Vec<Cand>>,
     inputs: Vec<InputPort>,
+    /// Inputs holding a packet, a bit each: allocation visits only these (a RailX router has
+    /// some 40 inputs, most of them empty at any time, and reading each one's record every cycle
+    /// was the largest cost of a large network's step).
+    busy_inputs: Vec<u64>,
     outputs: Vec<OutputPort>,
     /// With speedup: tick at which each output's crossbar port has taken every packet granted
     /// to it (without, the crossbar port is the link: the output's `free`; empty).
@@ -243,6 +247,8 @@ pub(crate) struct Router {
     pub sent_flits: Vec<u64>,
     /// Source queues, one per injection queue (none for a router without a chip).
     sources: Vec<VecDeque<SourceMsg>>,
+    /// Messages in all source queues (kept here so an idle router need not look at its queues).
+    source_msgs: u32,
     cursor: u32,
     /// Under `Selection::Balanced`, the hop listed first for the next packet routed here.
     tie_turn: u32,
@@ -301,6 +307,7 @@ impl Router {
             heads: vec![Head::EMPTY; queues],
             cands: vec![Vec::new(); queues],
             inputs: vec![InputPort::default(); n_in as usize],
+            busy_inputs: vec![0; n_in.div_ceil(64) as usize],
             outputs: vec![OutputPort::default(); n_out as usize],
             xbar_free: match sh.config.output_queue_flits() {
                 0 => Vec::new(),
@@ -309,6 +316,7 @@ impl Router {
             credits: vec![sh.config.buffer_flits; (n_out * vcs) as usize],
             sent_flits: vec![0; n_out as usize],
             sources: vec![VecDeque::new(); injection_queues as usize],
+            source_msgs: 0,
             cursor,
             tie_turn: 0,
             finite_sent: 0,
@@ -332,7 +340,24 @@ impl Router {
 
     /// Messages waiting in the source queues.
     fn source_messages(&self) -> usize {
-        self.sources.iter().map(VecDeque::len).sum()
+        self.source_msgs as usize
+    }
+
+    /// Marks queue `queue` of input `input` as holding a packet.
+    #[inline(always)]
+    fn mark_busy(&mut self, input: u32, queue: u32) {
+        self.inputs[input as usize].mask |= 1 << queue;
+        self.busy_inputs[(input / 64) as usize] |= 1 << (input % 64);
+    }
+
+    /// Marks queue `queue` of input `input` as empty.
+    #[inline(always)]
+    fn mark_empty(&mut self, input: u32, queue: u32) {
+        let mask = &mut self.inputs[input as usize].mask;
+        *mask &= !(1 << queue);
+        if *mask == 0 {
+            self.busy_inputs[(input / 64) as usize] &= !(1 << (input % 64));
+        }
     }
 
     /// Schedules DAG message `msg` for injection at `cycle`.
@@ -343,7 +368,7 @@ impl Router {
     /// Whether the router has nothing to do this cycle apart from drawing traffic.
     fn idle(&self, cycle: u64) -> bool {
         self.buffered == 0
-            && self.sources.iter().all(VecDeque::is_empty)
+            && self.source_msgs == 0
             && self.ready.peek().is_none_or(|r| r.0 .0 > cycle)
     }
 
@@ -362,8 +387,10 @@ impl Router {
             return Ok(false);
         }
         self.release_ready(cycle, sh, counters);
-        for queue in 0..self.sources.len() {
-            self.refill_injection(cycle, sh, queue, cycle);
+        if self.source_msgs > 0 {
+            for queue in 0..self.sources.len() {
+                self.refill_injection(cycle, sh, queue, cycle);
+            }
         }
         if self.buffered == 0 {
             return Ok(false);
@@ -384,7 +411,7 @@ impl Router {
             &Event::Arrive { port, vc, packet } => {
                 let q = self.fill(port, vc, packet.arrived, sh, counters)?;
                 self.push(q, packet);
-                self.inputs[port as usize].mask |= 1 << vc;
+                self.mark_busy(port, vc as u32);
             }
             &Event::Flit { port, vc } => {
                 let q = self.fill(port, vc, 1, sh, counters)?;
@@ -501,6 +528,7 @@ impl Router {
             counters.offered += flits;
         }
         let queue = self.source_queue();
+        self.source_msgs += 1;
         self.sources[queue].push_back(SourceMsg {
             dst,
             flits_left: flits,
@@ -558,9 +586,10 @@ impl Router {
         };
         if head.flits_left == 0 {
             self.sources[queue].pop_front();
+            self.source_msgs -= 1;
         }
         self.push(q, packet);
-        self.inputs[port as usize].mask |= 1 << queue;
+        self.mark_busy(port, queue as u32);
     }
 
     /// When a packet that reached the head of input `input`'s queue (ready by itself at
@@ -770,67 +799,71 @@ impl Router {
         // per cycle take several packets.
         for round in 0..sh.config.alloc_iterations.max(4) {
             scratch.requests.clear();
-            for input in 0..self.n_in {
-                let mask = self.inputs[input as usize].mask;
-                if mask == 0 || self.inputs[input as usize].free >= next_tick {
-                    continue;
-                }
-                let start = self.inputs[input as usize].rr;
-                let mut rotated = mask.rotate_right(start);
-                while rotated != 0 {
-                    let vc = (rotated.trailing_zeros() + start) & 63;
-                    rotated &= rotated - 1;
-                    let q = (input * self.vcs + vc) as usize;
-                    let head = self.heads[q];
-                    // Under flit allocation the head packet's next flit must have arrived.
-                    if head.ready > cycle || flit_alloc && head.sent >= head.arrived {
+            for word in 0..self.busy_inputs.len() {
+                let mut busy = self.busy_inputs[word];
+                while busy != 0 {
+                    let input = word as u32 * 64 + busy.trailing_zeros();
+                    busy &= busy - 1;
+                    let mask = self.inputs[input as usize].mask;
+                    if self.inputs[input as usize].free >= next_tick {
                         continue;
                     }
-                    let hop = if head.hop != NO_HOP {
-                        (self.output_open(head.hop_out, next_tick, sh)
-                            && self.flit_credit(head.hop_out, head.out_vc, sh))
-                        .then_some((head.hop, head.out_vc, head.hop_out))
-                    } else {
-                        if self.cands[q].is_empty() {
-                            self.route(q, sh, &mut scratch.hops)?;
+                    let start = self.inputs[input as usize].rr;
+                    let mut rotated = mask.rotate_right(start);
+                    while rotated != 0 {
+                        let vc = (rotated.trailing_zeros() + start) & 63;
+                        rotated &= rotated - 1;
+                        let q = (input * self.vcs + vc) as usize;
+                        let head = self.heads[q];
+                        // Under flit allocation the head packet's next flit must have arrived.
+                        if head.ready > cycle || flit_alloc && head.sent >= head.arrived {
+                            continue;
                         }
-                        match vc_ahead
-                            .then(|| self.reserve_vc(q, head.flits, sh))
-                            .flatten()
-                        {
-                            Some((cand, out_vc, out)) => self
-                                .output_open(out, next_tick, sh)
-                                .then_some((cand, out_vc, out)),
-                            None => {
-                                self.choose(q, head.flits, next_tick, sh)
-                                    .map(|(cand, out_vc)| {
+                        let hop = if head.hop != NO_HOP {
+                            (self.output_open(head.hop_out, next_tick, sh)
+                                && self.flit_credit(head.hop_out, head.out_vc, sh))
+                            .then_some((head.hop, head.out_vc, head.hop_out))
+                        } else {
+                            if self.cands[q].is_empty() {
+                                self.route(q, sh, &mut scratch.hops)?;
+                            }
+                            match vc_ahead
+                                .then(|| self.reserve_vc(q, head.flits, sh))
+                                .flatten()
+                            {
+                                Some((cand, out_vc, out)) => self
+                                    .output_open(out, next_tick, sh)
+                                    .then_some((cand, out_vc, out)),
+                                None => self.choose(q, head.flits, next_tick, sh).map(
+                                    |(cand, out_vc)| {
                                         (cand, out_vc, self.cands[q][cand as usize].out)
-                                    })
+                                    },
+                                ),
                             }
-                        }
-                    };
-                    if let Some((cand, out_vc, out)) = hop {
-                        let request = Request {
-                            input,
-                            vc,
-                            cand,
-                            out,
-                            out_vc,
-                            created: self.queues[q][0].created,
                         };
-                        if !oldest {
-                            scratch.requests.push(request);
-                            break;
-                        }
-                        // Oldest first: every VC of the input is looked at, the first listed
-                        // (round-robin order) kept on ties.
-                        match scratch.requests.last_mut() {
-                            Some(last) if last.input == input => {
-                                if request.created < last.created {
-                                    *last = request;
-                                }
+                        if let Some((cand, out_vc, out)) = hop {
+                            let request = Request {
+                                input,
+                                vc,
+                                cand,
+                                out,
+                                out_vc,
+                                created: self.queues[q][0].created,
+                            };
+                            if !oldest {
+                                scratch.requests.push(request);
+                                break;
                             }
-                            _ => scratch.requests.push(request),
+                            // Oldest first: every VC of the input is looked at, the first listed
+                            // (round-robin order) kept on ties.
+                            match scratch.requests.last_mut() {
+                                Some(last) if last.input == input => {
+                                    if request.created < last.created {
+                                        *last = request;
+                                    }
+                                }
+                                _ => scratch.requests.push(request),
+                            }
                         }
                     }
                 }
@@ -1093,7 +1126,7 @@ impl Router {
                     occupancy: self.heads[q].occupancy,
                     ..Head::EMPTY
                 };
-                self.inputs[r.input as usize].mask &= !(1 << r.vc);
+                self.mark_empty(r.input, r.vc);
             }
         }
         if sh.fabric.ins[(self.in_start + r.input) as usize].link == NO_LINK {
