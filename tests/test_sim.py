@@ -211,6 +211,18 @@ def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
         preset_settings("x", system)
 
 
+def test_cnsims_input_pace_and_vc_allocation_through_the_api(torus: Path) -> None:
+    base = FlitSettings(warmup_cycles=200, measure_cycles=800, injection_flits_per_cycle=1.0)
+    cnsim = FlitSettings(**{**base.__dict__, "vc_allocation": "ahead", "input_pace": "output"})
+    low = [simulate(str(torus), "uniform", 0.2, settings=s)[0] for s in (base, cnsim)]
+    assert low[1]["accepted"] == pytest.approx(low[0]["accepted"], rel=0.01)
+    with pytest.raises(ConfigError, match="input_pace = 'slow': unknown input port pace; use link or output"):
+        simulate(str(torus), "uniform", 0.2, settings=FlitSettings(input_pace="slow"))  # type: ignore[arg-type]
+    flit = FlitSettings(input_pace="output", switch_allocation="flit")
+    with pytest.raises(ConfigError, match="input_pace = output: .* packet switch allocation only"):
+        simulate(str(torus), "uniform", 0.2, settings=flit)
+
+
 def test_cnsim_preset_from_the_cli_is_the_api_run(examples: Path) -> None:
     toml = str(examples / "hyperx-5x5.toml")
     result = run_railx(

@@ -17,8 +17,8 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
-    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, LinkLatency, Pattern,
-    SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
+    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, InputPace, LinkLatency,
+    Pattern, SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
 };
 use railx_core::spec::Preset;
 
@@ -83,10 +83,16 @@ fn routers(base: FlitConfig) -> Vec<FlitConfig> {
             ..flit
         },
         // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO),
-        // and with its VC allocation ahead of the switch.
+        // with its VC allocation ahead of the switch, and with its input ports held at the
+        // output's pace too.
         cnsim.clone(),
         FlitConfig {
             vc_allocation: VcAllocation::Ahead,
+            ..cnsim.clone()
+        },
+        FlitConfig {
+            vc_allocation: VcAllocation::Ahead,
+            input_pace: InputPace::Output,
             ..cnsim
         },
     ]
@@ -270,6 +276,17 @@ fn cnsim_preset_zero_load_latency_is_the_hop_by_hop_sum() {
         ..FlitConfig::cnsim()
     };
     check_zero_load(&r.network, &routing, &config);
+    // A lone packet takes its VC ahead of the switch in the cycle it would take it with the
+    // switch, and holds its input port no longer than it takes to leave.
+    check_zero_load(
+        &r.network,
+        &routing,
+        &FlitConfig {
+            vc_allocation: VcAllocation::Ahead,
+            input_pace: InputPace::Output,
+            ..config.clone()
+        },
+    );
     for (s, d) in [(0, 5), (3, 30), (7, 33), (12, 13)] {
         let hops: Vec<(f64, u32)> = route(&routing, s, d)
             .unwrap()
@@ -683,6 +700,19 @@ fn bad_input_gets_one_line_errors() {
             "",
         ),
         (
+            r#"{"vc_allocation": "ahead", "switch_allocation": "flit"}"#,
+            0.1,
+            "vc_allocation = ahead: VC allocation ahead of the switch is modelled with packet",
+            "use vc_allocation = with-switch",
+        ),
+        (
+            r#"{"input_pace": "output", "switch_speedup": 2}"#,
+            0.1,
+            "input_pace = output: an input held at the output's pace is modelled for an \
+             input-queued router",
+            "use input_pace = link",
+        ),
+        (
             r#"{"switch_speedup": 2, "output_buffer_flits": 3}"#,
             0.1,
             "output_buffer_flits = 3: ",
@@ -907,29 +937,55 @@ fn a_non_blocking_fat_tree_carries_uniform_load_evenly_at_near_zero_load_latency
 
 /// Under the `cnsim` preset, a flow of packets between the ends of a row of a node's mesh (3 hops
 /// east) streams at k x n flits/cycle: its packets spread over the n mesh lanes of every edge
-/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k. Each packet is a message of
-/// its own, as CNSim generates them (each then takes its VC on its own, at the source too).
+/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k.
 #[test]
 fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
     for n in [1u32, 2] {
-        let r = realize(&preset(system(4, n, 8, [3, 3]), Preset::Hyperx)).unwrap();
-        let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Phased).unwrap();
-        let config = FlitConfig {
-            injection_flits_per_cycle: 16.0,
-            ..FlitConfig::cnsim()
-        };
-        let flits = 4000u64;
-        let packet_bytes = (config.packet_flits * config.flit_bytes) as u64;
-        let mut dag = MessageDag::new();
-        for _ in 0..flits / config.packet_flits as u64 {
-            dag.push(0, 3, packet_bytes, 0.0, &[]).unwrap();
-        }
-        let report = run(&r.network, &routing, &config, &Traffic::Dag(dag));
-        let rate = flits as f64 / report.completion_cycles.unwrap() as f64;
+        let rate = single_flow_flits_per_cycle(n, FlitConfig::cnsim());
         let lanes_bandwidth = 2.0 * n as f64;
         assert!(
             rate <= lanes_bandwidth && rate > 0.98 * lanes_bandwidth,
             "n = {n}: {rate:.3} flits/cycle against k x n = {lanes_bandwidth}"
         );
     }
+}
+
+/// With CNSim's VC allocation ahead of the switch the same flow streams at k, one lane's
+/// bandwidth: at the last hop no packet in either lane's VC goes on past the destination, so
+/// both count empty and every packet takes the first lane, waiting for it while the other is
+/// idle (as in CNSim, which never queues a packet in its destination's buffer).
+#[test]
+fn with_vc_allocation_ahead_a_single_flow_takes_the_first_lane_into_its_destination() {
+    let rate = single_flow_flits_per_cycle(
+        2,
+        FlitConfig {
+            vc_allocation: VcAllocation::Ahead,
+            ..FlitConfig::cnsim()
+        },
+    );
+    assert!(
+        rate <= 2.0 && rate > 0.98 * 2.0,
+        "{rate:.3} flits/cycle against k = 2"
+    );
+}
+
+/// Flits/cycle of 1,000 single-packet messages from chip 0 to chip 3, 3 mesh hops east along a
+/// row of a RailX node (4 x 4 chips, n lanes of k = 2 flits/cycle per edge, `phased` routing),
+/// under `config` with an injection port of 16 flits/cycle. Each packet is a message of its
+/// own, as CNSim generates them (each then takes its VC on its own, at the source too).
+fn single_flow_flits_per_cycle(n: u32, config: FlitConfig) -> f64 {
+    let r = realize(&preset(system(4, n, 8, [3, 3]), Preset::Hyperx)).unwrap();
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Phased).unwrap();
+    let config = FlitConfig {
+        injection_flits_per_cycle: 16.0,
+        ..config
+    };
+    let flits = 4000u64;
+    let packet_bytes = (config.packet_flits * config.flit_bytes) as u64;
+    let mut dag = MessageDag::new();
+    for _ in 0..flits / config.packet_flits as u64 {
+        dag.push(0, 3, packet_bytes, 0.0, &[]).unwrap();
+    }
+    let report = run(&r.network, &routing, &config, &Traffic::Dag(dag));
+    flits as f64 / report.completion_cycles.unwrap() as f64
 }

@@ -54,6 +54,8 @@ FLOW_CONTROL: tuple[FlowControlName, ...] = ("cut-through", "wormhole")
 SWITCH_ALLOCATION: tuple[SwitchAllocationName, ...] = ("packet", "flit")
 VcAllocationName = Literal["with-switch", "ahead"]
 VC_ALLOCATION: tuple[VcAllocationName, ...] = ("with-switch", "ahead")
+InputPaceName = Literal["link", "output"]
+INPUT_PACE: tuple[InputPaceName, ...] = ("link", "output")
 LinkLatencyName = Literal["flits", "head"]
 LINK_LATENCY: tuple[LinkLatencyName, ...] = ("flits", "head")
 ArbitrationName = Literal["round-robin", "oldest"]
@@ -95,7 +97,8 @@ class FlitSettings:
     next router; flits enter the buffer as sent, credits return at once: CNSim's model).
     `vc_allocation`: "with-switch" (a packet takes the free output whose VC has most room) or
     "ahead" (CNSim: the first empty VC, else the first with room, held while the packet waits for
-    that output).
+    that output). `input_pace`: how long a packet holds its input port, "link" (at the input
+    link's rate) or "output" (CNSim: until its tail has left, at the output's pace).
     `preset_settings("cnsim", system)` configures
     the simulator as the RailX authors' simulator runs (docs/simulation.md, Against CNSim)."""
 
@@ -113,6 +116,7 @@ class FlitSettings:
     output_buffer_flits: int = 16
     link_latency: LinkLatencyName = "flits"
     vc_allocation: VcAllocationName = "with-switch"
+    input_pace: InputPaceName = "link"
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
@@ -252,6 +256,7 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     parse_arbitration(settings.arbitration)
     parse_link_latency(settings.link_latency)
     _choice("vc_allocation", settings.vc_allocation, VC_ALLOCATION, "VC allocation")
+    _choice("input_pace", settings.input_pace, INPUT_PACE, "input port pace")
     parse_injection_queues(settings.injection_queues)
     parse_switch_allocation(settings.switch_allocation)
     parse_flow_control(settings.flow_control)

@@ -23,8 +23,8 @@ mod watchdog;
 mod wheel;
 
 pub use config::{
-    Arbitration, FlitConfig, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation,
-    VcAllocation,
+    Arbitration, FlitConfig, FlowControl, InjectionQueues, InputPace, LinkLatency,
+    SwitchAllocation, VcAllocation,
 };
 pub use fabric::TICKS;
 pub use stats::{Deadlock, FlitReport, LatencyStats};

@@ -28,7 +28,8 @@
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{
-    Arbitration, FlowControl, InjectionQueues, LinkLatency, SwitchAllocation, VcAllocation, MAX_VCS,
+    Arbitration, FlowControl, InjectionQueues, InputPace, LinkLatency, SwitchAllocation,
+    VcAllocation, MAX_VCS,
 };
 use super::engine::{Outgoing, Post, Shared, Workload};
 use super::fabric::{Port, NO_LINK, TICKS};
@@ -134,6 +135,8 @@ pub(crate) struct Scratch {
     hops: Vec<Hop>,
     requests: Vec<Request>,
     winner: Vec<u32>,
+    /// Queues whose head packet takes its VC ahead of the switch this cycle, by age.
+    ahead: Vec<(u64, usize)>,
 }
 
 /// Whether a downstream VC with `free` credits, among VCs `held` (a bit each), can take a
@@ -263,6 +266,10 @@ pub(crate) struct Router {
     out_held: Vec<u64>,
     /// Flits an output's queue may hold besides a packet it takes (`output_queue_flits`).
     queue_flits: u64,
+    /// Under VC allocation ahead of the switch, for each downstream (output port, VC): whether
+    /// each packet sent into it whose credits are not back goes on past that router, oldest
+    /// first (empty otherwise). CNSim counts a VC empty when no such packet is in it.
+    through: Vec<VecDeque<bool>>,
 }
 
 impl Router {
@@ -326,6 +333,10 @@ impl Router {
             has_host,
             out_held: vec![0; n_out as usize],
             queue_flits: sh.config.output_queue_flits() as u64,
+            through: match sh.config.vc_allocation {
+                VcAllocation::Ahead => vec![VecDeque::new(); (n_out * vcs) as usize],
+                VcAllocation::WithSwitch => Vec::new(),
+            },
         }
     }
 
@@ -427,7 +438,13 @@ impl Router {
                 }
             }
             &Event::Credit { port, vc, flits } => {
-                let c = &mut self.credits[(port * self.vcs + vc as u32) as usize];
+                let slot = (port * self.vcs + vc as u32) as usize;
+                // One credit event per packet, in the order the packets left that VC: the order
+                // they were sent into it.
+                if let Some(sent) = self.through.get_mut(slot) {
+                    sent.pop_front();
+                }
+                let c = &mut self.credits[slot];
                 *c += flits;
                 if *c > sh.config.buffer_flits {
                     return Err(RailxError::internal(
@@ -751,23 +768,25 @@ impl Router {
     }
 
     /// VC allocation ahead of the switch (CNSim's): the first hop listed whose VC class has an
-    /// empty VC (all its credits), else the first with room for the packet; its credits are taken
-    /// now and the packet keeps that hop. None at the ejection port (no VC) or without room.
-    fn reserve_vc(&mut self, q: usize, flits: u32, sh: &Shared) -> Option<(u32, u8, u32)> {
+    /// empty VC with room for the packet, else the first with room; its credits are taken now
+    /// and the packet keeps that hop. None at the ejection port (no VC) or without room. Empty
+    /// as CNSim counts it: no packet in the VC or on its way there goes on past the next router
+    /// (its queue holds only the packets sent on; credits taken ahead do not count).
+    fn reserve_vc(&mut self, q: usize, flits: u32) -> Option<(u32, u8, u32)> {
         let mut pick: Option<(usize, usize)> = None;
         'hops: for (k, cand) in self.cands[q].iter().enumerate() {
             if self.has_host && cand.out == self.n_out - 1 {
                 return None;
             }
             for slot in self.class_vcs(cand.out, cand.vc) {
-                let free = self.credits[slot];
-                if free == sh.config.buffer_flits {
+                if self.credits[slot] < flits {
+                    continue;
+                }
+                if !self.through[slot].contains(&true) {
                     pick = Some((k, slot));
                     break 'hops;
                 }
-                if free >= flits && pick.is_none() {
-                    pick = Some((k, slot));
-                }
+                pick = pick.or(Some((k, slot)));
             }
         }
         let (k, slot) = pick?;
@@ -777,6 +796,33 @@ impl Router {
         let head = &mut self.heads[q];
         (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
         Some((k as u32, out_vc, out))
+    }
+
+    /// VC allocation ahead of the switch for every head packet ready by `cycle` that holds no VC
+    /// yet, oldest first, whether or not its input port is free (CNSim allocates a packet's VC
+    /// as soon as it heads its VC, then waits for the switch).
+    fn reserve_ahead(&mut self, cycle: u64, sh: &Shared, scratch: &mut Scratch) -> Result<()> {
+        scratch.ahead.clear();
+        for input in 0..self.n_in {
+            let mut mask = self.inputs[input as usize].mask;
+            while mask != 0 {
+                let q = (input * self.vcs + mask.trailing_zeros()) as usize;
+                mask &= mask - 1;
+                let head = self.heads[q];
+                if head.ready <= cycle && head.hop == NO_HOP {
+                    scratch.ahead.push((self.queues[q][0].created, q));
+                }
+            }
+        }
+        scratch.ahead.sort_unstable();
+        for i in 0..scratch.ahead.len() {
+            let q = scratch.ahead[i].1;
+            if self.cands[q].is_empty() {
+                self.route(q, sh, &mut scratch.hops)?;
+            }
+            self.reserve_vc(q, self.heads[q].flits);
+        }
+        Ok(())
     }
 
     fn allocate(
@@ -795,6 +841,9 @@ impl Router {
         scratch
             .winner
             .resize(scratch.winner.len().max(self.n_out as usize), u32::MAX);
+        if vc_ahead {
+            self.reserve_ahead(cycle, sh, scratch)?;
+        }
         // Further rounds let losers try the outputs still free, and ports faster than a packet
         // per cycle take several packets.
         for round in 0..sh.config.alloc_iterations.max(4) {
@@ -827,10 +876,7 @@ impl Router {
                             if self.cands[q].is_empty() {
                                 self.route(q, sh, &mut scratch.hops)?;
                             }
-                            match vc_ahead
-                                .then(|| self.reserve_vc(q, head.flits, sh))
-                                .flatten()
-                            {
+                            match vc_ahead.then(|| self.reserve_vc(q, head.flits)).flatten() {
                                 Some((cand, out_vc, out)) => self
                                     .output_open(out, next_tick, sh)
                                     .then_some((cand, out_vc, out)),
@@ -950,7 +996,10 @@ impl Router {
             .max(xbar_free)
             .max(self.inputs[r.input as usize].free);
         let crossed = (cross + flits * xbar_tpf).max(packet.tail_in + xbar_tpf);
-        self.inputs[r.input as usize].free = cross + flits * read_tpf;
+        self.inputs[r.input as usize].free = match (sh.config.input_pace, g.input.link) {
+            (InputPace::Output, link) if link != NO_LINK => crossed,
+            _ => cross + flits * read_tpf,
+        };
         if speedup > 1 {
             self.xbar_free[r.out as usize] = crossed;
             let queued = self.outputs[r.out as usize]
@@ -984,8 +1033,12 @@ impl Router {
             return Ok(());
         }
         counters.flit_hops += flits;
+        let slot = (r.out * self.vcs + r.out_vc as u32) as usize;
         if !reserved {
-            self.credits[(r.out * self.vcs + r.out_vc as u32) as usize] -= packet.flits;
+            self.credits[slot] -= packet.flits;
+        }
+        if let Some(sent) = self.through.get_mut(slot) {
+            sent.push_back(packet.dst != g.output.peer);
         }
         let latency = g.output.latency as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
