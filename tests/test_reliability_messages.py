@@ -56,9 +56,9 @@ def _config_key(value: str, tmp: Path) -> None:
     load_config(path)
 
 
-def _spec(body: str, tmp: Path) -> None:
+def _spec(body: str, tmp: Path, analysis: str = '"plan"') -> None:
     path = tmp / "s.toml"
-    path.write_text(f'[sweep]\nname = "s"\nanalysis = "plan"\n{body}')
+    path.write_text(f'[sweep]\nname = "s"\nanalysis = {analysis}\n{body}')
     load_spec(path)
 
 
@@ -67,9 +67,7 @@ def _sweep_key(value: str, tmp: Path) -> None:
 
 
 def _sweep_analysis(value: str, tmp: Path) -> None:
-    path = tmp / "s.toml"
-    path.write_text(f'[sweep]\nname = "s"\nanalysis = {toml_string(value)}\n')
-    load_spec(path)
+    _spec("", tmp, toml_string(value))
 
 
 def _axis_path(value: str, tmp: Path) -> None:
