@@ -287,6 +287,43 @@ def test_writers_refuse_what_is_not_a_path(bad: Any, tmp_path: Path, monkeypatch
     assert list(tmp_path.iterdir()) == [], "a refused write created a file"
 
 
+def _public_writers() -> dict[str, Any]:
+    """Every public function that writes a file, as a call taking only the path (their other
+    arguments are never reached: the path is checked first)."""
+    from railx.availability.plots import plot_availability_vs_rate, plot_fig17, plot_size_vs_failures
+    from railx.config import output_file
+    from railx.cost.plots import plot_cost
+    from railx.cost.scale import plot_scalability
+    from railx.report.build import build_report
+    from railx.report.page import write_page
+    from railx.workload.matrix import plot_heatmap
+
+    return {
+        "plot_cost": lambda p: plot_cost(None, [], p),  # type: ignore[arg-type]
+        "plot_scalability": lambda p: plot_scalability([], p),
+        "plot_fig17": lambda p: plot_fig17([], [], p),
+        "plot_size_vs_failures": lambda p: plot_size_vs_failures([], p),
+        "plot_availability_vs_rate": lambda p: plot_availability_vs_rate([], p),
+        "plot_heatmap": lambda p: plot_heatmap(None, 1, p, ""),  # type: ignore[arg-type]
+        "output_file": lambda p: output_file(p, "--plot"),
+        "write_page": lambda p: write_page(p, "", "", []),
+        "build_report": lambda p: build_report(p),
+        "write_text": lambda p: write_text(p, ""),
+    }
+
+
+@pytest.mark.parametrize("bad", NOT_PATHS, ids=repr)
+def test_every_public_writer_refuses_what_is_not_a_path(
+    bad: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, write in _public_writers().items():
+        with pytest.raises(ConfigError, match=r"= .*(not a path|an empty path)") as info:
+            write(bad)
+        assert "\n" not in str(info.value), name
+    assert list(tmp_path.iterdir()) == [], "a refused write created a file"
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     bad=st.one_of(
@@ -365,3 +402,31 @@ def test_an_atomic_write_that_fails_leaves_the_old_file(tmp_path: Path, monkeypa
     with pytest.raises(ConfigError, match=r"report.json: cannot write the file \(No space left on device\)"):
         write_text(path, "new\n")
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_a_report_rebuilt_into_its_folder_keeps_only_this_builds_assets(tmp_path: Path) -> None:
+    """An earlier build's figures and tables that this build did not write are removed (they
+    would pass for part of it); what railx does not write there (notes.txt) stays."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from railx.report.page import Section, write_page
+    from railx.report.plots import Chart
+    from railx.report.tables import Table
+
+    def section(*ids: str, chart: str | None = None) -> Section:
+        tables = [Table(i, i, ["x"], [[1]]) for i in ids]
+        charts = [Chart(chart, chart, plt.figure())] if chart else []
+        return Section("s", "S", tables=tables, charts=charts)
+
+    out = tmp_path / "report"
+    write_page(out, "t", "", [section("a", "b", chart="fig")])
+    assets = out / "assets"
+    assert sorted(p.name for p in assets.iterdir()) == ["a.csv", "b.csv", "fig.png", "report.css"]
+    (assets / "notes.txt").write_text("mine")
+    page = write_page(out, "t", "", [section("a")])
+    assert sorted(p.name for p in assets.iterdir()) == ["a.csv", "notes.txt", "report.css"]
+    assert "b.csv" not in page.read_text() and "assets/a.csv" in page.read_text()
+    plt.close("all")

@@ -1,22 +1,22 @@
 """Outputs are atomic (python/railx/atomic.py, docs/architecture.md): `railx ocs` and `railx
-network`, SIGKILLed at random (seeded) moments, leave either the previous file intact or the
-complete new one, never a truncated file.
+network`, SIGKILLed mid-write, leave either the previous file intact or the complete new one,
+never a truncated file; the same kills of a control that writes in place do truncate it, so the
+test can see the failure it guards against.
 
-The written files are large (2.5 MB of OCS tables, 12 MB of network) so that writing takes a
-while. A first, whole run shows when the write starts and how long it lasts. Half the kills come
-at a random moment of the whole run (up to a little after the write), half at a random moment
-from the write's start (seen as its temporary file appearing) to a little after its end, since
-on a loaded machine when the write starts varies by more than a write of a few megabytes lasts.
-That kills land mid-write is checked: a kill mid-write leaves the hidden temporary file behind.
-The runs are forked from one process that imported railx once (tests/fork_runner.py), which
-keeps 60 killed runs within about 30 s.
+The written files are large (2.5 MB of OCS tables, 4 MB of network) so that writing takes a
+while. A first, whole run shows how long the write lasts. The kills are chosen rather than
+random: at fixed fractions of the write's length counted from its start (seen as its temporary
+file appearing, or the file itself changing when written in place), since on a loaded machine
+when the write starts varies by more than a write of a few megabytes lasts; plus one kill before
+the write starts and one after it would end. That kills land mid-write is checked: a kill
+mid-write leaves the hidden temporary file behind. The runs are forked from one process that
+imported railx once (tests/fork_runner.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from collections import Counter
@@ -30,12 +30,14 @@ from railx.atomic import TEMPORARY_PREFIX
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the runs it kills")
 
-ATTEMPTS = 30  # kills per command
-SEED = 25
+# When the kills come, as fractions of the write's length from its start: mostly inside it.
+MID_WRITE = (0.02, 0.1, 0.2, 0.35, 0.5, 0.7)
+# One kill early in the run, before anything is written; one after the write would end.
+AROUND_WRITE = (("start", 0.01), ("writing", 3.0))
 
 # The old file comes from a small plant, the new one from a large one: different bytes.
 OLD_PLANT = "m = 2\nn = 1\nR = 16\n"
-PLANTS = {"ocs": "m = 1\nn = 8\nR = 256\n", "network": "m = 2\nn = 2\nR = 128\n"}
+PLANTS = {"ocs": "m = 1\nn = 8\nR = 256\n", "network": "m = 2\nn = 2\nR = 64\n"}
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,12 @@ class Runner:
         assert self.process.stdout is not None and json.loads(self.process.stdout.readline())["ready"]
 
     def run(
-        self, case: Case, cwd: Path, kill_after_s: float | None = None, after_writing: bool = False
+        self,
+        case: Case,
+        cwd: Path,
+        kill_after_s: float | None = None,
+        after_writing: bool = False,
+        in_place: bool = False,
     ) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
         request = {
@@ -80,6 +87,7 @@ class Runner:
             "kill_after_s": kill_after_s,
             "from": "writing" if after_writing else "start",
             "watch": case.target,
+            "in_place": in_place,
         }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
@@ -98,42 +106,65 @@ def runner() -> Any:
     server.close()
 
 
-@pytest.mark.parametrize("command", ["ocs", "network"])
-def test_a_killed_write_leaves_the_old_file_or_the_new_one(command: str, runner: Runner, tmp_path: Path) -> None:
-    (tmp_path / "old.toml").write_text(_config(OLD_PLANT))
-    (tmp_path / "new.toml").write_text(_config(PLANTS[command]))
-    old_case, new_case = _case(command, "old.toml"), _case(command, "new.toml")
-    target = tmp_path / new_case.target
+def _kill_moments(write_s: float) -> list[tuple[str, float]]:
+    """(count from, seconds) of every kill of a write lasting `write_s`."""
+    return [("writing", f * write_s) for f in MID_WRITE] + [
+        (f, s * (write_s if f == "writing" else 1)) for f, s in AROUND_WRITE
+    ]
 
-    # The old file, then the complete new one and when, in a run, it is written.
-    assert runner.run(old_case, tmp_path)["status"] == 0
-    old = target.read_bytes()
-    full = runner.run(new_case, tmp_path)
-    assert full["status"] == 0 and full["replaced_s"] is not None, full
-    new = target.read_bytes()
-    done_s = full["replaced_s"]
-    start_s = full["writing_s"] if full["writing_s"] is not None else done_s
-    write_s = max(done_s - start_s, 0.01)
-    assert old != new and len(new) > 2_000_000, len(new)
 
-    rng = random.Random(SEED)
+def _kill_during_writes(
+    runner: Runner, case: Case, cwd: Path, old: bytes, new: bytes, write_s: float, in_place: bool = False
+) -> Counter[str]:
+    """Kills `case` at each moment of `_kill_moments`, the old file in place before each run:
+    how many runs left the old file, the new one or another ("truncated"), and whether the kill
+    came mid-write (its temporary file left behind), after the run's end, or before that."""
+    target = cwd / case.target
     outcomes: Counter[str] = Counter()
-    for attempt in range(ATTEMPTS):
+    for since, kill_after_s in _kill_moments(write_s):
         target.write_bytes(old)
-        after_writing = attempt % 2 == 1
-        kill_after_s = rng.uniform(0.0, 1.5 * write_s if after_writing else done_s + write_s)
-        answer = runner.run(new_case, tmp_path, kill_after_s, after_writing)
+        answer = runner.run(case, cwd, kill_after_s, since == "writing", in_place)
         found = target.read_bytes()
-        state = "old" if found == old else "new" if found == new else f"other ({len(found):,} bytes)"
-        assert state in ("old", "new"), f"attempt left a {state} file, neither the old nor the new one"
+        state = "old" if found == old else "new" if found == new else "truncated"
         left = list(target.parent.glob(f"{TEMPORARY_PREFIX}*"))
         for path in left:
             path.unlink()
         when = "mid-write" if left else "killed" if answer["killed"] else "finished"
         outcomes[f"{when}: {state}"] += 1
-    window = f"{start_s:.3f} s to {done_s:.3f} s"
-    print(f"\n{command}: {ATTEMPTS} SIGKILLs around the write ({window}): {dict(sorted(outcomes.items()))}")
+    return outcomes
+
+
+def _old_and_new(runner: Runner, command: str, cwd: Path) -> tuple[Case, bytes, bytes, float]:
+    """The case writing the new file, the old file's and the new file's bytes, and how long the
+    new file's write lasts (from a whole run)."""
+    (cwd / "old.toml").write_text(_config(OLD_PLANT))
+    (cwd / "new.toml").write_text(_config(PLANTS[command]))
+    old_case, new_case = _case(command, "old.toml"), _case(command, "new.toml")
+    target = cwd / new_case.target
+    assert runner.run(old_case, cwd)["status"] == 0
+    old = target.read_bytes()
+    full = runner.run(new_case, cwd)
+    assert full["status"] == 0 and full["replaced_s"] is not None, full
+    new = target.read_bytes()
+    start_s = full["writing_s"] if full["writing_s"] is not None else full["replaced_s"]
+    assert old != new and len(new) > 2_000_000, len(new)
+    return new_case, old, new, max(full["replaced_s"] - start_s, 0.005)
+
+
+@pytest.mark.parametrize("command", ["ocs", "network"])
+def test_a_killed_write_leaves_the_old_file_or_the_new_one(command: str, runner: Runner, tmp_path: Path) -> None:
+    case, old, new, write_s = _old_and_new(runner, command, tmp_path)
+    outcomes = _kill_during_writes(runner, case, tmp_path, old, new, write_s)
+    print(f"\n{command}: SIGKILLs over a write of {write_s * 1e3:.1f} ms: {dict(sorted(outcomes.items()))}")
+    assert not any(k.endswith("truncated") for k in outcomes), f"a kill left a truncated file: {outcomes}"
     # The kills reached the write: some left the temporary file, and the old file stood.
-    assert outcomes["mid-write: old"] >= ATTEMPTS // 10, outcomes
+    assert outcomes["mid-write: old"] >= 2, outcomes
     assert outcomes["mid-write: new"] == 0, outcomes  # a rename ends the write: nothing left behind
-    assert outcomes["killed: new"] + outcomes["finished: new"] >= 1, outcomes
+
+
+def test_the_same_kills_truncate_a_file_written_in_place(runner: Runner, tmp_path: Path) -> None:
+    """The control: railx network with its atomic write replaced by a write in place."""
+    case, old, new, write_s = _old_and_new(runner, "network", tmp_path)
+    outcomes = _kill_during_writes(runner, case, tmp_path, old, new, write_s, in_place=True)
+    print(f"\nnetwork written in place: SIGKILLs over a write of {write_s * 1e3:.1f} ms: {dict(outcomes)}")
+    assert outcomes["killed: truncated"] >= 2, outcomes

@@ -25,15 +25,19 @@ LIMIT_BYTES = 3 << 30  # the address space a case may map (the interpreter and N
 TIMEOUT_S = 120
 
 
-def _limited(code: str, *args: str, work_budget: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Runs `python -c code args...` under the memory limit and the timeout (and a work budget
-    other than the default when given)."""
+def _limited(
+    code: str, *args: str, work_budget: str | None = None, memory_budget: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs `python -c code args...` under the memory limit and the timeout (and work and memory
+    budgets other than the defaults when given)."""
     prelude = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({LIMIT_BYTES}, {LIMIT_BYTES}))\n"
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"), COLUMNS="200", NO_COLOR="1", TERM="dumb")
     env.pop("RAILX_MEMORY_BUDGET", None)
     env.pop("RAILX_WORK_BUDGET", None)
     if work_budget is not None:
         env["RAILX_WORK_BUDGET"] = work_budget
+    if memory_budget is not None:
+        env["RAILX_MEMORY_BUDGET"] = memory_budget
     return subprocess.run(
         [sys.executable, "-c", prelude + code, *args],
         capture_output=True,
@@ -49,7 +53,7 @@ def cli(*args: str, work_budget: str | None = None) -> subprocess.CompletedProce
     return _limited(code, *args, work_budget=work_budget)
 
 
-def api(call: str) -> subprocess.CompletedProcess[str]:
+def api(call: str, **budgets: str) -> subprocess.CompletedProcess[str]:
     """Runs one API call; a refusal prints `error: MESSAGE` and exits 2, as the CLI does."""
     code = textwrap.dedent(f"""
         import sys, railx
@@ -60,7 +64,7 @@ def api(call: str) -> subprocess.CompletedProcess[str]:
             print("error:", e, file=sys.stderr)
             sys.exit(2)
     """)
-    return _limited(code)
+    return _limited(code, **budgets)
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -167,6 +171,31 @@ def test_reduce_delay_of_a_second_per_byte_at_flit_level_is_refused_in_time() ->
     assert_refused(proc, "reduce_s_per_byte = 1.000e0", "steps of work", "the largest reduce_s_per_byte that fits")
 
 
+def test_a_reduce_delay_is_simulated_at_flit_level_up_to_the_largest_that_fits(tmp_path: Path) -> None:
+    """The flit level holds each message that forwards reduced data for its delay, cycle by cycle:
+    a ring all-reduce over p ranks forwards reduced data in p - 1 steps, so the delay adds
+    (p - 1) d S / p (the flow level's increase, exactly). Beyond the work budget the delay is
+    refused, and the largest value the refusal names runs and adds the same."""
+    path = config(tmp_path, "m = 2\nn = 1\nR = 4")  # 16 chips, a 2 x 2 torus of 2 x 2 meshes
+    size, ranks = 2**20, 16
+
+    def flit_time_s(delay: float, work_budget: str | None = None) -> subprocess.CompletedProcess[str]:
+        args = ("--op", "all-reduce", "--algo", "ring", "--size", str(size), "--routing", "dateline", "--json")
+        return cli(
+            "collective", path, *args, "--fidelity", "flit", "--reduce-s-per-byte", str(delay), work_budget=work_budget
+        )
+
+    def added_s(proc: subprocess.CompletedProcess[str]) -> float:
+        assert proc.returncode == 0, proc.stderr[-500:]
+        return float(json.loads(proc.stdout)["time_s"]) - base_s
+
+    base_s = float(json.loads(flit_time_s(0.0).stdout)["time_s"])
+    assert added_s(flit_time_s(1e-10)) == pytest.approx((ranks - 1) * 1e-10 * size / ranks, rel=0.01)
+    line = assert_refused(flit_time_s(1.0, "1e8"), "reduce_s_per_byte = 1.000e0", "steps of work")
+    fits = float(line.rsplit("fits is ", 1)[1].split()[0])
+    assert added_s(flit_time_s(fits, "1e8")) == pytest.approx((ranks - 1) * fits * size / ranks, rel=0.01)
+
+
 def test_huge_cycles_and_size_flits_are_refused_by_work() -> None:
     # A rate run's source queues outgrow memory before its cycles outgrow the work budget.
     assert_refused(cli("sim", HYPERX, "--cycles", str(2**62)), f"cycles = {2**62 + 5000}:", "the largest cycles that")
@@ -185,6 +214,46 @@ def test_route_samples_are_refused_by_the_estimate() -> None:
 def test_availability_samples_and_time_limit_have_bounds() -> None:
     assert_refused(cli("availability", HYPERX, "--rate", "0.01", "--samples", "1000000"), "--samples")
     assert_refused(cli("availability", HYPERX, "--rate", "0.01", "--time-limit", "1e9"), "--time-limit")
+
+
+def largest_that_fits(line: str) -> int:
+    """The value a refusal says is the largest that fits."""
+    return int(line.rsplit("fits is ", 1)[1].split()[0])
+
+
+# What were fixed caps are on the work budget: the exhaustive deadlock check (up to 12,000 chips
+# before), a routed link measurement (20M messages), the symbolic check (20,000 messages).
+
+
+def test_an_exhaustive_deadlock_check_is_refused_by_the_work_budget() -> None:
+    proc = cli("route", HYPERX, "--check-deadlock", work_budget="1e8")
+    line = assert_refused(proc, "chips = 1296:", "the exhaustive deadlock check of routing = minimal", "steps of work")
+    assert 2 <= largest_that_fits(line) < 1296
+
+
+def test_a_routed_link_measurement_is_refused_by_the_work_budget() -> None:
+    args = ("--op", "all-to-all", "--algo", "direct", "--size", "1MB", "--fidelity", "analytic")
+    proc = cli("collective", HYPERX, *args, "--link-model", "routed", work_budget="2e6")
+    line = assert_refused(proc, "ranks = 1296:", "direct line (link_model = routed", "steps of work")
+    assert 2 <= largest_that_fits(line) < 1296
+
+
+def test_a_symbolic_check_is_refused_by_the_budgets_and_what_fits_runs(tmp_path: Path) -> None:
+    """Before the schedule is built (its messages, from the plan) and before it is checked (the
+    ancestors' n^2 bits): following each refusal's largest chunks reaches a check that runs."""
+    path = config(tmp_path, "m = 2\nn = 1\nR = 4")  # 16 chips
+
+    def check(chunks: int) -> subprocess.CompletedProcess[str]:
+        core = f"railx.System.resolve({path!r}).core"
+        call = f"railx._core.collective_check({core}, 'all-reduce', 'ring', 1 << 20, {chunks})"
+        return api(call, work_budget="1e8", memory_budget="64MiB")
+
+    chunks, refusals = 10**6, 0
+    while (proc := check(chunks)).returncode != 0:
+        line = assert_refused(proc, f"chunks = {chunks}:")
+        chunks, refusals = largest_that_fits(line), refusals + 1
+        assert refusals <= 3, line
+    assert refusals >= 1 and 1 <= chunks < 10**6
 
 
 # Item 3: no silent wrap.

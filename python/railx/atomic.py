@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ __all__ = [
     "atomic_path",
     "checked_path",
     "make_dir",
+    "remove_stale",
     "save_figure",
     "write_bytes",
     "write_file_set",
@@ -50,7 +51,7 @@ def checked_path(path: object, argument: str) -> Path:
         if isinstance(text, str) and text.strip():
             return Path(text)
         if isinstance(text, str):
-            raise ConfigError(f"{argument} = {text!r}: an empty path; give a file or folder path, e.g. 'out/'")
+            raise ConfigError(f"{argument} = {shown(text)}: an empty path; give a file or folder path, e.g. 'out/'")
     raise ConfigError(
         f"{argument} = {shown(path, 40)} ({type(path).__name__}): not a path; give a str or os.PathLike, e.g. 'out/'"
     )
@@ -102,12 +103,19 @@ def write_text(path: str | Path, text: str, label: str | None = None) -> Path:
 
 def write_file_set(folder: Path, files: Sequence[tuple[str, str]], owned: str) -> tuple[list[Path], list[Path]]:
     """Writes each `(name, text)` of `files` into `folder` atomically, then removes the folder's
-    other files whose names match `owned` (a glob of the names only railx writes there, e.g.
-    ``*.ocs.json``): an earlier run's files for jobs no longer present, which would otherwise pass
-    for part of this run's set. Returns the paths written and the paths removed."""
+    other files whose names match `owned` (:func:`remove_stale`). Returns the paths written and
+    the paths removed."""
     written = [write_text(folder / name, text) for name, text in files]
-    keep = {p.name for p in written}
-    stale = sorted(p for p in folder.glob(owned) if p.name not in keep and p.is_file())
+    return written, remove_stale(folder, written, (owned,))
+
+
+def remove_stale(folder: Path, written: Collection[Path], owned: Sequence[str]) -> list[Path]:
+    """Removes the files of `folder` whose names match one of the `owned` globs (names only
+    railx writes there, e.g. ``*.ocs.json``) and that are not among `written`: an earlier run's
+    outputs that this run did not rewrite, which would otherwise pass for part of its output.
+    Returns the paths removed; one line naming a file that cannot be removed."""
+    keep = {Path(p).name for p in written}
+    stale = sorted({p for glob in owned for p in folder.glob(glob) if p.name not in keep and p.is_file()})
     for path in stale:
         try:
             path.unlink()
@@ -115,7 +123,7 @@ def write_file_set(folder: Path, files: Sequence[tuple[str, str]], owned: str) -
             raise ConfigError(
                 f"{path}: cannot remove an earlier run's file ({exc.strerror}); remove it by hand"
             ) from None
-    return written, stale
+    return stale
 
 
 def save_figure(figure: Figure, path: str | Path, **savefig: Any) -> Path:

@@ -21,9 +21,9 @@ from typing import Annotated, Any, Literal, TypedDict, TypeGuard, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from railx._core import ConfigError, RailxError, railx_plant_json, validate_config
-from railx.atomic import make_dir
+from railx.atomic import checked_path, make_dir
 from railx.files import parse_toml, read_text, read_toml
-from railx.messages import shown
+from railx.messages import shown, shown_name
 from railx.overrides import apply_overrides
 
 __all__ = [
@@ -86,17 +86,17 @@ def parse_bytes(text: str, field: str) -> int:
     match = _BYTE_SIZE.fullmatch(text)
     unit = match.group(3).lower() if match else ""
     if match is None or unit not in BYTE_UNITS:
-        raise ConfigError(f"{field} = {text!r}: not a byte size; e.g. 1048576, 1MiB or 1.5GB")
+        raise ConfigError(f"{field} = {shown(text)}: not a byte size; e.g. 1048576, 1MiB or 1.5GB")
     # Bounded before the exact parse, which for an exponent like 1e-999999999 would not end.
     exponent = int(match.group(2) or 0)
     if abs(exponent) > MAX_EXPONENT:
-        raise ConfigError(f"{field} = {text!r}: exponent {exponent} beyond +-{MAX_EXPONENT}; e.g. 1e9")
+        raise ConfigError(f"{field} = {shown(text)}: exponent {exponent} beyond +-{MAX_EXPONENT}; e.g. 1e9")
     if float(match.group(1)) * BYTE_UNITS[unit] > MAX_BYTES:
-        raise ConfigError(f"{field} = {text!r}: over {MAX_BYTES:.0e} bytes; e.g. 1TiB")
+        raise ConfigError(f"{field} = {shown(text)}: over {MAX_BYTES:.0e} bytes; e.g. 1TiB")
     count = Fraction(match.group(1)) * BYTE_UNITS[unit]
     if count.denominator != 1:
         raise ConfigError(
-            f"{field} = {text!r}: not a whole number of bytes ({float(count):g}); e.g. {max(1, round(count))}"
+            f"{field} = {shown(text)}: not a whole number of bytes ({float(count):g}); e.g. {max(1, round(count))}"
         )
     return int(count)
 
@@ -403,8 +403,8 @@ class Config(Strict):
 def output_file(path: str | Path, label: str) -> Path:
     """Checks, before any work, that a file can be written at `path`: its folder is made (one
     line naming `label` when a file stands in the way, as make_dir) and a folder at `path` itself
-    is a one-line ConfigError."""
-    path = Path(path)
+    is a one-line ConfigError, as is a `path` that is not one (None, -1, '': checked_path)."""
+    path = checked_path(path, label)
     if path.is_dir():
         raise ConfigError(f"{label}: {path} is a folder; give a file path, e.g. {path / 'out'}")
     make_dir(path.parent, label)
@@ -420,7 +420,8 @@ def load_config(path: str | Path, overrides: Sequence[str] | None = None) -> Con
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
-    """`('jobs', 0, 'topology', 'x', 1, 'rails')` -> `jobs[0].topology.x[1].rails`."""
+    """`('jobs', 0, 'topology', 'x', 1, 'rails')` -> `jobs[0].topology.x[1].rails`; a key read
+    from the file is escaped and shortened (railx.messages.shown_name)."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -428,7 +429,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
         elif part in ("function-after", "tagged-union") or str(part).startswith(("function-", "literal[")):
             continue
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + shown_name(part)
     return out or "configuration"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import tomllib
 
 from railx._core import ConfigError
+from railx.messages import shown
 
 __all__ = ["apply_overrides", "is_override", "parse_override", "systems_with_overrides"]
 
@@ -28,7 +29,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     key, sep, raw = text.partition("=")
     path = key.strip().split(".")
     if not sep or not all(part.strip() for part in path):
-        raise ConfigError(f"{text!r}: an override is KEY=VALUE with a dotted key; {EXAMPLE}")
+        raise ConfigError(f"{shown(text)}: an override is KEY=VALUE with a dotted key; {EXAMPLE}")
     try:
         value = tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError:
@@ -71,7 +72,7 @@ def apply_overrides(document: dict[str, Any], overrides: Sequence[str]) -> dict[
             inner = table.setdefault(name, {})
             if not isinstance(inner, dict):
                 where = ".".join(path[: depth + 1])
-                raise ConfigError(f"{text!r}: {where} is a value, not a table; {EXAMPLE}")
+                raise ConfigError(f"{shown(text)}: {where} is a value, not a table; {EXAMPLE}")
             table = inner
         table[path[-1]] = value
     return out

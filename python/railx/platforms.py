@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["GPUS", "NETWORKS", "PLATFORMS", "Gpu", "Platform", "expand_platform", "platform_peer"]
 
@@ -141,12 +142,12 @@ def platform_peer(
     plat = _platform(platform)
     if network not in NETWORKS:
         raise ConfigError(
-            f"family = {network!r}: a platform's GPUs form a Rail-only or rail-optimised network; "
+            f"family = {shown(network)}: a platform's GPUs form a Rail-only or rail-optimised network; "
             'use family = "rail-only" or "rail-optimised"'
         )
     if not (isinstance(domains, int) and domains >= 1):
         raise ConfigError(
-            f"domains = {domains!r}: the number of HB domains must be a positive integer; e.g. domains = 16"
+            f"domains = {shown(domains)}: the number of HB domains must be a positive integer; e.g. domains = 16"
         )
     spec: dict[str, Any] = {
         "family": network,
@@ -174,16 +175,20 @@ def expand_platform(peer: dict[str, Any]) -> dict[str, Any]:
     plat = _platform(name)
     for key in _FILLED:
         if key in rest:
-            raise ConfigError(f"peer.{key}: set by platform = {name!r}; drop it, or drop platform and give every key")
+            raise ConfigError(
+                f"peer.{key}: set by platform = {shown(name)}; drop it, or drop platform and give every key"
+            )
     k = plat.gpus_per_domain
     if ("gpus" in rest) == ("domains" in rest):
-        raise ConfigError(f"peer.platform = {name!r}: give the size as domains (HB domains) or gpus; e.g. domains = 16")
+        raise ConfigError(
+            f"peer.platform = {shown(name)}: give the size as domains (HB domains) or gpus; e.g. domains = 16"
+        )
     if "gpus" in rest:
         gpus = rest.pop("gpus")
         if not (isinstance(gpus, int) and gpus >= k and gpus % k == 0):
             lower = max(k, gpus // k * k) if isinstance(gpus, int) else k
             raise ConfigError(
-                f"peer.gpus = {gpus!r}: must be a positive multiple of {name}'s HB domain of K = {k} GPUs; "
+                f"peer.gpus = {shown(gpus)}: must be a positive multiple of {name}'s HB domain of K = {k} GPUs; "
                 f"e.g. gpus = {lower} or {lower + k}"
             )
         domains = gpus // k
@@ -200,5 +205,5 @@ def _platform(platform: str | Platform) -> Platform:
     if isinstance(platform, Platform):
         return platform
     if platform not in PLATFORMS:
-        raise ConfigError(f"platform = {platform!r}: unknown platform; use one of {', '.join(PLATFORMS)}")
+        raise ConfigError(f"platform = {shown(platform)}: unknown platform; use one of {', '.join(PLATFORMS)}")
     return PLATFORMS[platform]

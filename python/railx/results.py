@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from railx.atomic import atomic_path, checked_path
 from railx.config import ConfigError, is_one_of
+from railx.messages import shown
 from railx.sweep.store import DEFAULT_STORE, Store
 
 if TYPE_CHECKING:
@@ -36,9 +37,9 @@ def load(store: str | Path = DEFAULT_STORE, sweep: str | None = None, expand: bo
         try:
             frame = db.con.execute(sql, params).df()
         except Exception as exc:
-            raise ConfigError(f"store = {str(store)!r}: {str(exc).splitlines()[0]}") from None
+            raise ConfigError(f"store = {shown(str(store))}: {str(exc).splitlines()[0]}") from None
     if sweep is not None and frame.empty:
-        raise ConfigError(f"sweep = {sweep!r}: not in {store}; `railx results query` lists sweeps")
+        raise ConfigError(f"sweep = {shown(sweep)}: not in {store}; `railx results query` lists sweeps")
     if expand and not frame.empty:
         points = [json.loads(p) for p in frame["point"]]
         for path in dict.fromkeys(k for p in points for k in p):
@@ -60,7 +61,7 @@ def export(out: str | Path, fmt: str, store: str | Path = DEFAULT_STORE, sweep: 
     rows written."""
     out = checked_path(out, "out")
     if not is_one_of(fmt, EXPORT_FORMATS):
-        raise ConfigError(f"format = {fmt!r}: unknown export format; use {' or '.join(EXPORT_FORMATS)}")
+        raise ConfigError(f"format = {shown(fmt)}: unknown export format; use {' or '.join(EXPORT_FORMATS)}")
     with Store(store, read_only=True) as db:
         # COPY takes no parameters: the sweep name and the path go in as quoted SQL literals.
         sql = "SELECT * FROM results" + ("" if sweep is None else f" WHERE sweep = {_literal(sweep)}")

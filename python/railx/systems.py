@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Union
 from railx._core import RailxError, peer_bom, railx_config_bom
 from railx._core import System as CoreSystem
 from railx.config import Config, ConfigError, read_toml
+from railx.messages import shown, shown_name
 from railx.overrides import apply_overrides
 from railx.platforms import PLATFORMS, expand_platform, platform_peer
 
@@ -251,9 +252,9 @@ def resolve_system(name_or_path: str, overrides: Sequence[str] | None = None) ->
     path = Path(name_or_path)
     if not path.suffix:
         raise ConfigError(
-            f"system = {name_or_path!r}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file"
+            f"system = {shown(name_or_path)}: not a preset or a file; use one of {', '.join(PRESETS)} or a .toml file"
         )
-    data = apply_overrides(read_toml(path, f"system = {name_or_path!r}"), overrides or ())
+    data = apply_overrides(read_toml(path, f"system = {shown(name_or_path)}"), overrides or ())
     return system_from_document(data, path.stem, str(path))
 
 
@@ -265,7 +266,7 @@ def system_from_document(data: dict[str, Any], name: str, source: str) -> System
         extra = sorted(set(data) - {"peer", "sim"})
         if extra:
             raise ConfigError(
-                f"{source}: {extra[0]}: unknown key next to [peer]; a peer file holds a [peer] table and "
+                f"{source}: {shown_name(extra[0])}: unknown key next to [peer]; a peer file holds a [peer] table and "
                 "optionally a [sim] table"
             )
         if sim is not None:

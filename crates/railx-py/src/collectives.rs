@@ -102,14 +102,7 @@ fn collective_dag<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (op, algo) = parse(op, algo)?;
     let group = group_of(system, job, cus)?;
-    let c = counts(op, algo, &group, size_bytes, chunks).map_err(err)?;
-    // Messages grow with the chunks each message is cut into.
-    require(
-        "this schedule's message arrays",
-        &[Driver::new("chunks", chunks as u64, 1)],
-        |v| Estimate::memory(c.messages as f64 * v[0] / chunks as f64 * MESSAGE_ARRAY_BYTES),
-    )
-    .map_err(err)?;
+    require_schedule(op, algo, &group, size_bytes, chunks)?;
     let dag = py
         .detach(|| {
             build(op, algo, &group, size_bytes, chunks).and_then(|s| s.to_dag(reduce_s_per_byte))
@@ -132,8 +125,28 @@ fn collective_check(
 ) -> PyResult<()> {
     let (op, algo) = parse(op, algo)?;
     let group = group_of(system, job, cus)?;
+    require_schedule(op, algo, &group, size_bytes, chunks)?;
     let schedule = build(op, algo, &group, size_bytes, chunks).map_err(err)?;
     check(&schedule).map_err(err)
+}
+
+/// Refuses building a schedule whose messages (counted from its plan, none built) would not fit
+/// the memory budget: they grow with the chunks each message is cut into.
+fn require_schedule(
+    op: Op,
+    algo: Algo,
+    group: &Group,
+    size_bytes: u64,
+    chunks: u32,
+) -> PyResult<()> {
+    let c = counts(op, algo, group, size_bytes, chunks).map_err(err)?;
+    require(
+        "this schedule's messages",
+        &[Driver::new("chunks", chunks as u64, 1)],
+        |v| Estimate::memory(c.messages as f64 * v[0] / chunks as f64 * MESSAGE_ARRAY_BYTES),
+    )
+    .map_err(err)?;
+    Ok(())
 }
 
 /// The shape of `algo` for `op` over the system's group (or a RailX job's), for the analytic

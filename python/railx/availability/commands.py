@@ -19,6 +19,7 @@ from railx.availability.montecarlo import availability, sweep
 from railx.availability.packing import JobRequest, Packing, allocation_config, load_job_requests, pack_jobs
 from railx.availability.single_job import SOLVERS, largest_allocation
 from railx.config import TOPOLOGY_PRESETS, Config, ConfigError, TopologyConfig, is_one_of, load_config, make_dir
+from railx.messages import shown
 from railx.network import OCS_SUFFIX, realize, verify_ocs_text
 from railx.options import OverridesArg, given_names, number_option, seed_option, system_argument
 from railx.progress import live_progress
@@ -111,7 +112,7 @@ def allocate_jobs(
     elif jobs == "single":
         packing = pack_jobs(blocked, None, topology=preset, min_nodes=min_nodes, max_jobs=1)
     elif isinstance(jobs, str):
-        raise ConfigError(f"--jobs = {jobs!r}: use all, single or a TOML jobs file")
+        raise ConfigError(f"--jobs = {shown(jobs)}: use all, single or a TOML jobs file")
     else:
         packing = pack_jobs(blocked, jobs)
     allocated = allocation_config(config, packing)

@@ -29,6 +29,7 @@ from railx.config import (
     read_text,
 )
 from railx.files import parse_toml
+from railx.messages import shown
 
 __all__ = [
     "JobRequest",
@@ -199,5 +200,5 @@ def allocation_config(config: Config, packing: Packing) -> Config:
             }
         )
     except ConfigError as exc:
-        names = ", ".join(f"jobs[{i}] = '{j.name}'" for i, j in enumerate(jobs))
+        names = ", ".join(f"jobs[{i}] = {shown(j.name)}" for i, j in enumerate(jobs))
         raise ConfigError(f"{exc} (placed {names})") from None

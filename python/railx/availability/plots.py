@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-from railx.atomic import save_figure  # noqa: E402
+from railx.atomic import checked_path, save_figure  # noqa: E402
 from railx.availability.montecarlo import AvailabilityStats  # noqa: E402
 
 __all__ = ["plot_fig17", "plot_size_vs_failures", "plot_availability_vs_rate"]
@@ -27,6 +27,7 @@ def _save(fig: Any, path: str | Path) -> Path:
 
 def plot_size_vs_failures(points: list[AvailabilityStats], path: str | Path) -> Path:
     """Fig. 17(a) as its own file."""
+    path = checked_path(path, "path")
     fig, ax = plt.subplots(figsize=(6, 4))
     draw_size_vs_failures(points, ax)
     return _save(fig, path)
@@ -34,6 +35,7 @@ def plot_size_vs_failures(points: list[AvailabilityStats], path: str | Path) -> 
 
 def plot_availability_vs_rate(points: list[AvailabilityStats], path: str | Path) -> Path:
     """Fig. 17(b) as its own file."""
+    path = checked_path(path, "path")
     fig, ax = plt.subplots(figsize=(6, 4))
     draw_availability_vs_rate(points, ax)
     return _save(fig, path)
@@ -41,6 +43,7 @@ def plot_availability_vs_rate(points: list[AvailabilityStats], path: str | Path)
 
 def plot_fig17(by_count: list[AvailabilityStats], by_rate: list[AvailabilityStats], path: str | Path) -> Path:
     """Fig. 17(a) and (b) side by side in one file."""
+    path = checked_path(path, "path")
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4))
     draw_size_vs_failures(by_count, a)
     draw_availability_vs_rate(by_rate, b)

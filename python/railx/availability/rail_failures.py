@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = [
     "DESIGNS",
@@ -130,9 +131,9 @@ def failure_outcome(
 ) -> FailureOutcome:
     """The cost of one `failure` on `design` (module docstring for the rules)."""
     if design not in DESIGNS:
-        raise ConfigError(f"design = {design!r}: must be rail-only or rail-optimised; e.g. design = rail-only")
+        raise ConfigError(f"design = {shown(design)}: must be rail-only or rail-optimised; e.g. design = rail-only")
     if failure not in FAILURES:
-        raise ConfigError(f"failure = {failure!r}: must be gpu, hb-domain or rail-switch; e.g. failure = gpu")
+        raise ConfigError(f"failure = {shown(failure)}: must be gpu, hb-domain or rail-switch; e.g. failure = gpu")
     remedies = remedies or Remedies()
     cluster.check()
     remedies.check()

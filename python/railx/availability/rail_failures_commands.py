@@ -13,6 +13,7 @@ from rich.table import Table
 
 from railx.availability.rail_failures import DESIGNS, FAILURES, FailureKind, RailCluster, Remedies, failure_outcome
 from railx.config import ConfigError, is_one_of
+from railx.messages import shown
 from railx.tables import console, print_table
 
 __all__ = ["rail_failures", "register"]
@@ -58,7 +59,9 @@ def rail_failures(
     kinds: tuple[FailureKind, ...] = FAILURES
     if failure is not None:
         if not is_one_of(failure, FAILURES):
-            raise ConfigError(f"--failure = {failure!r}: must be gpu, hb-domain or rail-switch; e.g. --failure gpu")
+            raise ConfigError(
+                f"--failure = {shown(failure)}: must be gpu, hb-domain or rail-switch; e.g. --failure gpu"
+            )
         kinds = (failure,)
     cluster = RailCluster(hb_domain, domains, spare_domains, idle_gpus, gpus_per_rail_switch)
     remedies = Remedies(not no_migrate, optical, optical_set, optical_spares, spare_rail_switches)

@@ -32,6 +32,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = [
     "SOLVERS",
@@ -455,7 +456,7 @@ def largest_allocation(blocked: np.ndarray, solver: Solver = "auto", time_limit_
     if solver == "milp":
         return milp_solver(blocked, time_limit_s)
     if solver != "auto":
-        raise ConfigError(f"solver = {solver!r}: unknown solver; use auto, algorithm2, components or milp")
+        raise ConfigError(f"solver = {shown(solver)}: unknown solver; use auto, algorithm2, components or milp")
     if _non_isolated(blocked) <= AUTO_ALGORITHM2_BITS:
         return algorithm2(blocked)
     if _largest_component_side(blocked) <= MAX_ENUMERATION_BITS:

@@ -19,6 +19,7 @@ from railx.collectives.params import RailxParams
 from railx.collectives.plans import ALGORITHMS, OPS, SIPCO_ALGORITHMS, canonical_op
 from railx.collectives.sipco import flex_sipco_bound_s, parse_cus, sipco_all_reduce_time_s, sipco_estimate_s
 from railx.config import Config, ConfigError, make_dir, parse_bytes
+from railx.messages import shown
 from railx.network import Network
 from railx.options import OverridesArg, number_option, system_argument
 from railx.progress import ProgressCallback, live_progress
@@ -80,7 +81,7 @@ def collective_report(
     op = canonical_op(op)
     if fidelity not in FIDELITIES:
         raise ConfigError(
-            f"fidelity = {fidelity!r}: not a fidelity of this command; use --fidelity analytic, flow or flit"
+            f"fidelity = {shown(fidelity)}: not a fidelity of this command; use --fidelity analytic, flow or flit"
         )
     _refuse_unused_options(fidelity, chunks, reduce_s_per_byte, flit_bytes, link_model)
     if flit_bytes is None:
@@ -103,7 +104,7 @@ def collective_report(
     config = _railx_config(resolved)
     model = link_model or ("paper" if config is not None else "routed")
     if model not in LINK_MODELS:
-        raise ConfigError(f"link_model = {model!r}: unknown link model; use {' or '.join(LINK_MODELS)}")
+        raise ConfigError(f"link_model = {shown(model)}: unknown link model; use {' or '.join(LINK_MODELS)}")
     if model == "paper" and config is None:
         raise ConfigError(
             f"link_model = paper: the paper's link model prices RailX systems only, not {name}, a "
@@ -114,7 +115,7 @@ def collective_report(
             if value is not None:
                 priced = "SiPCO's model" if algo in SIPCO_ALGORITHMS else "the paper's link model"
                 raise ConfigError(
-                    f"{option} = {value!r}: {priced} routes nothing at analytic fidelity; "
+                    f"{option} = {shown(value)}: {priced} routes nothing at analytic fidelity; "
                     "use --link-model routed or --fidelity flow, or drop it"
                 )
     if config is not None and config.jobs:
@@ -223,7 +224,7 @@ def _refuse_unused_options(
     for option, (value, given, why, ignored_at) in unused.items():
         if given and fidelity in ignored_at:
             raise ConfigError(
-                f"{option} = {value!r}: not used at fidelity {fidelity} ({why}); "
+                f"{option} = {shown(value)}: not used at fidelity {fidelity} ({why}); "
                 f"drop --{option.replace('_', '-')} or choose another --fidelity"
             )
 

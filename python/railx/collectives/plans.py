@@ -26,6 +26,7 @@ from typing import Literal
 
 from railx.collectives.params import LogicalDim, RailxParams
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["ALGORITHMS", "OPS", "SIPCO_ALGORITHMS", "OP_ALIASES", "Line", "LineLink", "Plan", "canonical_op", "plan"]
 
@@ -109,7 +110,7 @@ def canonical_op(op: str) -> str:
         return op
     if op in OP_ALIASES:
         return OP_ALIASES[op]
-    raise ConfigError(f"op = {op!r}: not a collective operation; use {', '.join(OPS)}")
+    raise ConfigError(f"op = {shown(op)}: not a collective operation; use {', '.join(OPS)}")
 
 
 def plan(algo: str, op: str, params: RailxParams) -> Plan:
@@ -117,7 +118,7 @@ def plan(algo: str, op: str, params: RailxParams) -> Plan:
     the algorithm does not apply."""
     op = canonical_op(op)
     if algo not in ALGORITHMS:
-        raise ConfigError(f"algo = {algo!r}: not a collective algorithm; use {', '.join(ALGORITHMS)}")
+        raise ConfigError(f"algo = {shown(algo)}: not a collective algorithm; use {', '.join(ALGORITHMS)}")
     m, n, pb = params.m, params.n, params.port_bw_Bps
     nodes = params.p * params.q
     reduction = op != "all-to-all"

@@ -23,6 +23,7 @@ from typing import Any
 
 from railx.collectives.analytic import HierarchyLevel, direct_all_to_all_time_s, hierarchical_all_reduce_time_s
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.platforms import PLATFORMS, Platform, platform_peer
 
 __all__ = [
@@ -41,10 +42,12 @@ PAPER_SLOWDOWN: dict[str, float] = {"dgx-a100": 0.082, "dgx-h100": 0.112}
 def _check(x: int, y: int, hb_Bps: float, nic_Bps: float) -> None:
     for name, value in (("x", x), ("y", y)):
         if not (isinstance(value, int) and value >= 1):
-            raise ConfigError(f"{name} = {value!r}: a grid dimension is a positive integer of GPUs; e.g. {name} = 8")
+            raise ConfigError(
+                f"{name} = {shown(value)}: a grid dimension is a positive integer of GPUs; e.g. {name} = 8"
+            )
     for name, bw in (("hb_Bps", hb_Bps), ("nic_Bps", nic_Bps)):
         if not bw > 0:
-            raise ConfigError(f"{name} = {bw!r}: a bandwidth must be > 0 bytes/s; e.g. {name} = 50e9")
+            raise ConfigError(f"{name} = {shown(bw)}: a bandwidth must be > 0 bytes/s; e.g. {name} = 50e9")
 
 
 def _dimension_bw(port_Bps: float) -> float:
@@ -149,4 +152,4 @@ def _all_to_all_s(system: Any, algo: str, size_bytes: int, fidelity: str) -> flo
 
 
 def _unknown(name: str) -> Platform:
-    raise ConfigError(f"platform = {name!r}: unknown platform; use one of {', '.join(PLATFORMS)}")
+    raise ConfigError(f"platform = {shown(name)}: unknown platform; use one of {', '.join(PLATFORMS)}")

@@ -18,6 +18,7 @@ import numpy as np
 
 from railx._core import System as CoreSystem
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = [
     "flex_sipco_bound_s",
@@ -87,21 +88,23 @@ def parse_cus(text: str, chips: int) -> list[int]:
             hi = int(hi_text) if dash else lo
         except ValueError:
             raise ConfigError(
-                f"cus = {text!r}: {part!r} is not a CU id or range; use e.g. --cus 0-63,128-191"
+                f"cus = {shown(text)}: {shown(part)} is not a CU id or range; use e.g. --cus 0-63,128-191"
             ) from None
         if lo > hi:
-            raise ConfigError(f"cus = {text!r}: range {part!r} runs backwards; write it low-high, e.g. {hi}-{lo}")
+            raise ConfigError(
+                f"cus = {shown(text)}: range {shown(part)} runs backwards; write it low-high, e.g. {hi}-{lo}"
+            )
         if lo < 0 or hi >= chips:
             raise ConfigError(
-                f"cus = {text!r}: CU {hi if hi >= chips else lo} is outside the system's {chips} CUs; "
+                f"cus = {shown(text)}: CU {hi if hi >= chips else lo} is outside the system's {chips} CUs; "
                 f"use ids in 0-{chips - 1}"
             )
         ids = set(range(lo, hi + 1))
         if ids & seen:
             raise ConfigError(
-                f"cus = {text!r}: CU {min(ids & seen)} is listed twice (ranges overlap); list each CU once"
+                f"cus = {shown(text)}: CU {min(ids & seen)} is listed twice (ranges overlap); list each CU once"
             )
         seen |= ids
     if len(seen) < 2:
-        raise ConfigError(f"cus = {text!r}: a job's collective needs at least 2 CUs; e.g. --cus 0-63")
+        raise ConfigError(f"cus = {shown(text)}: a job's collective needs at least 2 CUs; e.g. --cus 0-63")
     return sorted(seen)

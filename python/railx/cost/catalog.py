@@ -30,6 +30,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from railx.config import ConfigError, Strict, one_line_error, read_text
 from railx.files import parse_toml
+from railx.messages import shown
 
 __all__ = [
     "BUILTIN_CATALOGS",
@@ -139,7 +140,7 @@ class Catalog(Strict):
         comp = getattr(self, kind)
         if comp is None:
             raise ConfigError(
-                f"catalog {self.name!r}: {kind}: no price, but the system has some; add a [{kind}] table with usd and source"
+                f"catalog {shown(self.name)}: {kind}: no price, but the system has some; add a [{kind}] table with usd and source"
             )
         return comp
 
@@ -160,7 +161,7 @@ class Catalog(Strict):
         if ports is None or radix is None:
             if per_port is not None:
                 raise ConfigError(
-                    f"catalog {self.name!r}: {kind}.{what}_per_port: only switches have ports; give {what} per unit"
+                    f"catalog {shown(self.name)}: {kind}.{what}_per_port: only switches have ports; give {what} per unit"
                 )
             return 0.0 if per_unit is None else per_unit * units
         if per_port is not None:
@@ -172,7 +173,7 @@ class Catalog(Strict):
             return per_unit / unit_radix * ports["used"]
         if radix != unit_radix:
             raise ConfigError(
-                f"catalog {self.name!r}: {kind}.radix = {comp.radix}: the system has {radix}-port switches, bought "
+                f"catalog {shown(self.name)}: {kind}.radix = {comp.radix}: the system has {radix}-port switches, bought "
                 f"whole under port_basis = 'installed'; price them per port ({what}_per_port), use "
                 f"port_basis = 'used' or a catalog for radix {radix}"
             )
@@ -229,7 +230,7 @@ def load_catalog(name_or_path: str | Path, port_basis: str | None = None) -> Cat
     if not path.suffix and str(name_or_path) in BUILTIN_CATALOGS:
         path = CATALOG_DIR / f"{name_or_path}.toml"
     try:
-        text = read_text(path, f"catalog = {str(name_or_path)!r}")
+        text = read_text(path, f"catalog = {shown(str(name_or_path))}")
     except ConfigError as exc:
         raise ConfigError(f"{exc}; or use one of the built-in catalogs {', '.join(BUILTIN_CATALOGS)}") from None
     return parse_catalog(text, str(path), port_basis)
@@ -239,7 +240,7 @@ def parse_catalog(text: str, source: str, port_basis: str | None = None) -> Cata
     """A catalog file's TOML text, validated (see :func:`load_catalog`); errors name `source`."""
     if port_basis is not None and port_basis not in PORT_BASES:
         raise ConfigError(
-            f"port_basis = {port_basis!r}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
+            f"port_basis = {shown(port_basis)}: not a pricing basis; use {' or '.join(repr(b) for b in PORT_BASES)}"
         )
     data = parse_toml(text, source)
     try:

@@ -19,6 +19,7 @@ from typing import Any
 
 from railx.config import ConfigError
 from railx.cost.catalog import Catalog
+from railx.messages import shown
 from railx.systems import System, SystemLike
 
 __all__ = ["figures", "relative_to"]
@@ -74,7 +75,7 @@ def relative_to(rows: list[dict[str, Any]], baseline: dict[str, Any]) -> list[di
     base_inject = baseline["cost_per_inject_usd_per_GBps"]
     if base_inject is None:
         raise ConfigError(
-            f"baseline = {baseline['name']!r}: has no total cost (unpriced: {', '.join(baseline['unpriced'])}); "
+            f"baseline = {shown(baseline['name'])}: has no total cost (unpriced: {', '.join(baseline['unpriced'])}); "
             "use a priced baseline, e.g. ft2"
         )
     base_global = base_inject / baseline["global_bw_frac"]

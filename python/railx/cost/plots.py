@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from railx.atomic import save_figure
+from railx.atomic import checked_path, save_figure
 from railx.config import ConfigError, make_dir
 from railx.cost.catalog import Catalog
 from railx.cost.model import figures
@@ -86,12 +86,12 @@ def plot_cost(catalog: Catalog, points: list[dict[str, Any]], path: str | Path) 
     """Two log-log panels, cost per injection bandwidth and per global (bisection) bandwidth in
     USD per GB/s, vs chips: every family's sweep as a line, `points` (figures rows) as markers.
     PNG or SVG by the suffix."""
+    path = checked_path(path, "path")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = Path(path)
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     panels = (
         ("cost per injection bandwidth [USD per GB/s]", lambda r: r["cost_per_inject_usd_per_GBps"]),

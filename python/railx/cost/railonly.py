@@ -20,6 +20,7 @@ from typing import Any
 from railx.config import ConfigError
 from railx.cost.catalog import load_catalog
 from railx.cost.model import figures
+from railx.messages import shown
 from railx.systems import System
 
 __all__ = [
@@ -161,7 +162,7 @@ def clos_30k_anchor(gpus: int = 30000, radix: int = 64, catalog: str = "railonly
     switch, aot = cat.packet_switch, cat.aot
     if not (switch and aot and switch.usd_per_port and switch.watts_per_port and aot.usd and aot.watts):
         raise ConfigError(
-            f"catalog {catalog!r}: the dollars-per-watt bound needs switch ports and transceivers priced "
+            f"catalog {shown(catalog)}: the dollars-per-watt bound needs switch ports and transceivers priced "
             "per port and per unit with their watts; use catalog = 'railonly'"
         )
     ratios = (aot.usd / aot.watts, switch.usd_per_port / switch.watts_per_port)

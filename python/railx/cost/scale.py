@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from railx._core import scalability as _scalability
-from railx.atomic import save_figure
+from railx.atomic import checked_path, save_figure
 from railx.config import make_dir
 
 __all__ = [
@@ -60,12 +60,12 @@ def fig9_rows() -> list[dict[str, Any]]:
 
 def plot_scalability(rows: list[dict[str, Any]], path: str | Path, title: str = "Scalability vs switch radix") -> Path:
     """Max chips vs radix, one line per family variant, log-log; PNG or SVG by the suffix."""
+    path = checked_path(path, "path")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = Path(path)
     fig, ax = plt.subplots(figsize=(7.5, 5))
     curves: dict[str, list[tuple[int, int]]] = {}
     for row in rows:

@@ -11,6 +11,7 @@ from typing import Any
 from railx.config import ConfigError
 from railx.cost.catalog import PORT_BASES, load_catalog
 from railx.cost.model import figures
+from railx.messages import shown
 from railx.systems import System
 
 __all__ = ["throughput_per_cost"]
@@ -31,7 +32,7 @@ def throughput_per_cost(
     for result in results:
         name = result["system"]
         if name not in systems:
-            raise ConfigError(f"system = {name!r}: not a known system; known: {', '.join(systems)}")
+            raise ConfigError(f"system = {shown(name)}: not a known system; known: {', '.join(systems)}")
         priced = {basis: figures(systems[name], cat) for basis, cat in catalogs.items()}
         chips = next(iter(priced.values()))["chips"]
         if chips != result["chips"]:

@@ -18,6 +18,7 @@ from railx.libra.loops import LOOP_NAMES, LoopName, TimeExpr, build_time
 from railx.libra.network import LibraNetwork, parse_network, parse_notation
 from railx.libra.optimize import OBJECTIVES, Design, LibraResult, optimize
 from railx.libra.workload import Communicator, LibraWorkload, parse_communicator, parse_workload
+from railx.messages import shown
 from railx.options import number_option
 from railx.tables import print_table
 
@@ -109,15 +110,15 @@ def libra_problem(
     `ring_bw_share` < 1 has every collective reach only that share of a ring dimension's
     bandwidth (a sensitivity, not LIBRA's model)."""
     if not is_one_of(objective, OBJECTIVES):
-        raise ConfigError(f"--objective = {objective!r}: must be perf or perf-per-cost")
+        raise ConfigError(f"--objective = {shown(objective)}: must be perf or perf-per-cost")
     if not is_one_of(loop, LOOP_NAMES):
-        raise ConfigError(f"--loop = {loop!r}: must be no-overlap or tp-dp-overlap")
+        raise ConfigError(f"--loop = {shown(loop)}: must be no-overlap or tp-dp-overlap")
     if len(communicators) != len(workloads):
         raise ConfigError(
             f"--communicator: {len(communicators)} given for {len(workloads)} --workload; give one per workload, same order"
         )
     if not 0 < ring_bw_share <= 1:
-        raise ConfigError(f"ring_bw_share = {ring_bw_share!r}: must be in (0, 1], e.g. 0.5 (1 is LIBRA's model)")
+        raise ConfigError(f"ring_bw_share = {shown(ring_bw_share)}: must be in (0, 1], e.g. 0.5 (1 is LIBRA's model)")
     weights_in = list(weights or [1.0] * len(workloads))
     if len(weights_in) != len(workloads) or any(w <= 0 for w in weights_in):
         raise ConfigError(f"--weight: give one positive weight per --workload ({len(workloads)}), e.g. --weight 1")

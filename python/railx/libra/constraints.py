@@ -27,6 +27,7 @@ from scipy.optimize import linprog
 
 from railx.config import ConfigError, read_text
 from railx.files import parse_toml
+from railx.messages import shown
 
 __all__ = ["Constraint", "ConstraintSet", "load_constraints", "parse_constraint", "parse_constraints"]
 
@@ -59,15 +60,15 @@ def _linear(text: str, dims: int, label: str) -> tuple[np.ndarray, float]:
     coeffs, constant, pos = np.zeros(dims), 0.0, 0
     text = text.strip()
     if not text:
-        raise ConfigError(f'constraint {label!r}: a side is empty; e.g. "bw0 >= bw1"')
+        raise ConfigError(f'constraint {shown(label)}: a side is empty; e.g. "bw0 >= bw1"')
     while pos < len(text):
         match = _TERM.match(text, pos)
         if match is None or match.end() == pos or (match.group(2) is None and match.group(3) is None):
             raise ConfigError(
-                f'constraint {label!r}: cannot read {text[pos:]!r}; write sums of numbers and c*bwN, e.g. "bw2 + bw3 == 200"'
+                f'constraint {shown(label)}: cannot read {shown(text[pos:])}; write sums of numbers and c*bwN, e.g. "bw2 + bw3 == 200"'
             )
         if pos > 0 and not match.group(1):
-            raise ConfigError(f'constraint {label!r}: terms must be joined by + or -; e.g. "bw0 + bw1 <= 400"')
+            raise ConfigError(f'constraint {shown(label)}: terms must be joined by + or -; e.g. "bw0 + bw1 <= 400"')
         sign = -1.0 if match.group(1) == "-" else 1.0
         number = float(match.group(2)) if match.group(2) is not None else 1.0
         if match.group(3) is None:
@@ -76,7 +77,7 @@ def _linear(text: str, dims: int, label: str) -> tuple[np.ndarray, float]:
             dim = int(match.group(4))
             if dim >= dims:
                 raise ConfigError(
-                    f"constraint {label!r}: bw{dim} does not exist in a {dims}D network; use bw0..bw{dims - 1}"
+                    f"constraint {shown(label)}: bw{dim} does not exist in a {dims}D network; use bw0..bw{dims - 1}"
                 )
             coeffs[dim] += sign * number
         pos = match.end()
@@ -87,7 +88,7 @@ def parse_constraint(text: str, dims: int) -> list[Constraint]:
     """One declaration (possibly a chain like `25 <= bw3 <= 150`) as linear constraints."""
     parts = _SPLIT.split(text)
     if len(parts) < 3:
-        raise ConfigError(f'constraint {text!r}: needs <=, >= or ==; e.g. "bw0 >= bw1"')
+        raise ConfigError(f'constraint {shown(text)}: needs <=, >= or ==; e.g. "bw0 >= bw1"')
     sides = [_linear(p, dims, text) for p in parts[0::2]]
     out = []
     for (left, lc), op, (right, rc) in zip(sides, parts[1::2], sides[1:]):
@@ -140,7 +141,7 @@ class ConstraintSet:
             trial = [r for r in conflict if r is not row]
             if not _feasible(trial, self.dims):
                 conflict = trial
-        names = "; ".join(dict.fromkeys(r.label for r in conflict))
+        names = "; ".join(dict.fromkeys(shown(r.label) for r in conflict))
         raise ConfigError(f"constraints: infeasible: no bandwidths satisfy together: {names}; relax one of them")
 
     def bounded(self) -> bool:
@@ -241,12 +242,12 @@ def parse_constraints(text: str, source: str, dims: int) -> ConstraintSet:
     unknown = set(data) - {"total_bw_GBps", "max_cost_usd", "constraints"}
     if unknown:
         raise ConfigError(
-            f"{source}: unknown key {sorted(unknown)[0]!r}; valid keys are total_bw_GBps, max_cost_usd, constraints"
+            f"{source}: unknown key {shown(sorted(unknown)[0])}; valid keys are total_bw_GBps, max_cost_usd, constraints"
         )
     for key in ("total_bw_GBps", "max_cost_usd"):
         value = data.get(key)
         if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0):
-            raise ConfigError(f"{source}: {key} = {value!r}: must be a positive number; e.g. {key} = 500")
+            raise ConfigError(f"{source}: {key} = {shown(value)}: must be a positive number; e.g. {key} = 500")
     texts = data.get("constraints", [])
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
         raise ConfigError(f'{source}: constraints must be a list of strings, e.g. constraints = ["bw0 >= bw1"]')

@@ -21,6 +21,7 @@ import numpy as np
 from railx.config import ConfigError, read_text
 from railx.libra.network import LibraNetwork
 from railx.libra.yamlfile import parse_yaml
+from railx.messages import shown
 
 __all__ = ["CostModel", "load_cost_model", "parse_cost_model"]
 
@@ -37,7 +38,7 @@ class CostModel:
         prices = self.prices_usd_per_GBps.get(cost_dim)
         if prices is None:
             raise ConfigError(
-                f"cost model: no entry for cost dimension {cost_dim!r}; it has {', '.join(self.prices_usd_per_GBps)}"
+                f"cost model: no entry for cost dimension {shown(cost_dim)}; it has {', '.join(self.prices_usd_per_GBps)}"
             )
         if element not in prices and required:
             raise ConfigError(
@@ -92,7 +93,7 @@ def parse_cost_model(text: str, source: str) -> CostModel:
                 raise ConfigError(f"{source}: {cost_dim}.{element}: unknown element; use Link, Switch or Nic")
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError(
-                    f"{source}: {cost_dim}.{element} = {value!r}: a price must be a positive number ($ per GB/s)"
+                    f"{source}: {cost_dim}.{element} = {shown(value)}: a price must be a positive number ($ per GB/s)"
                 )
         prices[cost_dim] = {k: float(v) for k, v in entries.items()}
     if not prices:

@@ -21,6 +21,7 @@ from railx.libra.commands import LibraProblem
 from railx.libra.loops import Algebra, NumericAlgebra, TimeExpr
 from railx.libra.optimize import LibraResult
 from railx.libra.utilization import bandwidth_utilization, full_utilization_time_s
+from railx.messages import shown
 
 __all__ = ["MODELS", "evaluate"]
 
@@ -67,9 +68,9 @@ def evaluate(
     (`full_time_s`) and the compute time (`compute_s`)."""
     unknown = [m for m in models if m not in MODELS]
     if unknown:
-        raise ConfigError(f"evaluate = {unknown[0]!r}: not a model; use any of {', '.join(MODELS)}")
+        raise ConfigError(f"evaluate = {shown(unknown[0])}: not a model; use any of {', '.join(MODELS)}")
     if chunks < 1:
-        raise ConfigError(f"chunks = {chunks!r}: must be a positive integer, e.g. 64 (the paper's)")
+        raise ConfigError(f"chunks = {shown(chunks)}: must be a positive integer, e.g. 64 (the paper's)")
     out: dict[str, dict[str, float]] = {}
     for model in models:
         if model == "chunked":

@@ -12,6 +12,7 @@ from typing import Literal
 
 from railx.config import ConfigError, read_text
 from railx.libra.yamlfile import parse_yaml
+from railx.messages import shown
 
 __all__ = ["Dimension", "LibraNetwork", "load_network", "parse_network", "parse_notation"]
 
@@ -62,11 +63,11 @@ def parse_notation(text: str) -> LibraNetwork:
         match = _TOKEN.match(token)
         if match is None:
             raise ConfigError(
-                f"network = {text!r}: dimension {i} {token!r} is not RI(n), FC(n) or SW(n); e.g. RI(4)_FC(8)_SW(32)"
+                f"network = {shown(text)}: dimension {i} {shown(token)} is not RI(n), FC(n) or SW(n); e.g. RI(4)_FC(8)_SW(32)"
             )
         size = int(match.group(2))
         if size < 2:
-            raise ConfigError(f"network = {text!r}: dimension {i} has {size} NPUs; a dimension needs at least 2")
+            raise ConfigError(f"network = {shown(text)}: dimension {i} has {size} NPUs; a dimension needs at least 2")
         dims.append(Dimension(_SHORT[match.group(1)], size))
     return LibraNetwork(tuple(dims))
 
@@ -93,7 +94,7 @@ def parse_network(text: str, source: str) -> LibraNetwork:
     kinds = []
     for t in topology:
         if not isinstance(t, str) or t not in _LONG:
-            raise ConfigError(f"{source}: Topology entry {t!r} is not Ring, FullyConnected or Switch")
+            raise ConfigError(f"{source}: Topology entry {shown(t)} is not Ring, FullyConnected or Switch")
         kinds.append(_LONG[t])
     network = parse_notation("_".join(f"{k}({s})" for k, s in zip(kinds, sizes)))
     names = data.get("CostDimension")

@@ -18,6 +18,7 @@ from typing import Literal
 from railx.config import ConfigError, is_one_of, read_text
 from railx.libra.network import LibraNetwork
 from railx.libra.yamlfile import parse_yaml
+from railx.messages import shown
 
 __all__ = [
     "PHASES",
@@ -66,11 +67,13 @@ class LibraWorkload:
 def _phase(fields: list[str], where: str) -> Phase:
     kind = fields[1].upper().replace("-", "").replace("_", "")
     if not is_one_of(kind, _KINDS):
-        raise ConfigError(f"{where}: collective {fields[1]!r} is not one of {', '.join(_KINDS)}")
+        raise ConfigError(f"{where}: collective {shown(fields[1])} is not one of {', '.join(_KINDS)}")
     try:
         compute, size = float(fields[0]), float(fields[2])
     except ValueError:
-        raise ConfigError(f"{where}: compute time {fields[0]!r} and size {fields[2]!r} must be numbers") from None
+        raise ConfigError(
+            f"{where}: compute time {shown(fields[0])} and size {shown(fields[2])} must be numbers"
+        ) from None
     if compute < 0 or size < 0:
         raise ConfigError(f"{where}: compute time and collective size must be >= 0")
     return Phase(compute, kind, size)
@@ -142,7 +145,7 @@ def parse_communicator(text: str, source: str, network: LibraNetwork) -> Communi
                 groups.append(size)
             else:
                 raise ConfigError(
-                    f"{source}: {key}[{i}] = {size!r}: must be -1 or divide the dimension's {dim.size} NPUs"
+                    f"{source}: {key}[{i}] = {shown(size)}: must be -1 or divide the dimension's {dim.size} NPUs"
                 )
         out[phase] = tuple(groups)
     return Communicator(**out)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.multitenant.jobs import JobMix
 from railx.multitenant.sip_ocs import Steering, steer_job
 from railx.systems import System
@@ -223,7 +224,7 @@ def _eq1_allocation(
     """Eq. 1's wavelength allocation for the mix's jobs running `collective`: the instance (its
     arcs) and lambda per arc, by `allocation` (see `flex_sipac`)."""
     if allocation not in ALLOCATIONS:
-        raise ConfigError(f"allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+        raise ConfigError(f"allocation = {shown(allocation)}: unknown; use one of {', '.join(ALLOCATIONS)}")
     topo = shape.topology()
     instance = Instance(topo, shape.w, wavelength_targets(traffic_matrix(topo, _flex_jobs(mix, collective)), shape.w))
     relaxed = relax(instance)

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from railx.config import ConfigError, parse_bytes
+from railx.messages import shown
 from railx.multitenant.baselines import ALLOCATIONS, TOPOLOGIES, FlexSipacShape, flex_sipac
 from railx.multitenant.evaluation import ALGORITHMS, JctRow, evaluate
 from railx.multitenant.jobs import JobMix, map_jobs, mix_for_sigma
@@ -62,7 +63,7 @@ def topology_builder(allocation: str) -> Callable[[str, JobMix], System]:
     """Builds a topology's network for a mix's mesh jobs, Flex-SiPAC's wavelengths allocated by
     `allocation` (relaxed or heuristic)."""
     if allocation not in ALLOCATIONS:
-        raise ConfigError(f"--allocation = {allocation!r}: unknown; use one of {', '.join(ALLOCATIONS)}")
+        raise ConfigError(f"--allocation = {shown(allocation)}: unknown; use one of {', '.join(ALLOCATIONS)}")
 
     def build(name: str, mix: JobMix) -> System:
         if name == "flex-sipac":

@@ -27,6 +27,7 @@ import numpy as np
 from railx.collectives.sipco import flex_sipco_bound_s, spanned_levels
 from railx.config import ConfigError
 from railx.flowsim import CollectiveJob, Messages, collectives, simulate
+from railx.messages import shown
 from railx.multitenant.baselines import HOP_LATENCY_S, TOPOLOGIES, FlexSipacShape, sipac_wss
 from railx.multitenant.jobs import JobMix
 from railx.systems import System
@@ -201,10 +202,10 @@ def evaluate(
     progress bar's hook)."""
     for name in topologies:
         if name not in TOPOLOGIES:
-            raise ConfigError(f"topology = {name!r}: unknown; use one of {', '.join(TOPOLOGIES)}")
+            raise ConfigError(f"topology = {shown(name)}: unknown; use one of {', '.join(TOPOLOGIES)}")
     for algo in algos:
         if algo not in ALGORITHM_FIDELITY:
-            raise ConfigError(f"algo = {algo!r}: unknown; use M (mesh) or F (Flex-SiPCO)")
+            raise ConfigError(f"algo = {shown(algo)}: unknown; use M (mesh) or F (Flex-SiPCO)")
     build = build or (lambda name, mix: TOPOLOGIES[name].build(mix, "mesh"))
     runs = [
         (mix, name, algo)

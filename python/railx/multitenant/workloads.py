@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["BYTES_PER_PARAMETER", "WORKLOADS", "iteration_messages", "parameters"]
 
@@ -62,7 +63,7 @@ WORKLOADS = {"vgg16": _vgg16, "candle-uno": _candle_uno, "bert-large": _bert_lar
 def parameters(workload: str) -> list[int]:
     """Parameters of each layer with weights, in order."""
     if workload not in WORKLOADS:
-        raise ConfigError(f"workload = {workload!r}: unknown; use one of {', '.join(WORKLOADS)}")
+        raise ConfigError(f"workload = {shown(workload)}: unknown; use one of {', '.join(WORKLOADS)}")
     return WORKLOADS[workload]()
 
 

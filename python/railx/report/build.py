@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from railx import __version__
-from railx.atomic import write_text
+from railx.atomic import checked_path, write_text
 from railx.config import ConfigError
 from railx.report.catalogue import REPO, Reproduction, catalogue, spec_path
 from railx.report.network import circuits_table, small_system, wiring_chart
@@ -163,7 +163,7 @@ def build_report(
     sweep is shown as a user sweep. The specs run with progress bars unless `quiet`."""
     from railx.results import load
 
-    out = Path(out)
+    out = checked_path(out, "out")
     spec_paths = [Path(s) for s in specs]
     for path in spec_paths:
         if not path.is_file():

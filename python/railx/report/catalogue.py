@@ -11,6 +11,7 @@ from pathlib import Path
 import tomllib
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["CATALOGUE", "REPO", "Reproduction", "catalogue", "spec_path"]
 
@@ -75,7 +76,7 @@ def spec_path(name: str) -> Path:
     path = REPO / "examples" / "sweeps" / f"{name}.toml"
     if not path.is_file():
         raise ConfigError(
-            f"spec = {name!r}: {path} not found; railx report reads the shipped specs from a repository "
+            f"spec = {shown(name)}: {path} not found; railx report reads the shipped specs from a repository "
             "checkout: run it from the clone's root (or give --store with the sweeps already run)"
         )
     return path

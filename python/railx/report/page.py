@@ -1,6 +1,10 @@
 """Page assembly: sections (each with an anchor, a table of contents entry, figures and tables)
 into one self-contained index.html. The style sheet is a file of the assets directory, figures
-are inline SVG, and nothing is fetched from the network."""
+are inline SVG, and nothing is fetched from the network.
+
+The assets directory is the report's own: a build into the folder of an earlier one removes the
+earlier build's figures and tables (``assets/*.png``, ``assets/*.csv``) that it did not write
+again, so the folder holds one build's files, never a mix of two."""
 
 from __future__ import annotations
 
@@ -8,14 +12,15 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from railx.atomic import write_text
-from railx.config import make_dir
+from railx.atomic import checked_path, make_dir, remove_stale, write_text
 from railx.report.plots import Chart
 from railx.report.tables import Table
 
 __all__ = ["ASSETS", "Section", "write_page"]
 
 ASSETS = "assets"
+#: The names of the files a build writes into the assets directory (besides the style sheet).
+ASSET_GLOBS = ("*.png", "*.csv")
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 74rem; padding: 1rem 2rem; color: #222; }
 nav { background: #f4f4f4; padding: .5rem 1rem; border-radius: 6px; }
@@ -62,28 +67,33 @@ def _toc(sections: list[Section]) -> str:
     return f"<ol>{''.join(items)}</ol>"
 
 
-def _section_html(section: Section, out: Path, level: int) -> str:
+def _section_html(section: Section, assets: Path, level: int, written: list[Path]) -> str:
+    """The section's HTML; the files it writes into `assets` are added to `written`."""
     parts = [f"<section id='{html.escape(section.id)}'><h{level}>{html.escape(section.title)}</h{level}>"]
     parts.append(section.intro_html)
     for table in section.tables[: section.tables_first]:
-        parts.append(table.to_html(f"{ASSETS}/{table.write_csv(out / ASSETS).name}"))
+        written.append(table.write_csv(assets))
+        parts.append(table.to_html(f"{ASSETS}/{written[-1].name}"))
     for chart in section.charts:
-        _, png = chart.write(out / ASSETS)
+        _, png = chart.write(assets)
+        written.append(png)
         parts.append(chart.to_html(f"{ASSETS}/{png.name}"))
     for table in section.tables[section.tables_first :]:
-        parts.append(table.to_html(f"{ASSETS}/{table.write_csv(out / ASSETS).name}"))
+        written.append(table.write_csv(assets))
+        parts.append(table.to_html(f"{ASSETS}/{written[-1].name}"))
     parts.append(section.outro_html)
-    parts.extend(_section_html(child, out, min(level + 1, 3)) for child in section.children)
+    parts.extend(_section_html(child, assets, min(level + 1, 3), written) for child in section.children)
     parts.append("</section>")
     return "".join(parts)
 
 
-def write_page(out: Path, title: str, meta_html: str, sections: list[Section]) -> Path:
+def write_page(out: str | Path, title: str, meta_html: str, sections: list[Section]) -> Path:
     """Writes out/index.html, out/assets/report.css and every figure (PNG) and table (CSV) into
-    out/assets/; returns the page's path."""
-    make_dir(out / ASSETS)
-    write_text(out / ASSETS / "report.css", _CSS.lstrip())
-    body = "".join(_section_html(s, out, 2) for s in sections)
+    out/assets/, then removes the figures and tables of an earlier build that this one did not
+    write (module docs); returns the page's path."""
+    assets = make_dir(checked_path(out, "out") / ASSETS)
+    written = [write_text(assets / "report.css", _CSS.lstrip())]
+    body = "".join(_section_html(s, assets, 2, written) for s in sections)
     page = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
@@ -91,5 +101,6 @@ def write_page(out: Path, title: str, meta_html: str, sections: list[Section]) -
         f"<h1>{html.escape(title)}</h1><p class='meta'>{meta_html}</p>"
         f"<nav id='contents'><b>Contents</b>{_toc(sections)}</nav>{body}</body></html>\n"
     )
-    path = out / "index.html"
-    return write_text(path, page)
+    path = write_text(assets.parent / "index.html", page)
+    remove_stale(assets, written, ASSET_GLOBS)
+    return path

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["docs_section", "markdown_html"]
 
@@ -34,7 +35,7 @@ def docs_section(path: Path, heading: str) -> str:
             return "\n".join(lines[start:i]).strip()
     if start is None:
         raise ConfigError(
-            f"section = {heading!r}: no such heading in {path}; the catalogue must name one of its headings"
+            f"section = {shown(heading)}: no such heading in {path}; the catalogue must name one of its headings"
         )
     return "\n".join(lines[start:]).strip()
 

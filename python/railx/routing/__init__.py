@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.progress import ProgressCallback
 from railx.systems import SystemLike, core_of
 
@@ -30,16 +31,16 @@ def parse_chip(system: SystemLike, text: str) -> int:
     try:
         values = [int(p) for p in parts]
     except ValueError:
-        raise ConfigError(f"chip = {text!r}: give a chip id or coordinates X,Y,x,y; e.g. 0 or 1,2,0,3") from None
+        raise ConfigError(f"chip = {shown(text)}: give a chip id or coordinates X,Y,x,y; e.g. 0 or 1,2,0,3") from None
     if len(values) == 1:
         if values[0] < 0:
-            raise ConfigError(f"chip = {text!r}: chip ids are >= 0; e.g. 0 (ids as in `railx network`)")
+            raise ConfigError(f"chip = {shown(text)}: chip ids are >= 0; e.g. 0 (ids as in `railx network`)")
         return values[0]
     core = core_of(system)
     if core.family != "railx":
-        raise ConfigError(f"chip = {text!r}: a peer system's chips are given by id; e.g. 0")
+        raise ConfigError(f"chip = {shown(text)}: a peer system's chips are given by id; e.g. 0")
     if len(values) != 4 or min(values) < 0:
-        raise ConfigError(f"chip = {text!r}: coordinates are four numbers X,Y,x,y >= 0; e.g. 1,2,0,3")
+        raise ConfigError(f"chip = {shown(text)}: coordinates are four numbers X,Y,x,y >= 0; e.g. 1,2,0,3")
     return int(core.railx_chip(values))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from railx._core import Cancelled, RailxError, flit_preset, flit_simulate, flit_sweep
 from railx.config import ConfigError, is_one_of
+from railx.messages import shown
 from railx.progress import ProgressCallback
 from railx.systems import System, SystemLike
 
@@ -160,7 +161,7 @@ class _Traffic:
         for name, (value, owner) in takes.items():
             if value is not None and pattern != owner:
                 raise ConfigError(
-                    f"{name} = {value!r}: only traffic {owner} takes it, not {pattern}; "
+                    f"{name} = {shown(value)}: only traffic {owner} takes it, not {pattern}; "
                     f"add --traffic {owner}, or drop --{name.replace('_', '-')}"
                 )
         spec = cls(pattern, load, size_flits=size_flits)
@@ -180,7 +181,7 @@ _Choice = TypeVar("_Choice", bound=str)
 
 def _choice(name: str, value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
     if not is_one_of(value, allowed):
-        raise ConfigError(f"{name} = {value!r}: unknown {what}; use {' or '.join(allowed)}")
+        raise ConfigError(f"{name} = {shown(value)}: unknown {what}; use {' or '.join(allowed)}")
     return value
 
 
@@ -272,7 +273,7 @@ def canonical_traffic(traffic: str) -> TrafficName:
     if traffic in TRAFFIC_ALIASES:
         return TRAFFIC_ALIASES[traffic]
     if not is_one_of(traffic, TRAFFIC):
-        raise ConfigError(f"traffic = {traffic!r}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
+        raise ConfigError(f"traffic = {shown(traffic)}: unknown traffic pattern; use {', '.join(TRAFFIC)}")
     return traffic
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from railx.config import ConfigError
+from railx.messages import shown, shown_name
 
 __all__ = ["AXIS_KINDS", "Axis", "parse_axis", "product"]
 
@@ -37,7 +38,7 @@ class Axis:
 
 
 def _label(index: int, kind: str, paths: list[str]) -> str:
-    return f"axis {index} ({kind}: {', '.join(paths) or 'no paths'})"
+    return f"axis {index} ({kind}: {', '.join(map(shown_name, paths)) or 'no paths'})"
 
 
 def _value_lists(label: str, table: Any, kind: str) -> dict[str, list[Any]]:
@@ -47,26 +48,28 @@ def _value_lists(label: str, table: Any, kind: str) -> dict[str, list[Any]]:
         )
     for path, values in table.items():
         if not isinstance(values, list):
-            raise ConfigError(f"{label}: {path} = {values!r}: give a list of values; e.g. [{values!r}]")
+            raise ConfigError(
+                f"{label}: {shown_name(path)} = {shown(values)}: give a list of values; e.g. [{shown(values)}]"
+            )
         if not values:
-            raise ConfigError(f"{label}: {path} has no values; an axis needs at least one, e.g. [1, 2]")
+            raise ConfigError(f"{label}: {shown_name(path)} has no values; an axis needs at least one, e.g. [1, 2]")
     return table
 
 
 def _draw(label: str, path: str, rule: Any, rng: np.random.Generator) -> Any:
     if not isinstance(rule, dict) or sum(k in rule for k in _DISTRIBUTIONS) != 1:
         raise ConfigError(
-            f"{label}: {path}: give exactly one of uniform = [lo, hi], log_uniform = [lo, hi] or choice = [...]"
+            f"{label}: {shown_name(path)}: give exactly one of uniform = [lo, hi], log_uniform = [lo, hi] or choice = [...]"
         )
     extra = sorted(set(rule) - {*_DISTRIBUTIONS, "integer"})
     if extra:
         raise ConfigError(
-            f"{label}: {path}.{extra[0]}: unknown key; valid keys are uniform, log_uniform, choice, integer"
+            f"{label}: {shown_name(path)}.{shown_name(extra[0])}: unknown key; valid keys are uniform, log_uniform, choice, integer"
         )
     if "choice" in rule:
         values = rule["choice"]
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"{label}: {path}: choice needs a non-empty list; e.g. choice = [1, 2, 4]")
+            raise ConfigError(f"{label}: {shown_name(path)}: choice needs a non-empty list; e.g. choice = [1, 2, 4]")
         return values[int(rng.integers(len(values)))]
     kind = "uniform" if "uniform" in rule else "log_uniform"
     bounds = rule[kind]
@@ -78,7 +81,9 @@ def _draw(label: str, path: str, rule: Any, rng: np.random.Generator) -> Any:
         or (kind == "log_uniform" and bounds[0] <= 0)
     ):
         floor = " with 0 < lo" if kind == "log_uniform" else ""
-        raise ConfigError(f"{label}: {path}: {kind} = {bounds!r}: give [lo, hi] with lo <= hi{floor}; e.g. [1, 100]")
+        raise ConfigError(
+            f"{label}: {shown_name(path)}: {kind} = {shown(bounds)}: give [lo, hi] with lo <= hi{floor}; e.g. [1, 100]"
+        )
     lo, hi = float(bounds[0]), float(bounds[1])
     value = float(rng.uniform(lo, hi)) if kind == "uniform" else math.exp(rng.uniform(math.log(lo), math.log(hi)))
     return round(value) if rule.get("integer", False) else value
@@ -99,7 +104,7 @@ def parse_axis(index: int, table: Any) -> Axis:
     extra = sorted(set(table) - allowed)
     if extra:
         raise ConfigError(
-            f"axis {index} ({kind}): {extra[0]}: unknown key; valid keys here are {', '.join(sorted(allowed))}"
+            f"axis {index} ({kind}): {shown_name(extra[0])}: unknown key; valid keys here are {', '.join(sorted(allowed))}"
         )
     body = table[kind]
     if kind == "list":
@@ -113,7 +118,7 @@ def parse_axis(index: int, table: Any) -> Axis:
         for point in body:
             missing = sorted(set(paths) - set(point))
             if missing:
-                raise ConfigError(f"{label}: a point lacks {missing[0]}; give every point the same paths")
+                raise ConfigError(f"{label}: a point lacks {shown_name(missing[0])}; give every point the same paths")
         return Axis(label, tuple(paths), tuple(dict(p) for p in body))
     if kind == "random":
         paths = list(body) if isinstance(body, dict) else []
@@ -124,9 +129,11 @@ def parse_axis(index: int, table: Any) -> Axis:
                 f'{label}: random needs a table of path -> distribution; e.g. random = {{ "options.rate" = {{ uniform = [0, 0.01] }} }}'
             )
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise ConfigError(f"{label}: count = {count!r}: a random axis draws at least one point; e.g. count = 10")
+            raise ConfigError(
+                f"{label}: count = {shown(count)}: a random axis draws at least one point; e.g. count = 10"
+            )
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ConfigError(f"{label}: seed = {seed!r}: a seed is an integer >= 0; e.g. seed = 0")
+            raise ConfigError(f"{label}: seed = {shown(seed)}: a seed is an integer >= 0; e.g. seed = 0")
         rng = np.random.default_rng(seed)
         points = tuple({path: _draw(label, path, body[path], rng) for path in paths} for _ in range(count))
         return Axis(label, tuple(paths), points)
@@ -136,8 +143,8 @@ def parse_axis(index: int, table: Any) -> Axis:
     if kind == "zip":
         lengths = {len(v) for v in lists.values()}
         if len(lengths) != 1:
-            shown = ", ".join(f"{p}: {len(lists[p])}" for p in paths)
-            raise ConfigError(f"{label}: zipped lists differ in length ({shown}); give them equal lengths")
+            counts = ", ".join(f"{shown_name(p)}: {len(lists[p])}" for p in paths)
+            raise ConfigError(f"{label}: zipped lists differ in length ({counts}); give them equal lengths")
         combos: list[tuple[Any, ...]] = list(zip(*(lists[p] for p in paths)))
     else:
         combos = list(itertools.product(*(lists[p] for p in paths)))
@@ -150,7 +157,9 @@ def product(axes: list[Axis]) -> list[dict[str, Any]]:
     for axis in axes:
         for path in axis.paths:
             if path in seen:
-                raise ConfigError(f"{axis.label}: {path} is already swept by {seen[path]}; sweep each path on one axis")
+                raise ConfigError(
+                    f"{axis.label}: {shown_name(path)} is already swept by {shown_name(seen[path])}; sweep each path on one axis"
+                )
             seen[path] = axis.label
     return [
         {k: v for point in combo for k, v in point.items()} for combo in itertools.product(*(a.points for a in axes))

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.sweep.point import one_line, run_points
 from railx.sweep.progress import SweepProgress
 from railx.sweep.spec import Point, Sweep
@@ -77,7 +78,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise ConfigError(
-                f"scheduler = {scheduler!r}: cannot connect ({one_line(exc)}); start one with `dask scheduler` "
+                f"scheduler = {shown(scheduler)}: cannot connect ({one_line(exc)}); start one with `dask scheduler` "
                 "or drop --scheduler for an embedded cluster"
             ) from None
         with client:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from railx.config import ConfigError, read_text
+from railx.messages import shown
 
 __all__ = ["FileOption", "file_text", "resolve_files"]
 
@@ -49,17 +50,17 @@ def _read(value: Any, name: str, option: FileOption, spec_dir: Path, where: str,
     alternative = f" or {option.inline_help}" if option.inline_help else ""
     if not isinstance(value, str) or not value:
         raise ConfigError(
-            f"{where}: options.{name} = {value!r}: give {option.what}{alternative}; e.g. {option.example}"
+            f"{where}: options.{name} = {shown(value)}: give {option.what}{alternative}; e.g. {option.example}"
         )
     path = next((p for p in (spec_dir / value, Path(value)) if p.is_file()), None)
     if path is None:
         raise ConfigError(
-            f"{where}: options.{name} = {value!r}: no such file beside the spec or in the working directory; "
+            f"{where}: options.{name} = {shown(value)}: no such file beside the spec or in the working directory; "
             f"give {option.what}{alternative}; e.g. {option.example}"
         )
     key = path.resolve()
     if key not in cache:
-        cache[key] = read_text(path, f"{where}: options.{name} = {value!r}")
+        cache[key] = read_text(path, f"{where}: options.{name} = {shown(value)}")
     return {"file": path.name, "text": cache[key]}
 
 

@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from railx.config import ConfigError
+from railx.messages import shown
 
 __all__ = ["BASE", "OPTIONS", "apply_overrides", "split_path"]
 
@@ -24,7 +25,9 @@ def split_path(path: str, where: str) -> list[str | int]:
     an empty part."""
     parts = path.split(".")
     if not path or any(not p for p in parts):
-        raise ConfigError(f"{where}: path {path!r} has an empty part; write dotted keys, e.g. system.k or options.size")
+        raise ConfigError(
+            f"{where}: path {shown(path)} has an empty part; write dotted keys, e.g. system.k or options.size"
+        )
     return [int(p) if p.isdigit() else p for p in parts]
 
 
@@ -36,11 +39,11 @@ def _set(document: Any, parts: list[str | int], value: Any, where: str, path: st
             if not isinstance(node, list) or part >= len(node):
                 size = len(node) if isinstance(node, list) else 0
                 raise ConfigError(
-                    f"{where}: path {path!r}: index {part} is not in a list of {size} items; "
+                    f"{where}: path {shown(path)}: index {part} is not in a list of {size} items; "
                     f"use an index below {size} or a key"
                 )
         elif not isinstance(node, dict):
-            raise ConfigError(f"{where}: path {path!r}: {part!r} is a key into a value that has none")
+            raise ConfigError(f"{where}: path {shown(path)}: {shown(part)} is a key into a value that has none")
         if last:
             node[part] = copy.deepcopy(value)
             return

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from railx.config import ConfigError, parse_bytes
 from railx.files import parse_toml
+from railx.messages import shown, shown_name
 from railx.sweep.files import FileOption, file_text
 from railx.systems import System, system_from_document
 
@@ -112,7 +113,7 @@ def _bytes(value: Any, name: str) -> int:
         return value
     if isinstance(value, str):
         return parse_bytes(value, name)
-    raise ConfigError(f'{name} = {value!r}: give bytes as a number or with a unit; e.g. 1048576 or "1MiB"')
+    raise ConfigError(f'{name} = {shown(value)}: give bytes as a number or with a unit; e.g. 1048576 or "1MiB"')
 
 
 def _collective(system: System, o: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +130,7 @@ def _flow_sim(system: System, o: dict[str, Any]) -> dict[str, Any]:
 
     if o["traffic"] != "all-to-all":
         raise ConfigError(
-            f'options.traffic = {o["traffic"]!r}: the flow-sim analysis runs all-to-all; use "all-to-all" (collectives: the collective analysis with fidelity = "flow")'
+            f'options.traffic = {shown(o["traffic"])}: the flow-sim analysis runs all-to-all; use "all-to-all" (collectives: the collective analysis with fidelity = "flow")'
         )
     size = _bytes(o["size"], "options.size")
     if o["aggregated"]:
@@ -190,7 +191,7 @@ def _parallel(value: Any) -> dict[str, int]:
         return parse_parallel(value)
     if isinstance(value, dict):
         return parse_parallel(",".join(f"{k}={v}" for k, v in value.items()))
-    raise ConfigError(f'options.parallel = {value!r}: give "T=4,D=8" or a table {{ T = 4, D = 8 }}')
+    raise ConfigError(f'options.parallel = {shown(value)}: give "T=4,D=8" or a table {{ T = 4, D = 8 }}')
 
 
 def _iteration(workload_system: Any, o: dict[str, Any]) -> Any:
@@ -235,7 +236,7 @@ def _availability(system: System | None, o: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError("options.grid: not given and no RailX base to take it from; e.g. grid = [64, 64]")
         grid = Config.from_dict(system.railx).system.plant()["grid"]
     if not (isinstance(grid, list) and len(grid) == 2 and all(isinstance(g, int) and g > 0 for g in grid)):
-        raise ConfigError(f"options.grid = {grid!r}: give [P, Q] nodes; e.g. grid = [64, 64]")
+        raise ConfigError(f"options.grid = {shown(grid)}: give [P, Q] nodes; e.g. grid = [64, 64]")
     if (o["rate"] is None) == (o["count"] is None):
         raise ConfigError(
             "options: give exactly one of rate (per-node failure probability) or count; e.g. rate = 0.001"
@@ -287,7 +288,7 @@ def _multitenant(_base: None, o: dict[str, Any]) -> dict[str, Any]:
     rows = evaluate([o["topology"]], [o["algo"]], mix, sizes, build=build)
     if not rows:
         raise ConfigError(
-            f'options.algo = {o["algo"]!r}: Flex-SiPCO runs on flex-sipac and sipac only, not {o["topology"]}; use algo = "M"'
+            f'options.algo = {shown(o["algo"])}: Flex-SiPCO runs on flex-sipac and sipac only, not {o["topology"]}; use algo = "M"'
         )
     if o["workload"]:
         return iteration_records(rows, o["workload"])[0] | {"sigma": rows[0].sigma}
@@ -461,13 +462,15 @@ def resolve_options(analysis: Analysis, given: dict[str, Any], axis_of: dict[str
         where = axis_of.get(f"options.{name}", "options")
         if name not in analysis.options:
             valid = ", ".join(analysis.options) or "none"
-            raise ConfigError(f"{where}: options.{name}: not an option of {analysis.name}; its options are {valid}")
+            raise ConfigError(
+                f"{where}: options.{shown_name(name)}: not an option of {analysis.name}; its options are {valid}"
+            )
         default = analysis.options[name]
         if name in BYTE_OPTIONS and isinstance(value, int) and not isinstance(value, bool):
             continue  # a byte count given as a number rather than as text with a unit
         if not _type_ok(value, default):
             raise ConfigError(
-                f"{where}: options.{name} = {value!r}: expected a {type(default).__name__} like its default {default!r}"
+                f"{where}: options.{name} = {shown(value)}: expected a {type(default).__name__} like its default {default!r}"
             )
     return analysis.options | given
 

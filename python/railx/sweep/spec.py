@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 import railx
 from railx.config import Config, ConfigError, one_line_error, read_toml
+from railx.messages import shown, shown_name
 from railx.platforms import expand_platform
 from railx.sweep.axes import Axis, parse_axis, product
 from railx.sweep.files import resolve_files
@@ -68,7 +69,7 @@ def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[st
     """The base's name, label (a preset's, else its name) and configuration document."""
     if analysis.base == "none":
         if text is not None:
-            raise ConfigError(f"{where}: base = {text!r}: {analysis.name} takes no base; its inputs are options.*")
+            raise ConfigError(f"{where}: base = {shown(text)}: {analysis.name} takes no base; its inputs are options.*")
         return "none", "none", None
     if text is None:
         if analysis.base == "optional-system":
@@ -80,11 +81,11 @@ def _base(analysis: Analysis, text: Any, spec_dir: Path, where: str) -> tuple[st
     if isinstance(text, dict):
         return _inline_base(analysis, text, where)
     if not isinstance(text, str):
-        raise ConfigError(f"{where}: base = {text!r}: give a preset name, a TOML file path or a table")
+        raise ConfigError(f"{where}: base = {shown(text)}: give a preset name, a TOML file path or a table")
     located = _locate(text, spec_dir)
     try:
         if analysis.base == "workload-system":
-            return Path(located).stem, Path(located).stem, read_toml(located, f"base = {text!r}")
+            return Path(located).stem, Path(located).stem, read_toml(located, f"base = {shown(text)}")
         system = resolve_system(located)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
@@ -97,7 +98,7 @@ def _inline_base(analysis: Analysis, table: dict[str, Any], where: str) -> tuple
     document = dict(table)
     name = document.pop("name", "inline")
     if not isinstance(name, str) or not name:
-        raise ConfigError(f'{where}: base.name = {name!r}: give a non-empty string; e.g. name = "torus-36x36"')
+        raise ConfigError(f'{where}: base.name = {shown(name)}: give a non-empty string; e.g. name = "torus-36x36"')
     if analysis.base != "workload-system" and isinstance(document.get("peer"), dict):
         try:
             document["peer"] = expand_platform(document["peer"])
@@ -121,7 +122,7 @@ def _validate(analysis: Analysis, name: str, document: dict[str, Any] | None) ->
     elif "peer" in document:
         extra = sorted(set(document) - {"peer"})
         if extra:
-            raise ConfigError(f"{extra[0]}: unknown key next to peer; a peer document holds only peer.*")
+            raise ConfigError(f"{shown_name(extra[0])}: unknown key next to peer; a peer document holds only peer.*")
         System(name, name, peer=document["peer"]).bom()
     else:
         Config.from_dict(document)
@@ -131,23 +132,25 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
     """A spec's parsed TOML, checked and expanded (relative files are found beside the spec)."""
     extra = sorted(set(data) - {"sweep", OPTIONS, "axis"})
     if extra:
-        raise ConfigError(f"{extra[0]}: unknown table; a spec has [sweep], [options] and [[axis]]")
+        raise ConfigError(f"{shown_name(extra[0])}: unknown table; a spec has [sweep], [options] and [[axis]]")
     head = data.get("sweep")
     if not isinstance(head, dict):
         raise ConfigError('sweep: the [sweep] table is missing; e.g. [sweep] analysis = "plan"')
     unknown = sorted(set(head) - set(_SWEEP_KEYS))
     if unknown:
-        raise ConfigError(f"sweep.{unknown[0]}: unknown key; valid keys here are {', '.join(_SWEEP_KEYS)}")
+        raise ConfigError(f"sweep.{shown_name(unknown[0])}: unknown key; valid keys here are {', '.join(_SWEEP_KEYS)}")
     name = head.get("name", default_name)
     if not isinstance(name, str) or not name:
-        raise ConfigError(f'sweep.name = {name!r}: give a non-empty string; e.g. name = "fig17b"')
+        raise ConfigError(f'sweep.name = {shown(name)}: give a non-empty string; e.g. name = "fig17b"')
     analysis_name = head.get("analysis")
     if analysis_name not in ANALYSES:
-        raise ConfigError(f"sweep.analysis = {analysis_name!r}: unknown analysis; use one of {', '.join(ANALYSES)}")
+        raise ConfigError(
+            f"sweep.analysis = {shown(analysis_name)}: unknown analysis; use one of {', '.join(ANALYSES)}"
+        )
     analysis = ANALYSES[analysis_name]
     retries = head.get("retries", DEFAULT_RETRIES)
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-        raise ConfigError(f"sweep.retries = {retries!r}: retries are an integer >= 0; e.g. retries = 1")
+        raise ConfigError(f"sweep.retries = {shown(retries)}: retries are an integer >= 0; e.g. retries = 1")
     options = data.get(OPTIONS, {})
     if not isinstance(options, dict):
         raise ConfigError("options: must be a table of option = value")
@@ -160,7 +163,9 @@ def parse_spec(data: dict[str, Any], spec_dir: Path, default_name: str) -> Sweep
     axis_of = {path: axis.label for axis in axes for path in axis.paths}
     for path, label in axis_of.items():
         if analysis.base in ("optional-system", "none") and path != BASE and not path.startswith(f"{OPTIONS}."):
-            raise ConfigError(f"{label}: {path}: {analysis.name} reads only options.* and base; e.g. options.rate")
+            raise ConfigError(
+                f"{label}: {shown_name(path)}: {analysis.name} reads only options.* and base; e.g. options.rate"
+            )
     bases: dict[str, tuple[str, str, dict[str, Any] | None]] = {}
     checked: set[str] = set()
     texts: dict[Path, str] = {}  # the files options name, read once per spec

@@ -19,6 +19,7 @@ import duckdb
 
 import railx
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.sweep.registry import ANALYSES, FIGURES, figures_of
 from railx.sweep.spec import Point, Sweep
 
@@ -70,13 +71,13 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False) -> None:
         self.path = Path(path)
         if read_only and not self.path.is_file():
-            raise ConfigError(f"store = {str(self.path)!r}: no such store; run a sweep first or give --store FILE")
+            raise ConfigError(f"store = {shown(str(self.path))}: no such store; run a sweep first or give --store FILE")
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.Error as exc:
             first = str(exc).splitlines()[0]
             raise ConfigError(
-                f"store = {str(self.path)!r}: cannot open it ({first}); is a sweep still writing it?"
+                f"store = {shown(str(self.path))}: cannot open it ({first}); is a sweep still writing it?"
             ) from None
         if not read_only:
             self.con.execute(_SCHEMA)

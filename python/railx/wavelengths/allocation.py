@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.wavelengths.addressing import SiPAC
 from railx.wavelengths.colouring import Colouring, assign_wavelengths, wavelength_conflicts
 from railx.wavelengths.exact import EXACT_MAX_VARIABLES, Exact, solve_exact
@@ -127,7 +128,7 @@ def previous_lightpaths(data: Any, topology: SiPAC, w: int, source: str) -> np.n
     for key, value in (("r", topology.r), ("L", topology.L), ("w", w)):
         if data.get(key) != value:
             raise ConfigError(
-                f"{source}: {key} = {data.get(key)!r}, but this network has {key} = {value}; compare allocations of one network"
+                f"{source}: {key} = {shown(data.get(key))}, but this network has {key} = {value}; compare allocations of one network"
             )
     try:
         lightpaths = np.array(data["lightpaths"], dtype=np.int64).reshape(-1, 3)

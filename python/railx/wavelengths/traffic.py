@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.wavelengths.addressing import SiPAC
 
 __all__ = [
@@ -50,21 +51,21 @@ def validate_jobs(topology: SiPAC, jobs: Sequence[Job]) -> None:
     for k, job in enumerate(jobs):
         if job.collective not in COLLECTIVES:
             raise ConfigError(
-                f"jobs[{k}].collective = {job.collective!r}: unknown; use one of {', '.join(COLLECTIVES)}"
+                f"jobs[{k}].collective = {shown(job.collective)}: unknown; use one of {', '.join(COLLECTIVES)}"
             )
         if len(set(job.cus)) < 2:
             raise ConfigError(
-                f"jobs[{k}].cus: job {job.name!r} has {len(set(job.cus))} CU; an all-reduce needs 2 or more"
+                f"jobs[{k}].cus: job {shown(job.name)} has {len(set(job.cus))} CU; an all-reduce needs 2 or more"
             )
         outside = [c for c in job.cus if not 0 <= c < topology.N]
         if outside:
             raise ConfigError(
-                f"jobs[{k}].cus: CU {outside[0]} of job {job.name!r} is outside the {topology.N} CUs 0..{topology.N - 1}"
+                f"jobs[{k}].cus: CU {outside[0]} of job {shown(job.name)} is outside the {topology.N} CUs 0..{topology.N - 1}"
             )
         for cu in job.cus:
             if cu in owner:
                 raise ConfigError(
-                    f"jobs[{k}].cus: CU {cu} is in both job {owner[cu]!r} and job {job.name!r}; give each CU to one job"
+                    f"jobs[{k}].cus: CU {cu} is in both job {shown(owner[cu])} and job {shown(job.name)}; give each CU to one job"
                 )
             owner[cu] = job.name
 
@@ -113,7 +114,7 @@ def traffic_matrix(topology: SiPAC, jobs: Sequence[Job]) -> np.ndarray:
         if not nx.is_connected(graph):
             parts = sorted(sorted(c) for c in nx.connected_components(graph))
             raise ConfigError(
-                f"jobs[{k}].cus: job {job.name!r} has CUs {parts[0][0]} and {parts[1][0]} with no path through "
+                f"jobs[{k}].cus: job {shown(job.name)} has CUs {parts[0][0]} and {parts[1][0]} with no path through "
                 f"WSSs inside the job; give it a range aligned to r = {topology.r} (e.g. cus = [0, {topology.r}])"
             )
         if job.collective == "mesh":

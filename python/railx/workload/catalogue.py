@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from railx.config import ConfigError, read_text
 from railx.files import parse_toml
+from railx.messages import shown, shown_name
 
 __all__ = ["ModelSpec", "SourcedInt", "available_models", "load_model", "parse_model"]
 
@@ -74,18 +75,20 @@ class ModelSpec(BaseModel):
         v = self.values()
         if v["heads"] % v["kv_heads"]:
             raise ConfigError(
-                f"{self.name}: heads = {v['heads']} must be a multiple of kv_heads = {v['kv_heads']} (grouped-query attention)"
+                f"{shown_name(self.name)}: heads = {v['heads']} must be a multiple of kv_heads = {v['kv_heads']} (grouped-query attention)"
             )
         if v["top_k"] > v["experts"]:
             raise ConfigError(
-                f"{self.name}: top_k = {v['top_k']} must be <= experts = {v['experts']}; e.g. top_k = 1 for a dense model"
+                f"{shown_name(self.name)}: top_k = {v['top_k']} must be <= experts = {v['experts']}; e.g. top_k = 1 for a dense model"
             )
         if v["ffn_matrices"] not in (2, 3):
-            raise ConfigError(f"{self.name}: ffn_matrices = {v['ffn_matrices']} must be 3 (SwiGLU) or 2 (GELU MLP)")
+            raise ConfigError(
+                f"{shown_name(self.name)}: ffn_matrices = {v['ffn_matrices']} must be 3 (SwiGLU) or 2 (GELU MLP)"
+            )
         interval = v["moe_layer_interval"]
         if v["layers"] % interval or (v["experts"] == 1 and interval != 1):
             raise ConfigError(
-                f"{self.name}: moe_layer_interval = {interval} must divide layers = {v['layers']} "
+                f"{shown_name(self.name)}: moe_layer_interval = {interval} must divide layers = {v['layers']} "
                 "(and be 1 for a dense model, experts = 1); e.g. moe_layer_interval = 1"
             )
 
@@ -102,14 +105,14 @@ def load_model(key_or_path: str | Path) -> ModelSpec:
         path = MODELS_DIR / f"{key_or_path}.toml"
         if not path.is_file():
             raise ConfigError(
-                f"model = {str(key_or_path)!r}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)"
+                f"model = {shown(str(key_or_path))}: unknown model key; shipped models are {', '.join(available_models())} (or give a .toml path)"
             )
-    return parse_model(read_text(path, f"model = {str(path)!r}"), str(path))
+    return parse_model(read_text(path, f"model = {shown(str(path))}"), str(path))
 
 
 def parse_model(text: str, source: str) -> ModelSpec:
     """A model file's TOML text, validated (see :func:`load_model`); errors name `source`."""
-    data = parse_toml(text, f"model = {source!r}")
+    data = parse_toml(text, f"model = {shown(source)}")
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as exc:

@@ -15,6 +15,7 @@ from rich.table import Table
 from railx.allocation.dynamic import DynamicSplit, dynamic_split
 from railx.allocation.static import SPLIT_METHODS, StaticSplit, static_split
 from railx.config import ConfigError, is_one_of
+from railx.messages import shown
 from railx.options import OverridesArg, number_option
 from railx.progress import ProgressCallback, live_progress
 from railx.tables import console, print_table
@@ -76,14 +77,14 @@ def parse_parallel(text: str) -> dict[str, int]:
         key = key.strip()
         if not sep or key not in ("T", "C", "E", "D", "P"):
             raise ConfigError(
-                f"--parallel {item!r}: expected KEY=N with KEY one of T, C, E, D, P; e.g. --parallel T=4,D=8"
+                f"--parallel {shown(item)}: expected KEY=N with KEY one of T, C, E, D, P; e.g. --parallel T=4,D=8"
             )
         if key in out:
             raise ConfigError(f"--parallel: {key} given twice")
         try:
             out[key] = int(value)
         except ValueError:
-            raise ConfigError(f"--parallel {key}={value!r}: must be a positive integer; e.g. {key}=2") from None
+            raise ConfigError(f"--parallel {key}={shown(value)}: must be a positive integer; e.g. {key}=2") from None
     return out
 
 
@@ -106,7 +107,7 @@ def _iteration_model(
     if dp_order is not None:
         if dp_order not in DP_ALL_REDUCE_ORDERS:
             raise ConfigError(
-                f"--dp-all-reduce-order = {dp_order!r}: must be one of {', '.join(DP_ALL_REDUCE_ORDERS)}; "
+                f"--dp-all-reduce-order = {shown(dp_order)}: must be one of {', '.join(DP_ALL_REDUCE_ORDERS)}; "
                 "e.g. --dp-all-reduce-order De-first"
             )
         training = sys_cfg.training.model_copy(update={"dp_all_reduce_order": dp_order})
@@ -268,7 +269,7 @@ def bandwidth_split_report(
     time as mapped, the static optimum of eq. 11 and, with `reconfig_ms`, dynamic C/E switching;
     with the splits themselves."""
     if not is_one_of(method, SPLIT_METHODS):
-        raise ConfigError(f"--method = {method!r}: must be auto, exhaustive or milp")
+        raise ConfigError(f"--method = {shown(method)}: must be auto, exhaustive or milp")
     it.system.plant()
     mapped = _f(it.evaluate().total_s)
     best = static_split(it, method)

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from railx.config import ConfigError, read_toml
+from railx.messages import shown, shown_name
 from railx.workload.catalogue import ModelSpec, SourcedInt, load_model
 from railx.workload.matrix import ALL_REDUCE_ALGOS, Placement
 from railx.workload.traffic import Parallelism
@@ -59,7 +60,7 @@ class JobSpec(BaseModel):
         per_step = self.micro_batch.value * self.D.value
         if self.global_batch.value % per_step:
             raise ConfigError(
-                f"{self.name}: global_batch = {self.global_batch.value} must be a multiple of micro_batch x D = {per_step}"
+                f"{shown_name(self.name)}: global_batch = {self.global_batch.value} must be a multiple of micro_batch x D = {per_step}"
             )
         return Parallelism(
             T=self.T.value,
@@ -90,9 +91,9 @@ def load_job(key_or_path: str | Path) -> JobSpec:
         path = JOBS_DIR / f"{key_or_path}.toml"
         if not path.is_file():
             raise ConfigError(
-                f"job = {str(key_or_path)!r}: unknown job key; shipped jobs are {', '.join(available_jobs())} (or give a .toml path)"
+                f"job = {shown(str(key_or_path))}: unknown job key; shipped jobs are {', '.join(available_jobs())} (or give a .toml path)"
             )
-    data = read_toml(path, f"job = {str(path)!r}")
+    data = read_toml(path, f"job = {shown(str(path))}")
     try:
         job = JobSpec.model_validate(data)
     except ValidationError as exc:
@@ -100,5 +101,5 @@ def load_job(key_or_path: str | Path) -> JobSpec:
         where = ".".join(str(part) for part in err["loc"])
         raise ConfigError(f'{path}: {where}: {err["msg"]}; each field is {{ value = ..., source = "..." }}') from None
     if job.all_reduce.value not in ALL_REDUCE_ALGOS:
-        raise ConfigError(f"{path}: all_reduce = {job.all_reduce.value!r}: must be ring or hierarchical")
+        raise ConfigError(f"{path}: all_reduce = {shown(job.all_reduce.value)}: must be ring or hierarchical")
     return job

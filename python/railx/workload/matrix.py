@@ -29,8 +29,9 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 
-from railx.atomic import save_figure
+from railx.atomic import checked_path, save_figure
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.workload.catalogue import ModelSpec
 from railx.workload.traffic import DIMS, Collective, Dim, Parallelism, traffic
 
@@ -250,9 +251,9 @@ def traffic_matrix(
 ) -> TrafficMatrix:
     """The pair traffic of one training iteration (module docstring for the algorithms)."""
     if all_reduce not in ALL_REDUCE_ALGOS:
-        raise ConfigError(f"all_reduce = {all_reduce!r}: must be ring or hierarchical; e.g. all_reduce = ring")
+        raise ConfigError(f"all_reduce = {shown(all_reduce)}: must be ring or hierarchical; e.g. all_reduce = ring")
     if ring not in RING_DIRECTIONS:
-        raise ConfigError(f"ring = {ring!r}: must be bidirectional or unidirectional; e.g. ring = bidirectional")
+        raise ConfigError(f"ring = {shown(ring)}: must be bidirectional or unidirectional; e.g. ring = bidirectional")
     collectives = traffic(model, par)
     placement.check(par)
     shape = (placement.gpus, placement.gpus)
@@ -278,6 +279,7 @@ def plot_heatmap(tm: TrafficMatrix, gpus: int, path: Path, title: str, max_cells
     Views wider than `max_cells` GPUs sum b x b blocks of pairs into one cell (a pixel cannot show
     each pair, and sampling would drop most of the sparse entries); HB domain boundaries are drawn
     when they are few enough to see."""
+    path = checked_path(path, "path")
     import matplotlib
 
     matplotlib.use("Agg")

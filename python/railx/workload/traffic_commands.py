@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from railx.config import ConfigError, is_one_of, output_file
+from railx.messages import shown
 from railx.tables import console, print_table
 from railx.workload.catalogue import load_model
 from railx.workload.commands import parse_parallel
@@ -89,9 +90,9 @@ def traffic_report(
         algo = all_reduce or "ring"
         title = model_key
     if not is_one_of(algo, ALL_REDUCE_ALGOS):
-        raise ConfigError(f"--all-reduce = {algo!r}: must be ring or hierarchical; e.g. --all-reduce ring")
+        raise ConfigError(f"--all-reduce = {shown(algo)}: must be ring or hierarchical; e.g. --all-reduce ring")
     if not is_one_of(ring, RING_DIRECTIONS):
-        raise ConfigError(f"--ring = {ring!r}: must be bidirectional or unidirectional; e.g. --ring bidirectional")
+        raise ConfigError(f"--ring = {shown(ring)}: must be bidirectional or unidirectional; e.g. --ring bidirectional")
     all_reduce_algo: AllReduceAlgo = algo
     ring_direction: RingDirection = ring
     tm = traffic_matrix(load_model(model_key), par, placement, all_reduce_algo, ring_direction)

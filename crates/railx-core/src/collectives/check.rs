@@ -18,12 +18,16 @@
 use crate::collectives::schedule::Schedule;
 use crate::collectives::Op;
 use crate::error::{RailxError, Result};
+use crate::resources::{require, Driver, Estimate};
 use crate::sim::dag::MessageId;
 
-/// Largest schedule the checker takes: it keeps each message's ancestors as a bitset.
-pub const MAX_CHECKED_MESSAGES: u32 = 20_000;
-/// Largest group the checker takes (contributor sets are 64-bit masks).
+/// Largest group the checker takes (contributor sets are 64-bit masks): a limit of the
+/// representation, not of time; the time and memory of a schedule are the resource budget's.
 pub const MAX_CHECKED_RANKS: u32 = 64;
+/// Memory per (rank, unit) cell: its contributions and its two (usually short) histories.
+const CELL_BYTES: f64 = 56.0;
+/// Memory per read or write a cell's history keeps.
+const ACCESS_BYTES: f64 = 24.0;
 
 struct Ancestors {
     words: usize,
@@ -84,14 +88,15 @@ fn fail(s: &Schedule, what: impl Into<String>) -> RailxError {
 /// order its dependencies allow, else the first problem found.
 pub fn check(s: &Schedule) -> Result<()> {
     let ranks = s.group.ranks();
-    if ranks > MAX_CHECKED_RANKS || s.len() > MAX_CHECKED_MESSAGES {
+    if ranks > MAX_CHECKED_RANKS {
         return Err(RailxError::invalid(
             "schedule",
-            format!("{} ranks, {} messages", ranks, s.len()),
-            format!("the symbolic checker takes up to {MAX_CHECKED_RANKS} ranks and {MAX_CHECKED_MESSAGES} messages"),
+            format!("{} ranks", ranks),
+            format!("the symbolic checker takes up to {MAX_CHECKED_RANKS} ranks (contributions are 64-bit sets)"),
             "check a smaller group of the same shape",
         ));
     }
+    require_check(s)?;
     let units = s.units as usize;
     let full = if ranks == 64 {
         u64::MAX
@@ -175,6 +180,34 @@ pub fn check(s: &Schedule) -> Result<()> {
         check_shards_partition(s)?;
     }
     Ok(())
+}
+
+/// Refuses checking `s` beyond the resource budget. The ancestors' bitset holds `n^2` bits for
+/// `n` messages; each unit a message reads or writes (an access) is compared with the earlier
+/// accesses of its cell. Messages, units and accesses all grow in proportion to the chunks.
+fn require_check(s: &Schedule) -> Result<Estimate> {
+    let (n, deps) = (
+        s.len() as f64,
+        (0..s.len()).map(|id| s.after(id).len()).sum::<usize>(),
+    );
+    let accesses: u64 = (0..s.len())
+        .map(|id| {
+            let units: u64 = s.runs_of(id).iter().map(|&(_, len)| len).sum();
+            units * (1 + s.dsts(id).len() as u64)
+        })
+        .sum();
+    let cells = s.group.ranks() as f64 * s.units as f64;
+    let what = format!("checking this {} {} schedule", s.algo.name(), s.op.name());
+    require(&what, &[Driver::new("chunks", s.chunks as u64, 1)], |v| {
+        let scale = v[0] / s.chunks.max(1) as f64;
+        let (n, accesses, cells) = (n * scale, accesses as f64 * scale, cells * scale);
+        let ancestor_words = n * (n / 64.0).ceil();
+        Estimate::new(
+            8.0 * ancestor_words + cells * CELL_BYTES + accesses * ACCESS_BYTES,
+            ancestor_words * (1.0 + deps as f64 / n.max(1.0))
+                + accesses * (1.0 + accesses / cells.max(1.0)),
+        )
+    })
 }
 
 /// Message `id` reads unit `u` at its sender `src`: the contributions it sees (every write it

@@ -36,13 +36,12 @@ use crate::error::{RailxError, Result};
 use crate::network::Network;
 use crate::plant::Axis;
 use crate::progress::{Meter, Observer, Unit};
+use crate::resources::{require, Driver, Estimate};
+use crate::routing::analysis::ROUTE_STEPS;
 use crate::routing::Routing;
 use crate::sim::flow::paths::Walker;
 use crate::sim::flow::{LinkOrbits, Symmetry, EQUIVARIANCE_SAMPLES};
 use rayon::prelude::*;
-
-/// Most messages one measured step may route.
-pub const MAX_STEP_MESSAGES: u64 = 20_000_000;
 
 /// One step on a line: latency and the per-rank, per-direction bandwidth of the stage formulas.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,16 +64,16 @@ pub fn measure(
     plan.lines
         .iter()
         .map(|line| {
-            measure_line(net, routing, group, line, symmetry, &|messages| {
-                RailxError::invalid(
-                    "link_model",
-                    "routed",
-                    format!(
-                        "measuring a step of this line routes {messages} messages, more than {MAX_STEP_MESSAGES}"
-                    ),
-                    "use the paper's link model (RailX), the flow fidelity, or a smaller system",
-                )
-            })
+            let refusal = Refusal {
+                field: "ranks",
+                what: format!(
+                    "measuring one step of a {}-rank {} line (link_model = routed; the paper's link model measures none)",
+                    line.size(),
+                    line.algo.name()
+                ),
+                senders_grow: false,
+            };
+            measure_line(net, routing, group, line, symmetry, &refusal)
         })
         .collect()
 }
@@ -150,17 +149,18 @@ pub fn measure_numbered(
                 ));
             }
             let line = Line::new(&group, spec.dims.clone(), spec.algo);
-            measure_line(net, routing, &group, &line, symmetry, &|messages| {
-                RailxError::invalid(
-                    &spec.name,
-                    format!("{} over {} ranks", spec.algo.name(), line.size()),
-                    format!(
-                        "one step of it on {} ranks routes {messages} messages, more than {MAX_STEP_MESSAGES}",
-                        group.ranks()
-                    ),
-                    "use a smaller size for it, or a smaller system",
-                )
-            })?
+            let refusal = Refusal {
+                field: &spec.name,
+                what: format!(
+                    "measuring one step of {} ({} over {} ranks of a group of {})",
+                    spec.name,
+                    spec.algo.name(),
+                    line.size(),
+                    group.ranks()
+                ),
+                senders_grow: true,
+            };
+            measure_line(net, routing, &group, &line, symmetry, &refusal)?
         });
         meter.report(measured.len() as u64)?;
     }
@@ -248,6 +248,42 @@ fn measured(
     }
 }
 
+/// How a line's measurement beyond the resource budget is refused: the input named (the line's
+/// ranks), what the measurement is called, and whether its senders grow with the line (a
+/// numbered group's ranks are its lines' product) or are the system's.
+struct Refusal<'a> {
+    field: &'a str,
+    what: String,
+    senders_grow: bool,
+}
+
+/// Refuses measuring a step beyond the resource budget: `senders` each route `fanout` messages
+/// (a direct line's grows with its ranks), and each thread sums loads over `resources`.
+fn require_step(
+    refusal: &Refusal,
+    line: &Line,
+    senders: usize,
+    resources: usize,
+) -> Result<Estimate> {
+    let size = line.size() as u64;
+    let threads = rayon::current_num_threads() as f64;
+    let drivers = [Driver::new(refusal.field, size, 2)];
+    require(&refusal.what, &drivers, |v| {
+        let fanout = match line.algo {
+            LineAlgo::Ring => 1.0,
+            LineAlgo::BidirRing => 2.0,
+            LineAlgo::Direct => v[0] - 1.0,
+        };
+        let senders = match refusal.senders_grow {
+            true => senders as f64 * v[0] / size as f64,
+            false => senders as f64,
+        };
+        // A fold's and a reduction's load vector per thread, and rayon's splits beyond them.
+        let loads_bytes = 4.0 * threads * resources as f64 * 8.0;
+        Estimate::new(loads_bytes, loads_bytes + senders * fanout * ROUTE_STEPS)
+    })
+}
+
 #[allow(non_snake_case)]
 fn measure_line(
     net: &Network,
@@ -255,7 +291,7 @@ fn measure_line(
     group: &Group,
     line: &Line,
     symmetry: Option<&Symmetry>,
-    too_many: &dyn Fn(u64) -> RailxError,
+    refusal: &Refusal,
 ) -> Result<LineLink> {
     let size = line.size();
     if size <= 1 {
@@ -264,17 +300,9 @@ fn measure_line(
             bw_Bps: f64::INFINITY,
         });
     }
-    let fanout = match line.algo {
-        LineAlgo::Ring => 1,
-        LineAlgo::BidirRing => 2,
-        LineAlgo::Direct => size as u64 - 1,
-    };
     let m = measured(net, routing, group, line, symmetry);
-    let messages = m.senders.len() as u64 * fanout;
-    if messages > MAX_STEP_MESSAGES {
-        return Err(too_many(messages));
-    }
     let resources = m.capacity_Bps.len();
+    require_step(refusal, line, m.senders.len(), resources)?;
     let (load, alpha_s) = m
         .senders
         .par_iter()

@@ -78,7 +78,7 @@ pub fn sample_pairs(chips: &[u32], count: usize, seed: u64) -> Result<Vec<(u32, 
 /// Memory per sampled pair: the pair and its entry in the set that keeps pairs distinct.
 const PAIR_BYTES: f64 = 40.0;
 /// Work per routed pair: a route of a few dozen hops, each a routing decision.
-const ROUTE_STEPS: f64 = 1000.0;
+pub const ROUTE_STEPS: f64 = 1000.0;
 
 /// Hop statistics of routes over a set of pairs.
 #[derive(Debug, Clone, PartialEq, Serialize)]

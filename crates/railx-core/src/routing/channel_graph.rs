@@ -76,6 +76,26 @@ impl ChannelGraph {
         }
     }
 
+    /// The vertices the links of `routing` join, and the bits its graph holds: a row of
+    /// `out-degree(target(l)) x vcs` bits for each of the `vcs` channels of every link `l`
+    /// (module docs), as `new` lays them out.
+    pub fn size(routing: &dyn Routing) -> (u64, u64) {
+        let links = routing.links().count() as u32;
+        let vertices = (0..links)
+            .map(|l| routing.link_source(l).max(routing.link_target(l)) + 1)
+            .max()
+            .unwrap_or(0);
+        let mut out_degree = vec![0u64; vertices as usize];
+        for l in 0..links {
+            out_degree[routing.link_source(l) as usize] += 1;
+        }
+        let vcs = routing.vcs() as u64;
+        let bits = (0..links)
+            .map(|l| out_degree[routing.link_target(l) as usize] * vcs * vcs)
+            .sum();
+        (vertices as u64, bits)
+    }
+
     /// Notes that a route uses VC `vc` (the highest is reported, and checked against the budget).
     pub fn use_vc(&self, vc: u8) {
         self.max_vc.fetch_max(vc, Relaxed);

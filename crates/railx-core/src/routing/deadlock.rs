@@ -9,6 +9,7 @@ use super::channel_graph::ChannelGraph;
 use super::{Hop, RouteState, Routing};
 use crate::error::{RailxError, Result};
 use crate::progress::{chunked, chunked_weighted, Meter, Observer, Silent, Unit};
+use crate::resources::{require, Driver, Estimate};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -37,11 +38,14 @@ pub struct DeadlockReport {
     pub cycle: Option<Vec<ChannelRef>>,
 }
 
-/// Chips above which `check` switches from exhaustive to structural.
+/// Chips above which `check` switches from exhaustive to structural for a routing function
+/// whose deadlock freedom is the structural argument (`Routing::rising_vcs`); the others are
+/// checked exhaustively at any size the resource budget allows.
 pub const EXHAUSTIVE_LIMIT_CHIPS: usize = 12_000;
 
-/// Exhaustive when the routing covers at most `EXHAUSTIVE_LIMIT_CHIPS` chips, else structural on
-/// `samples` seeded random pairs.
+/// Exhaustive when the routing covers at most `EXHAUSTIVE_LIMIT_CHIPS` chips or has no
+/// structural argument, else structural on `samples` seeded random pairs. An exhaustive check
+/// beyond the resource budget is refused, naming the chips and the most that fit.
 pub fn check(routing: &dyn Routing, samples: usize, seed: u64) -> Result<DeadlockReport> {
     check_observed(routing, samples, seed, &mut Silent)
 }
@@ -55,20 +59,10 @@ pub fn check_observed(
     observer: &mut dyn Observer,
 ) -> Result<DeadlockReport> {
     let chips = routing.chips().len();
-    if chips <= EXHAUSTIVE_LIMIT_CHIPS {
+    if chips <= EXHAUSTIVE_LIMIT_CHIPS || !routing.rising_vcs() {
         let total = Some(chips as u64);
         let mut meter = Meter::new(observer, "deadlock check", Unit::Destinations, total, 1);
         return exhaustive_metered(routing, &mut meter);
-    }
-    if !routing.rising_vcs() {
-        return Err(RailxError::invalid(
-            "routing",
-            routing.name(),
-            format!(
-                "its deadlock freedom does not rest on VCs rising at every hop (the structural argument), so it is checked exhaustively only, up to {EXHAUSTIVE_LIMIT_CHIPS} chips (this network has {chips})"
-            ),
-            "check a smaller instance of the same shape; on a RailX system, routing = minimal has the structural check",
-        ));
     }
     let pairs = super::analysis::sample_pairs(routing.chips(), samples, seed)?;
     let total = Some(pairs.len() as u64);
@@ -79,6 +73,48 @@ pub fn check_observed(
 /// Marks a packet bound for whichever destination of the group being walked: one that has not
 /// reached the group's chips, where its hops are the same for all of them.
 const ANY_DST: u32 = u32::MAX;
+
+/// Memory per (vertex, VC) a walk to one destination may expand: the hash-set entry of its
+/// (vertex, routing state) and its share of the stack.
+const EXPANDED_BYTES: f64 = 48.0;
+/// Work per (link, VC) a walk to one destination group may take: a routing decision offering it
+/// and its dependency. Each (vertex, state) is expanded once per walk, over the hops it is
+/// offered, so (links x VCs) bounds a walk whatever the routing offers. Calibrated on the
+/// 10,000-chip torus with 25 VCs when every destination was walked alone (about 8e10 steps
+/// estimated, 170 CPU-s measured); walked by node (16 chips a group) it takes 15 CPU-s, and the
+/// estimate, divided by the group size, 5e9 steps. Routings offering few of a vertex's links take
+/// less (the 1,296-chip HyperX: 0.2 s), and the 16,384-chip HammingMesh (1.4e11 steps estimated,
+/// each destination alone) ran over 260 CPU-s without finishing.
+const EXPANSION_STEPS: f64 = 4.0;
+
+/// Refuses an exhaustive check beyond the resource budget: every destination's walk takes up to
+/// every (link, VC) once, each thread holds a set of up to every (vertex, VC), and the
+/// dependency graph holds a bit per pair of consecutive channels (`ChannelGraph`); vertices and
+/// links grow in proportion to the chips.
+fn require_exhaustive(routing: &dyn Routing) -> Result<Estimate> {
+    let chips = routing.chips().len() as u64;
+    let (vertices, bits) = ChannelGraph::size(routing);
+    let (links, vcs) = (routing.links().count() as f64, routing.vcs() as f64);
+    let threads = rayon::current_num_threads() as f64;
+    let what = if routing.rising_vcs() {
+        format!(
+            "the exhaustive deadlock check of routing = {}",
+            routing.name()
+        )
+    } else {
+        format!(
+            "the deadlock check of routing = {} (its deadlock freedom does not rest on VCs rising at every hop, so it is checked exhaustively only)",
+            routing.name()
+        )
+    };
+    require(&what, &[Driver::new("chips", chips, 2)], |v| {
+        let scale = v[0] / chips.max(1) as f64;
+        Estimate::new(
+            bits as f64 * scale / 8.0 + threads * vertices as f64 * scale * vcs * EXPANDED_BYTES,
+            v[0] / routing.destinations_per_group() as f64 * links * scale * vcs * EXPANSION_STEPS,
+        )
+    })
+}
 
 /// A packet in flight: its chip, its routing state, its destination (`ANY_DST` until it reaches
 /// the group's chips) and how many channels it may hold there, the top of `Walk::held` (the
@@ -181,7 +217,8 @@ fn walk_to_group(
     Ok(())
 }
 
-/// The full channel dependency graph over every pair, and a cycle if it has one.
+/// The full channel dependency graph over every pair, and a cycle if it has one (refused beyond
+/// the resource budget).
 pub fn exhaustive(routing: &dyn Routing) -> Result<DeadlockReport> {
     let total = Some(routing.chips().len() as u64);
     let mut silent = Silent;
@@ -231,6 +268,7 @@ pub fn dependencies(routing: &dyn Routing) -> Result<Vec<u64>> {
 }
 
 fn exhaustive_metered(routing: &dyn Routing, meter: &mut Meter) -> Result<DeadlockReport> {
+    require_exhaustive(routing)?;
     let vcs = routing.vcs() as u64;
     let graph = dependency_graph(routing, meter)?;
     let vcs_used = graph.max_vc() + 1;

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from railx.config import ConfigError
+from railx.messages import shown
 from railx.platforms import PLATFORMS, Platform
 from railx.workload.system import WorkloadSystem
 
@@ -43,7 +44,7 @@ def platform_system(
     gpu = platform.gpu
     if gpu is None:
         raise ConfigError(
-            f"platform = {platform.name!r}: railx has no GPU compute figures for it; use one of "
+            f"platform = {shown(platform.name)}: railx has no GPU compute figures for it; use one of "
             + ", ".join(name for name, p in PLATFORMS.items() if p.gpu is not None)
         )
     return WorkloadSystem.model_validate(
