@@ -130,7 +130,17 @@ def test_ctrl_c_stops_a_long_flit_run_with_exit_130(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     env = dict(os.environ, COLUMNS="160", TERM="xterm", PYTHONPATH=str(REPO / "python"))
     cmd = [sys.executable, "-m", "railx.cli", "sim", str(torus), "--warmup", "0", "--cycles", "100000000"]
-    proc = subprocess.Popen(cmd, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=REPO)
+    # As from a terminal: Ctrl-C's default disposition, whatever this process inherited (a run in
+    # the background, or under nohup, starts with SIGINT ignored and would pass that on).
+    proc = subprocess.Popen(
+        cmd,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        cwd=REPO,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     os.close(follower)
     try:
         # The bar names the run's unit once the simulation has started.
