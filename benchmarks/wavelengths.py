@@ -107,9 +107,12 @@ def run_network(r: int, L: int, w: int, mixes: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mixes", type=int, default=8, help="random job mixes per network (default 8)")
+    parser.add_argument("--mixes", type=int, default=8, help="random job mixes per network (default 8, at least 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the job mixes (default 0)")
     args = parser.parse_args()
+    if args.mixes < 2:
+        # The reconfiguration columns compare each mix with the one before it.
+        parser.error(f"--mixes must be at least 2 (the changes between consecutive mixes), not {args.mixes}")
     print("mean eq. 1 objective per mix; gap = heuristic - exact-full (mean, max, mean per wavelength)")
     print(
         f"{'network':<24} {'relax':>8} {'exact':>8} {'rounded':>8} {'ex-full':>8} {'heur':>8} {'gap':>7} {'max':>7} "
