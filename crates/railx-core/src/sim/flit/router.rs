@@ -139,6 +139,18 @@ pub(crate) struct Scratch {
     ahead: Vec<(u64, usize)>,
 }
 
+/// The set bits of `word`, lowest first (queues of an input, inputs of a word of `busy_inputs`).
+#[inline]
+fn set_bits(mut word: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let bit = word.trailing_zeros();
+            word &= word - 1;
+            bit
+        })
+    })
+}
+
 /// Whether a downstream VC with `free` credits, among VCs `held` (a bit each), can take a
 /// packet needing `need` of them.
 #[inline]
@@ -349,11 +361,6 @@ impl Router {
         }
     }
 
-    /// Messages waiting in the source queues.
-    fn source_messages(&self) -> usize {
-        self.source_msgs as usize
-    }
-
     /// Marks queue `queue` of input `input` as holding a packet.
     #[inline(always)]
     fn mark_busy(&mut self, input: u32, queue: u32) {
@@ -520,7 +527,7 @@ impl Router {
             Workload::Finite { flits_per_pair } => {
                 // One message in flight per injection queue, the next drawn when one leaves.
                 let peers = dest.chips.len() as u32 - 1;
-                while self.source_messages() < self.sources.len() && self.finite_sent < peers {
+                while (self.source_msgs as usize) < self.sources.len() && self.finite_sent < peers {
                     self.finite_sent += 1;
                     let dst = dest.next(self.endpoint, &mut self.cursor, &mut self.rng);
                     let flits = flits_per_pair as u64;
@@ -803,14 +810,14 @@ impl Router {
     /// as soon as it heads its VC, then waits for the switch).
     fn reserve_ahead(&mut self, cycle: u64, sh: &Shared, scratch: &mut Scratch) -> Result<()> {
         scratch.ahead.clear();
-        for input in 0..self.n_in {
-            let mut mask = self.inputs[input as usize].mask;
-            while mask != 0 {
-                let q = (input * self.vcs + mask.trailing_zeros()) as usize;
-                mask &= mask - 1;
-                let head = self.heads[q];
-                if head.ready <= cycle && head.hop == NO_HOP {
-                    scratch.ahead.push((self.queues[q][0].created, q));
+        for (word, &busy) in self.busy_inputs.iter().enumerate() {
+            for input in set_bits(busy).map(|bit| word as u32 * 64 + bit) {
+                for vc in set_bits(self.inputs[input as usize].mask) {
+                    let q = (input * self.vcs + vc) as usize;
+                    let head = self.heads[q];
+                    if head.ready <= cycle && head.hop == NO_HOP {
+                        scratch.ahead.push((self.queues[q][0].created, q));
+                    }
                 }
             }
         }
@@ -849,19 +856,13 @@ impl Router {
         for round in 0..sh.config.alloc_iterations.max(4) {
             scratch.requests.clear();
             for word in 0..self.busy_inputs.len() {
-                let mut busy = self.busy_inputs[word];
-                while busy != 0 {
-                    let input = word as u32 * 64 + busy.trailing_zeros();
-                    busy &= busy - 1;
+                for input in set_bits(self.busy_inputs[word]).map(|bit| word as u32 * 64 + bit) {
                     let mask = self.inputs[input as usize].mask;
                     if self.inputs[input as usize].free >= next_tick {
                         continue;
                     }
                     let start = self.inputs[input as usize].rr;
-                    let mut rotated = mask.rotate_right(start);
-                    while rotated != 0 {
-                        let vc = (rotated.trailing_zeros() + start) & 63;
-                        rotated &= rotated - 1;
+                    for vc in set_bits(mask.rotate_right(start)).map(|bit| (bit + start) & 63) {
                         let q = (input * self.vcs + vc) as usize;
                         let head = self.heads[q];
                         // Under flit allocation the head packet's next flit must have arrived.
