@@ -402,11 +402,8 @@ fn all_to_all_link_load_splits_every_hop_over_the_parallel_lanes() {
     let load = on(1);
     let net = &r.network;
     let mut lanes = std::collections::BTreeMap::<(u32, u32), Vec<f64>>::new();
-    for l in 0..net.links() {
-        lanes
-            .entry((net.src[l], net.dst[l]))
-            .or_default()
-            .push(load[l]);
+    for ((&a, &b), &x) in net.src.iter().zip(&net.dst).zip(&load) {
+        lanes.entry((a, b)).or_default().push(x);
     }
     let parallel: Vec<_> = lanes.values().filter(|v| v.len() > 1).collect();
     assert!(
