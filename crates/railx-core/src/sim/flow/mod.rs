@@ -60,6 +60,8 @@ pub struct FlowReport {
     pub messages: u64,
     /// Instants at which rates were recomputed.
     pub events: u64,
+    /// Most flows active at once.
+    pub peak_active: u64,
     /// Per simulated flow: injection and arrival times.
     pub start_s: Vec<f64>,
     pub arrival_s: Vec<f64>,
@@ -140,6 +142,7 @@ fn report(
         flows: dag.len() as u64,
         messages: represented,
         events: run.events,
+        peak_active: run.peak_active,
         start_s: run.start_s,
         arrival_s: run.arrival_s,
         resource_of_link,
@@ -307,6 +310,7 @@ pub fn simulate_ring_observed(
         flows,
         messages: flows * ring.group().order(),
         events: run.events,
+        peak_active: run.peak_active,
         start_s: run.start_s,
         arrival_s: run.arrival_s,
         resource_of_link: group.orbit_of_link().to_vec(),
