@@ -336,15 +336,17 @@ pub fn run(
     let mut fill = WaterFill::default();
     let mut recorder = (bins > 0).then(|| Recorder::new(capacity_Bps));
     let (mut touched, mut scratch) = (Vec::new(), Vec::new());
+    let mut finish: Vec<f64> = Vec::new();
     let mut now = 0.0f64;
     let mut events = 0u64;
     let mut peak_active = 0u64;
     let mut completion_s = 0.0f64;
     loop {
         let next_start = starts.peek().map_or(f64::INFINITY, |s| s.0 .0);
-        let next_finish = (0..active.len())
-            .map(|k| now + active.left[k] / active.rate[k])
-            .fold(f64::INFINITY, f64::min);
+        // Every flow's finish at its current rate, once per event (the retiring below reads it).
+        finish.clear();
+        finish.extend((0..active.len()).map(|k| now + active.left[k] / active.rate[k]));
+        let next_finish = finish.iter().copied().fold(f64::INFINITY, f64::min);
         let t = next_start.min(next_finish);
         if t == f64::INFINITY {
             break;
@@ -353,7 +355,7 @@ pub fn run(
         // Retire the flows finishing now.
         let mut k = 0;
         while k < active.len() {
-            if now + active.left[k] / active.rate[k] <= horizon {
+            if finish[k] <= horizon {
                 let msg = active.id[k];
                 let arrival = t + paths.latency_s(active.path[k]);
                 if keep_times {
@@ -365,6 +367,7 @@ pub fn run(
                 work.arrived(msg, arrival, &mut ready);
                 starts.extend(ready.drain(..).map(|(at, id)| Reverse(StartAt(at, id))));
                 active.remove(paths, k);
+                finish.swap_remove(k);
             } else {
                 active.left[k] -= active.rate[k] * (t - now);
                 k += 1;

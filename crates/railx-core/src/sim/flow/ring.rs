@@ -23,7 +23,7 @@ use crate::collectives::plan::Line;
 use crate::collectives::symmetric::check_plan;
 use crate::collectives::{check_size, plan_for, Algo, Op};
 use crate::error::{RailxError, Result};
-use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 
 /// The reduce-scatter then all-gather of a (bidirectional) ring over every chip, representatives
 /// of the orbits of `group`, generated as they become ready.
@@ -38,12 +38,15 @@ pub struct RingSteps {
     /// Per (slot, direction): the destination chip and the destination's slot.
     dst: Vec<u32>,
     dst_slot: Vec<u32>,
-    /// Units of the vector and bytes of the whole vector.
-    units: u64,
-    size_bytes: u64,
+    /// Bytes of every (piece, half): a message's size depends on nothing else.
+    piece_bytes: Vec<u64>,
     reduce_s_per_byte: f64,
-    /// Messages with some but not all dependencies arrived: waits left and latest arrival.
-    pending: FxHashMap<u64, (u32, f64)>,
+    /// Per lane (slot, direction), its messages from step `base[lane]` on that have some
+    /// dependencies arrived: waits left and latest arrival. A lane's messages become ready in
+    /// step order (each waits for the lane's previous one), so the ready one is the front.
+    pending: Vec<VecDeque<(u32, f64)>>,
+    base: Vec<u64>,
+    held: usize,
     peak_pending: usize,
 }
 
@@ -88,6 +91,18 @@ impl RingSteps {
             }
         }
         let dst_slot = dst.iter().map(|&c| h.member(c).0).collect();
+        // Piece j of the vector's units cut in `size` pieces, its half h cut in `halves`
+        // (`RankState::piece`), in bytes as `Schedule::unit_bytes` cuts them, at least 1.
+        let units = plan.units_per_part(op) * plan.parts.len() as u64;
+        let at = |u: u64| (size_bytes as u128 * u as u128 / units as u128) as u64;
+        let (per_piece, sub) = (units / size, units / size / halves);
+        let piece_bytes = (0..size * halves)
+            .map(|i| {
+                let lo = i / halves * per_piece + i % halves * sub;
+                (at(lo + sub) - at(lo)).max(1)
+            })
+            .collect();
+        let lanes = (slots * halves) as usize;
         Ok(RingSteps {
             group: h.clone(),
             size,
@@ -96,10 +111,12 @@ impl RingSteps {
             pos: positions,
             dst,
             dst_slot,
-            units: plan.units_per_part(op) * plan.parts.len() as u64,
-            size_bytes,
+            piece_bytes,
             reduce_s_per_byte,
-            pending: FxHashMap::default(),
+            pending: vec![VecDeque::new(); lanes],
+            // Step 0 waits for nothing: it is never pending.
+            base: vec![1; lanes],
+            held: 0,
             peak_pending: 0,
         })
     }
@@ -119,9 +136,15 @@ impl RingSteps {
             .collect()
     }
 
-    /// Messages held waiting for their last dependency, at most: the live window.
+    /// Messages held waiting for their last dependency (with the steps between a lane's
+    /// oldest and newest such message), at most: the live window.
     pub fn peak_pending(&self) -> usize {
         self.peak_pending
+    }
+
+    /// Messages held waiting now (none once a run has ended).
+    pub fn pending(&self) -> usize {
+        self.held
     }
 
     fn steps(&self) -> u64 {
@@ -166,25 +189,28 @@ impl RingSteps {
         }
     }
 
-    /// Bytes of units `lo..hi`: the payload cut at `floor(size * unit / units)`
-    /// (`Schedule::unit_bytes`).
-    fn unit_bytes(&self, lo: u64, hi: u64) -> u64 {
-        let at = |u: u64| (self.size_bytes as u128 * u as u128 / self.units as u128) as u64;
-        at(hi) - at(lo)
-    }
-
-    fn credit(&mut self, id: u64, arrival_s: f64, ready: &mut Vec<(f64, u64)>) {
-        let (k, _) = self.split(id);
-        let waits = self.waits(k);
-        let entry = self.pending.entry(id).or_insert((waits, 0.0));
+    /// One of message (k, lane)'s dependencies arrived at `arrival_s`.
+    fn credit(&mut self, k: u64, lane: u64, arrival_s: f64, ready: &mut Vec<(f64, u64)>) {
+        let l = lane as usize;
+        let at = (k - self.base[l]) as usize;
+        while self.pending[l].len() <= at {
+            let waits = self.waits(self.base[l] + self.pending[l].len() as u64);
+            self.pending[l].push_back((waits, 0.0));
+            self.held += 1;
+        }
+        self.peak_pending = self.peak_pending.max(self.held);
+        let entry = &mut self.pending[l][at];
         entry.0 -= 1;
         entry.1 = entry.1.max(arrival_s);
         if entry.0 == 0 {
-            let at = entry.1;
-            self.pending.remove(&id);
-            ready.push((at + self.delay_s(id), id));
-        } else {
-            self.peak_pending = self.peak_pending.max(self.pending.len());
+            debug_assert_eq!(at, 0, "a lane's messages become ready in step order");
+            let (_, latest) = self.pending[l]
+                .pop_front()
+                .expect("the entry just credited");
+            self.base[l] += 1;
+            self.held -= 1;
+            let id = self.id(k, lane);
+            ready.push((latest + self.delay_s(id), id));
         }
     }
 }
@@ -209,13 +235,13 @@ impl Workload for RingSteps {
         if next == self.steps() {
             // The all-gather's first step waits for every direction's delivery and own send.
             for half in 0..self.halves {
-                self.credit(self.id(next, to + half), arrival_s, ready);
-                self.credit(self.id(next, own + half), arrival_s, ready);
+                self.credit(next, to + half, arrival_s, ready);
+                self.credit(next, own + half, arrival_s, ready);
             }
         } else {
             let half = lane % self.halves;
-            self.credit(self.id(next, to + half), arrival_s, ready);
-            self.credit(self.id(next, lane), arrival_s, ready);
+            self.credit(next, to + half, arrival_s, ready);
+            self.credit(next, lane, arrival_s, ready);
         }
     }
 
@@ -233,10 +259,7 @@ impl Workload for RingSteps {
         } else {
             (pos + back) % l
         };
-        let per_piece = self.units / l;
-        let sub = per_piece / self.halves;
-        let lo = piece * per_piece + half * sub;
-        self.unit_bytes(lo, lo + sub).max(1)
+        self.piece_bytes[(piece * self.halves + half) as usize]
     }
 
     fn path(&self, id: u64) -> u32 {
