@@ -212,12 +212,11 @@ fn the_generated_ring_loses_no_message_and_holds_only_a_window() {
             .zip(&report.arrival_s)
             .all(|(s, a)| s < a));
         // At most one flow per rank and direction is active (each waits for its own previous
-        // send); the messages partly ready are those a neighbour ran ahead for.
+        // send); the messages partly ready are the steps a neighbour ran ahead by: a few per
+        // lane (4 here), not the 2(n - 1) = 126 a stored schedule holds.
         assert!(report.peak_active <= lanes, "{}", report.peak_active);
-        assert!(
-            ring.peak_pending() as u64 <= 2 * lanes,
-            "{}",
-            ring.peak_pending()
-        );
+        let held = ring.peak_pending() as u64;
+        assert!(held <= 8 * lanes, "{held}");
+        assert_eq!(ring.pending(), 0);
     }
 }
