@@ -58,13 +58,16 @@ pub struct WaterFill {
     unfrozen: Vec<u32>,
     version: Vec<u32>,
     is_dirty: Vec<bool>,
-    /// Whether a resource is among this allocation's.
+    /// Whether a resource is among this allocation's, and its index in `resources` if so.
     seen: Vec<bool>,
-    /// The resources this allocation's flows cross.
+    local: Vec<u32>,
+    /// The resources this allocation's flows cross, ascending.
     resources: Vec<u32>,
-    /// Flows crossing each resource, ascending (the transpose of the incidence, filled in the
-    /// same pass that sums the coefficients: one read of the paths per allocation).
-    user_rows: Vec<Vec<u32>>,
+    /// Flows crossing each of `resources`, in compressed rows (the transpose of the incidence).
+    user_start: Vec<u64>,
+    user_list: Vec<u32>,
+    /// Where the next user of each resource goes while `user_list` is filled.
+    user_fill: Vec<u64>,
     frozen: Vec<bool>,
     heap: BinaryHeap<Key>,
     /// Resources whose users changed since they were last keyed.
@@ -102,9 +105,9 @@ impl WaterFill {
             }
             // Rounding may put a key a hair below the level already reached; levels only rise.
             let level = key.level;
-            let row = std::mem::take(&mut self.user_rows[j]);
-            for &k in &row {
-                let k = k as usize;
+            let row = self.local[j] as usize;
+            for u in self.user_start[row]..self.user_start[row + 1] {
+                let k = self.user_list[u as usize] as usize;
                 if self.frozen[k] {
                     continue;
                 }
@@ -115,7 +118,6 @@ impl WaterFill {
                     self.release(r as usize, a, level);
                 }
             }
-            self.user_rows[j] = row;
             // Re-key each resource touched once, after all the flows freezing here.
             let mut dirty = std::mem::take(&mut self.dirty);
             for &d in &dirty {
@@ -147,12 +149,11 @@ impl WaterFill {
             self.version.resize(n_res, 0);
             self.is_dirty.resize(n_res, false);
             self.seen.resize(n_res, false);
-            self.user_rows.resize(n_res, Vec::new());
+            self.local.resize(n_res, 0);
         }
-        // Every user is unfrozen at first: `unfrozen` counts them; coefficients add in the
-        // flows' order.
+        // Every user is unfrozen at first: `unfrozen` counts them, in the flows' order.
         self.resources.clear();
-        for (k, &f) in flows.iter().enumerate() {
+        for &f in flows {
             let (res, coeff) = paths.path(f);
             for (&r, &a) in res.iter().zip(coeff) {
                 let j = r as usize;
@@ -164,15 +165,32 @@ impl WaterFill {
                     self.users[j] = 0.0;
                     self.unfrozen[j] = 0;
                     self.version[j] = 0;
-                    self.user_rows[j].clear();
                 }
                 self.users[j] += a;
                 self.unfrozen[j] += 1;
-                self.user_rows[j].push(k as u32);
             }
         }
-        for &r in &self.resources {
-            self.seen[r as usize] = false;
+        self.resources.sort_unstable();
+        self.user_start.clear();
+        self.user_start.push(0);
+        for (i, &r) in self.resources.iter().enumerate() {
+            let j = r as usize;
+            self.seen[j] = false;
+            self.local[j] = i as u32;
+            self.user_start
+                .push(self.user_start[i] + self.unfrozen[j] as u64);
+        }
+        self.user_list.clear();
+        self.user_list
+            .resize(*self.user_start.last().expect("a row start") as usize, 0);
+        self.user_fill.clear();
+        self.user_fill.extend_from_slice(&self.user_start);
+        for (k, &f) in flows.iter().enumerate() {
+            for &r in paths.path(f).0 {
+                let row = self.local[r as usize] as usize;
+                self.user_list[self.user_fill[row] as usize] = k as u32;
+                self.user_fill[row] += 1;
+            }
         }
         self.frozen.clear();
         self.frozen.resize(flows.len(), false);
