@@ -167,7 +167,6 @@ struct Active {
     path: Vec<u32>,
     left: Vec<f64>,
     rate: Vec<f64>,
-    start_s: Vec<f64>,
     /// Per resource, the places of the flows crossing it (Connected only).
     users: Option<Vec<Vec<u32>>>,
     /// Resources whose users changed or were reordered since the last re-solve, each once.
@@ -182,7 +181,6 @@ impl Active {
             path: Vec::new(),
             left: Vec::new(),
             rate: Vec::new(),
-            start_s: Vec::new(),
             users: (resolve == Resolve::Connected).then(|| vec![Vec::new(); resources]),
             seeds: Vec::new(),
             is_seed: vec![false; resources],
@@ -202,13 +200,12 @@ impl Active {
         }
     }
 
-    fn push(&mut self, paths: &PathSet, id: u64, path: u32, bytes: f64, now: f64) {
+    fn push(&mut self, paths: &PathSet, id: u64, path: u32, bytes: f64) {
         let place = self.len() as u32;
         self.id.push(id);
         self.path.push(path);
         self.left.push(bytes);
         self.rate.push(0.0);
-        self.start_s.push(now);
         if let Some(users) = self.users.as_mut() {
             for &r in paths.path(path).0 {
                 users[r as usize].push(place);
@@ -242,7 +239,6 @@ impl Active {
         self.path.swap_remove(place);
         self.left.swap_remove(place);
         self.rate.swap_remove(place);
-        self.start_s.swap_remove(place);
     }
 }
 
@@ -359,7 +355,6 @@ pub fn run(
                 let msg = active.id[k];
                 let arrival = t + paths.latency_s(active.path[k]);
                 if keep_times {
-                    start_s[msg as usize] = active.start_s[k];
                     arrival_s[msg as usize] = arrival;
                 }
                 arrived += 1;
@@ -381,7 +376,10 @@ pub fn run(
             }
             let msg = *msg;
             starts.pop();
-            active.push(paths, msg, work.path(msg), work.bytes(msg) as f64, now);
+            if keep_times {
+                start_s[msg as usize] = now;
+            }
+            active.push(paths, msg, work.path(msg), work.bytes(msg) as f64);
         }
         peak_active = peak_active.max(active.len() as u64);
         events += 1;
