@@ -58,16 +58,15 @@ pub struct WaterFill {
     unfrozen: Vec<u32>,
     version: Vec<u32>,
     is_dirty: Vec<bool>,
-    /// Whether a resource is among this allocation's, and its index in `resources` if so.
+    /// Whether a resource is among this allocation's.
     seen: Vec<bool>,
-    local: Vec<u32>,
-    /// The resources this allocation's flows cross, ascending.
+    /// The resources this allocation's flows cross, in the order first met.
     resources: Vec<u32>,
-    /// Flows crossing each of `resources`, in compressed rows (the transpose of the incidence).
+    /// Flows crossing each of `resources`, ascending: `user_list[user_start[j]..user_end[j]]`
+    /// (the transpose of the incidence; `user_end` is where the next user goes while filled).
     user_start: Vec<u64>,
+    user_end: Vec<u64>,
     user_list: Vec<u32>,
-    /// Where the next user of each resource goes while `user_list` is filled.
-    user_fill: Vec<u64>,
     frozen: Vec<bool>,
     heap: BinaryHeap<Key>,
     /// Resources whose users changed since they were last keyed.
@@ -105,8 +104,7 @@ impl WaterFill {
             }
             // Rounding may put a key a hair below the level already reached; levels only rise.
             let level = key.level;
-            let row = self.local[j] as usize;
-            for u in self.user_start[row]..self.user_start[row + 1] {
+            for u in self.user_start[j]..self.user_end[j] {
                 let k = self.user_list[u as usize] as usize;
                 if self.frozen[k] {
                     continue;
@@ -149,7 +147,8 @@ impl WaterFill {
             self.version.resize(n_res, 0);
             self.is_dirty.resize(n_res, false);
             self.seen.resize(n_res, false);
-            self.local.resize(n_res, 0);
+            self.user_start.resize(n_res, 0);
+            self.user_end.resize(n_res, 0);
         }
         // Every user is unfrozen at first: `unfrozen` counts them, in the flows' order.
         self.resources.clear();
@@ -170,26 +169,21 @@ impl WaterFill {
                 self.unfrozen[j] += 1;
             }
         }
-        self.resources.sort_unstable();
-        self.user_start.clear();
-        self.user_start.push(0);
-        for (i, &r) in self.resources.iter().enumerate() {
+        let mut rows = 0u64;
+        for &r in &self.resources {
             let j = r as usize;
             self.seen[j] = false;
-            self.local[j] = i as u32;
-            self.user_start
-                .push(self.user_start[i] + self.unfrozen[j] as u64);
+            self.user_start[j] = rows;
+            self.user_end[j] = rows;
+            rows += self.unfrozen[j] as u64;
         }
         self.user_list.clear();
-        self.user_list
-            .resize(*self.user_start.last().expect("a row start") as usize, 0);
-        self.user_fill.clear();
-        self.user_fill.extend_from_slice(&self.user_start);
+        self.user_list.resize(rows as usize, 0);
         for (k, &f) in flows.iter().enumerate() {
             for &r in paths.path(f).0 {
-                let row = self.local[r as usize] as usize;
-                self.user_list[self.user_fill[row] as usize] = k as u32;
-                self.user_fill[row] += 1;
+                let end = &mut self.user_end[r as usize];
+                self.user_list[*end as usize] = k as u32;
+                *end += 1;
             }
         }
         self.frozen.clear();

@@ -62,7 +62,8 @@ pub struct FlowReport {
     pub events: u64,
     /// Most flows active at once.
     pub peak_active: u64,
-    /// Per simulated flow: injection and arrival times.
+    /// Per simulated flow: injection and arrival times (empty for a generated ring run without
+    /// `keep_times`: the collective runs hold only its live window).
     pub start_s: Vec<f64>,
     pub arrival_s: Vec<f64>,
     /// The resource of every link: the link itself, or its orbit when aggregated (every link of
