@@ -44,8 +44,8 @@ FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
 # them): 4N(N-1)/p flows, generated step by step as they become ready (docs/flow.md), each event
 # re-solving only the flows connected to those that start or finish. fig15-flow.toml runs it up to
 # 4,096 chips (a few CPU-seconds per size); the larger scales run here, in this process, with a
-# progress line on stderr every 10% (measured 2026-11-27, CPU-s per size: 16,384 chips 8-26,
-# 65,536 chips 100-?). `--ring-max-chips` skips the larger ones. Flit level (fig15-flit.toml): up
+# progress line on stderr every 10% (measured 2026-11-27, CPU-s per size: 16,384 chips 9-31,
+# 65,536 chips 83-229). `--ring-max-chips` skips the larger ones. Flit level (fig15-flit.toml): up
 # to 256 chips and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
 RING_GRIDS = [32, 64]  # 16,384 and 65,536 chips: the 1D ring at flow level, run by ring_points
 
