@@ -3,9 +3,11 @@ hierarchical algorithms on a 4x4-mesh RailX torus with one port per chip edge (n
 per chip), 100 GB/s and 300 ns per external hop, 400 GB/s and 10 ns per mesh hop, from 16 to
 65,536 chips and 1 KiB to 1 GiB (sizes are binary: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB =
 2^30; KB, MB, GB are powers of 1,000 in railx). The flow-level simulator runs the same explicit
-schedules (railx.flowsim.collective, aggregated over the node translations) for 1 KiB, 1 MiB and 1 GiB: the
-2D torus and hierarchical algorithms at every scale (aggregated over every translation), the 1D
-ring up to 4,096 chips (aggregated over the translations by whole rows of nodes only). The flit-level simulator runs them too where it fits
+schedules (railx.flowsim.collective, aggregated over the node translations) for 1 KiB, 1 MiB and 1 GiB
+at every scale: the 2D torus and hierarchical algorithms aggregated over every translation, the 1D
+ring over the translations by whole rows of nodes only, its messages generated step by step (up to
+4,096 chips in the flow sweep; 16,384 and 65,536 chips here, one point at a time with its progress on
+stderr: minutes each). The flit-level simulator runs them too where it fits
 (up to 256 chips, 1 KiB and 1 MiB; `railx collective --fidelity flit`, dateline routing where the
 system has rings).
 
@@ -26,6 +28,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from railx.sweep import Sweep, load_spec
@@ -35,13 +40,14 @@ ALGOS = {"1D-ring": "bidir-ring", "2D-torus": "2d-ring", "hierarchical": "hierar
 GRIDS = [1, 2, 4, 8, 16, 32, 64]  # p x p nodes of 16 chips: 16 .. 65,536 chips
 SIZES = [1 << e for e in range(10, 31, 2)]  # 1 KiB .. 1 GiB, x4 steps
 FLOW_SIZES = [1 << 10, 1 << 20, 1 << 30]
-# The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p
-# of them), so it runs 4N(N-1)/p flows: 0.5M at 1,024 chips (1-6 s per size), 4.2M at 4,096
-# (17 s at 1 KiB and 1 MiB, 100 s at 1 GiB, 0.5 GB peak); 16,384 chips would take 33.5M flows,
-# beyond the simulator's 5M-flow limit (extrapolated: about 4 GB and tens of minutes per size);
-# its steps cannot be jumped over exactly either (its two directions never settle into one
-# period: docs/flow.md): fig15-flow.toml runs the ring up to 4,096 chips. Flit level (fig15-flit.toml): up to 256 chips
-# and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
+# The 1D ring over all chips is invariant only under the translations by whole rows of nodes (p of
+# them): 4N(N-1)/p flows, generated step by step as they become ready (docs/flow.md), each event
+# re-solving only the flows connected to those that start or finish. fig15-flow.toml runs it up to
+# 4,096 chips (a few CPU-seconds per size); the larger scales run here, in this process, with a
+# progress line on stderr every 10% (measured 2026-11-27, CPU-s per size: 16,384 chips 9-31,
+# 65,536 chips 83-229). `--ring-max-chips` skips the larger ones. Flit level (fig15-flit.toml): up
+# to 256 chips and 1 MiB (1 GiB exceeds its 1e8-flit limit), well under a second each.
+RING_GRIDS = [32, 64]  # 16,384 and 65,536 chips: the 1D ring at flow level, run by ring_points
 
 
 SPECS = Path(__file__).resolve().parent.parent / "examples" / "sweeps"
@@ -60,9 +66,54 @@ def fig15_sweeps() -> dict[str, Sweep]:
     return {fidelity: load_spec(SPECS / f"{name}.toml") for fidelity, name in LEVELS.items()}
 
 
-def rows(run_on: Runner) -> list[dict[str, float | int | str]]:
+def ring_points(max_chips: int) -> dict[tuple[int, str, int], dict]:
+    """The 1D ring at flow level on the RING_GRIDS scales up to `max_chips`, keyed like the sweep
+    points, each with its progress on stderr; says on stderr which scales it skips and why."""
+    import railx
+    from railx.collectives.params import fig15_torus_toml
+    from railx.config import Config
+    from railx.flowsim import collective
+
+    out: dict[tuple[int, str, int], dict] = {}
+    for p in RING_GRIDS:
+        if chips(p) > max_chips:
+            print(
+                f"1D ring at flow level, {chips(p):,} chips: skipped (--ring-max-chips {max_chips:,}; "
+                f"4N(N-1)/p = {4 * chips(p) * (chips(p) - 1) // p:,} flows, minutes per size)",
+                file=sys.stderr,
+            )
+            continue
+        network = railx.realize(Config.from_toml(fig15_torus_toml(4, p)))
+        for size in FLOW_SIZES:
+            what = f"1D ring at flow level, {chips(p):,} chips, {_fmt_size(size)}"
+            cpu_s = time.process_time()
+            result = collective(network, "all-reduce", "bidir-ring", size, progress=_stderr_progress(what))
+            print(
+                f"{what}: {result.completion_s * 1e3:.4f} ms simulated, {result.flows:,} flows, "
+                f"{result.events:,} events, {time.process_time() - cpu_s:.1f} CPU-s",
+                file=sys.stderr,
+            )
+            out[(p, "bidir-ring", size)] = {"time_s": result.completion_s}
+    return out
+
+
+def _stderr_progress(what: str) -> Callable[[int, int | None, str], None]:
+    """A progress callback printing `what` and the share done on stderr at every further 10%."""
+    shown = [0]
+
+    def report(done: int, total: int | None, unit: str) -> None:
+        tenth = 10 * done // total if total else 0
+        if tenth > shown[0]:
+            shown[0] = tenth
+            print(f"{what}: {done:,} of {total:,} {unit} ({10 * tenth}%)", file=sys.stderr, flush=True)
+
+    return report
+
+
+def rows(run_on: Runner, ring: dict[tuple[int, str, int], dict]) -> list[dict[str, float | int | str]]:
     """Every point analytic; the flow- and flit-level points where they run (module docs), with
-    the bus bandwidth of a simulated point scaled from the analytic one by the time."""
+    the bus bandwidth of a simulated point scaled from the analytic one by the time; `ring`: the
+    1D ring's flow-level points beyond the flow sweep (`ring_points`)."""
     times: dict[str, dict[tuple[int, str, int], dict]] = {}
     for fidelity, sweep in fig15_sweeps().items():
         frame = run_on.frame(sweep)
@@ -73,6 +124,7 @@ def rows(run_on: Runner) -> list[dict[str, float | int | str]]:
             (inputs["document"]["system"]["R"] // 2, inputs["options"]["algo"], inputs["options"]["size"]): record
             for inputs, record in zip(frame["inputs"], frame["record"])
         }
+    times["flow"].update(ring)
     out = []
     for p in GRIDS:
         for size in SIZES:
@@ -212,13 +264,20 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="worker processes of the embedded Dask cluster")
     parser.add_argument("--scheduler", help="an existing Dask scheduler's address instead, e.g. tcp://host:8786")
     parser.add_argument("--store", type=Path, help="result store to use and keep (default: a temporary one)")
+    parser.add_argument(
+        "--ring-max-chips",
+        type=int,
+        default=chips(RING_GRIDS[-1]),
+        help="run the 1D ring at flow level beyond 4,096 chips up to this many chips (default: all)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.from_json:
         data = json.loads((args.out / "fig15.json").read_text())
     else:
+        ring = ring_points(args.ring_max_chips)
         with runner(args.scheduler, args.workers, args.store) as run_on:
-            data = rows(run_on)
+            data = rows(run_on, ring)
         with open(args.out / "fig15.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(data[0]))
             writer.writeheader()

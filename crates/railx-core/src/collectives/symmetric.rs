@@ -75,7 +75,7 @@ pub(crate) fn line_breaks(line: &Line, h: &Symmetry, i: usize, ranks: u32) -> Op
 
 /// Checks that `plan` on `group` is invariant under `h` (module docs): the group is the whole
 /// system `h` acts on and every line commutes with every generator of `h`.
-fn check_plan(algo: Algo, plan: &Plan, group: &Group, h: &Symmetry) -> Result<()> {
+pub(crate) fn check_plan(algo: Algo, plan: &Plan, group: &Group, h: &Symmetry) -> Result<()> {
     if !is_whole_system(group, h) {
         return Err(not_invariant(
             algo,

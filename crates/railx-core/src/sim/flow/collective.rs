@@ -5,13 +5,18 @@
 //! `collectives::symmetric::largest_invariant`); otherwise the full message DAG. Either way its
 //! flows must fit the resource budget (`crate::resources`, [`FLOW_BYTES`] each).
 //!
+//! A ring or bidir-ring all-reduce in one chunk so aggregated (over whole rows of nodes on a
+//! RailX torus: `4N(N-1)/p` representatives) runs with its messages generated step by step
+//! (`ring`), holding only the live window: its budget is that window, not its flows.
+//!
 //! Several jobs (each its own group, disjoint from the others', and its own collective) run
 //! together as one DAG: the union of their schedules' DAGs, independent components started at
 //! once that share the network's links; each job's completion is its last arrival. A single
 //! collective is the run of one job.
 
+use super::ring::RingSteps;
 use super::symmetry::{LinkOrbits, Symmetry, Translations};
-use super::{simulate_observed, simulate_symmetric_observed, FlowReport};
+use super::{simulate_observed, simulate_ring_observed, simulate_symmetric_observed, FlowReport};
 use crate::collectives::symmetric::{largest_invariant, representatives};
 use crate::collectives::{build, counts, Algo, Group, Op};
 use crate::error::{RailxError, Result};
@@ -25,6 +30,18 @@ use rustc_hash::FxHashMap;
 /// Memory per flow of a schedule (a message, or a representative when aggregated): the
 /// schedule, its routed path and the simulator's state together.
 pub const FLOW_BYTES: f64 = 512.0;
+
+/// Messages a streamed ring holds per representative rank, generously: one active flow and one
+/// partly-ready message per direction, and steps its neighbours ran ahead.
+pub const STREAM_WINDOW: u64 = 64;
+
+/// Whether an aggregated run of `spec` generates its messages step by step (`ring`) rather than
+/// storing its representatives: the ring and bidir-ring all-reduce in one chunk.
+fn is_streamed(spec: &CollectiveSpec) -> bool {
+    spec.op == Op::AllReduce
+        && matches!(spec.algo, Algo::Ring | Algo::BidirRing)
+        && spec.chunks == 1
+}
 
 /// What to run: the collective, its size and pipelining, and the local reduction delay.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,6 +202,10 @@ pub fn simulate_collectives_observed(
     };
     let orbit = h.as_ref().map_or(1, Symmetry::order);
     let flows = messages / orbit;
+    let streamed = match (&h, jobs) {
+        (Some(_), [job]) => is_streamed(&job.spec),
+        _ => false,
+    };
     let aggregated = match (&h, symmetry) {
         (Some(h), _) => format!("aggregated over {} {}", h.order(), h.what()),
         (None, _) if jobs.len() > 1 => format!("{} concurrent jobs, not aggregated", jobs.len()),
@@ -196,16 +217,33 @@ pub fn simulate_collectives_observed(
         "this {} schedule ({aggregated}, {flows} flows) at flow level",
         algos.join(" + ")
     );
-    // Flows grow with the chunks each message is cut into.
+    // Flows grow with the chunks each message is cut into; a streamed ring holds a window of a
+    // few messages per representative rank and direction instead.
+    let held = match &h {
+        Some(h) if streamed => (STREAM_WINDOW * h.domain_chips() as u64).min(flows),
+        _ => flows,
+    };
     let chunks = jobs.iter().map(|j| j.spec.chunks as u64).max().unwrap_or(1);
     require(&what, &[Driver::new("chunks", chunks, 1)], |v| {
-        Estimate::memory(flows as f64 * v[0] / chunks as f64 * FLOW_BYTES)
+        Estimate::memory(held as f64 * v[0] / chunks as f64 * FLOW_BYTES)
     })?;
     if let (Some(h), [job]) = (h, jobs) {
         let s = &job.spec;
-        let size = (s.size_bytes, s.chunks);
-        let sym = representatives(s.op, s.algo, &job.group, &h, size, s.reduce_s_per_byte)?;
-        let report = simulate_symmetric_observed(net, routing, &sym, 0, observer)?;
+        let report = if streamed {
+            let mut ring = RingSteps::new(
+                s.op,
+                s.algo,
+                &job.group,
+                &h,
+                s.size_bytes,
+                s.reduce_s_per_byte,
+            )?;
+            simulate_ring_observed(net, routing, &mut ring, false, 0, observer)?
+        } else {
+            let size = (s.size_bytes, s.chunks);
+            let sym = representatives(s.op, s.algo, &job.group, &h, size, s.reduce_s_per_byte)?;
+            simulate_symmetric_observed(net, routing, &sym, 0, observer)?
+        };
         return Ok(CollectiveRun {
             job_completion_s: vec![report.completion_s],
             report,

@@ -46,7 +46,10 @@ impl Ord for Key {
     }
 }
 
-/// Buffers reused across allocations (the simulator reallocates at every event).
+/// Buffers reused across allocations (the simulator reallocates at every event). Per-resource
+/// state is indexed by resource id and only the resources the flows of one allocation cross are
+/// reset, so an allocation costs what its flows touch, not the number of resources: the engine
+/// re-solves only the flows connected to those that started or finished (`engine`).
 #[derive(Default)]
 pub struct WaterFill {
     remaining: Vec<f64>,
@@ -54,22 +57,33 @@ pub struct WaterFill {
     users: Vec<f64>,
     unfrozen: Vec<u32>,
     version: Vec<u32>,
-    /// Flows crossing each resource, in compressed rows (the transpose of the incidence).
+    is_dirty: Vec<bool>,
+    /// Whether a resource is among this allocation's.
+    seen: Vec<bool>,
+    /// The resources this allocation's flows cross, in the order first met.
+    resources: Vec<u32>,
+    /// Flows crossing each of `resources`, ascending: `user_list[user_start[j]..user_end[j]]`
+    /// (the transpose of the incidence; `user_end` is where the next user goes while filled).
     user_start: Vec<u64>,
+    user_end: Vec<u64>,
     user_list: Vec<u32>,
-    /// Where the next user of each resource goes while `user_list` is filled.
-    user_fill: Vec<u64>,
     frozen: Vec<bool>,
     heap: BinaryHeap<Key>,
     /// Resources whose users changed since they were last keyed.
     dirty: Vec<u32>,
-    is_dirty: Vec<bool>,
 }
 
 #[allow(non_snake_case)]
 impl WaterFill {
     /// Max-min fair rates (bytes/s) of `flows` (each the id of its path in `paths`) over
     /// resources of the given capacities (bytes/s); `rates[k]` is flow k's rate.
+    ///
+    /// The allocation of a set of flows closed under sharing a resource (a union of connected
+    /// components of the flow/resource graph) is bit for bit the one the same flows get in any
+    /// larger allocation, when they come in the same relative order: every floating-point
+    /// operation on a resource involves only its own users and the levels at which resources of
+    /// its component saturate, and those pop from the heap in the same relative order (keys
+    /// are totally ordered by level, then resource id).
     pub fn allocate(
         &mut self,
         capacity_Bps: &[f64],
@@ -77,14 +91,11 @@ impl WaterFill {
         flows: &[u32],
         rates: &mut Vec<f64>,
     ) {
-        let n_res = capacity_Bps.len();
         self.reset(capacity_Bps, paths, flows);
         rates.clear();
         rates.resize(flows.len(), 0.0);
-        for j in 0..n_res {
-            if self.unfrozen[j] > 0 {
-                self.push(j as u32, 0.0);
-            }
+        for i in 0..self.resources.len() {
+            self.push(self.resources[i], 0.0);
         }
         while let Some(key) = self.heap.pop() {
             let j = key.resource as usize;
@@ -93,7 +104,7 @@ impl WaterFill {
             }
             // Rounding may put a key a hair below the level already reached; levels only rise.
             let level = key.level;
-            for u in self.user_start[j]..self.user_start[j + 1] {
+            for u in self.user_start[j]..self.user_end[j] {
                 let k = self.user_list[u as usize] as usize;
                 if self.frozen[k] {
                     continue;
@@ -118,56 +129,67 @@ impl WaterFill {
         }
     }
 
-    /// After `allocate`: the load (bytes/s) of every resource some flow uses, as (resource,
+    /// After `allocate`: the load (bytes/s) of every resource its flows use, as (resource,
     /// load) — its capacity less what remained when its last flow froze.
     pub fn loads<'a>(&'a self, capacity_Bps: &'a [f64]) -> impl Iterator<Item = (u32, f64)> + 'a {
-        (0..capacity_Bps.len())
-            .filter(|&j| self.user_start[j + 1] > self.user_start[j])
-            .map(|j| (j as u32, capacity_Bps[j] - self.remaining[j]))
+        self.resources
+            .iter()
+            .map(|&j| (j, capacity_Bps[j as usize] - self.remaining[j as usize]))
     }
 
     fn reset(&mut self, capacity_Bps: &[f64], paths: &PathSet, flows: &[u32]) {
         let n_res = capacity_Bps.len();
-        self.remaining.clear();
-        self.remaining.extend_from_slice(capacity_Bps);
-        self.level_at.clear();
-        self.level_at.resize(n_res, 0.0);
-        self.users.clear();
-        self.users.resize(n_res, 0.0);
-        self.unfrozen.clear();
-        self.unfrozen.resize(n_res, 0);
-        self.version.clear();
-        self.version.resize(n_res, 0);
-        self.user_start.clear();
-        self.user_start.resize(n_res + 1, 0);
+        if self.seen.len() < n_res {
+            self.remaining.resize(n_res, 0.0);
+            self.level_at.resize(n_res, 0.0);
+            self.users.resize(n_res, 0.0);
+            self.unfrozen.resize(n_res, 0);
+            self.version.resize(n_res, 0);
+            self.is_dirty.resize(n_res, false);
+            self.seen.resize(n_res, false);
+            self.user_start.resize(n_res, 0);
+            self.user_end.resize(n_res, 0);
+        }
+        // Every user is unfrozen at first: `unfrozen` counts them, in the flows' order.
+        self.resources.clear();
         for &f in flows {
             let (res, coeff) = paths.path(f);
             for (&r, &a) in res.iter().zip(coeff) {
-                self.users[r as usize] += a;
-                self.user_start[r as usize + 1] += 1;
+                let j = r as usize;
+                if !self.seen[j] {
+                    self.seen[j] = true;
+                    self.resources.push(r);
+                    self.remaining[j] = capacity_Bps[j];
+                    self.level_at[j] = 0.0;
+                    self.users[j] = 0.0;
+                    self.unfrozen[j] = 0;
+                    self.version[j] = 0;
+                }
+                self.users[j] += a;
+                self.unfrozen[j] += 1;
             }
         }
-        // Every user is unfrozen at first: the counts, before they become row starts.
-        for j in 0..n_res {
-            self.unfrozen[j] = self.user_start[j + 1] as u32;
-            self.user_start[j + 1] += self.user_start[j];
+        let mut rows = 0u64;
+        for &r in &self.resources {
+            let j = r as usize;
+            self.seen[j] = false;
+            self.user_start[j] = rows;
+            self.user_end[j] = rows;
+            rows += self.unfrozen[j] as u64;
         }
         self.user_list.clear();
-        self.user_list.resize(self.user_start[n_res] as usize, 0);
-        self.user_fill.clear();
-        self.user_fill.extend_from_slice(&self.user_start);
+        self.user_list.resize(rows as usize, 0);
         for (k, &f) in flows.iter().enumerate() {
             for &r in paths.path(f).0 {
-                self.user_list[self.user_fill[r as usize] as usize] = k as u32;
-                self.user_fill[r as usize] += 1;
+                let end = &mut self.user_end[r as usize];
+                self.user_list[*end as usize] = k as u32;
+                *end += 1;
             }
         }
         self.frozen.clear();
         self.frozen.resize(flows.len(), false);
         self.heap.clear();
         self.dirty.clear();
-        self.is_dirty.clear();
-        self.is_dirty.resize(n_res, false);
     }
 
     /// Keys resource j at the level where its remaining capacity runs out, from `level` on.

@@ -2,24 +2,30 @@
 //! share link bandwidth max-min fairly, with rates recomputed whenever a flow starts or
 //! finishes; a message takes its path's latency plus its bytes over its rate.
 //!
-//! Two entry points:
+//! Three entry points:
 //! - `simulate`: any message DAG on any network and routing function, one flow per message
 //!   (resources = links); a multicast message is one flow over the tree of its routes (`paths`);
 //! - `simulate_symmetric`: a DAG invariant under a group of translations of a RailX node grid
 //!   (all of them, or a subgroup such as the whole-row translations), given as one
 //!   representative per orbit (`SymmetricDag`); one flow per orbit of messages and one resource
 //!   per orbit of links, exact by the argument in `symmetry`. This is how a 65,536-chip
-//!   all-to-all (4.3e9 messages, 1.05e6 orbits) runs in seconds.
+//!   all-to-all (4.3e9 messages, 1.05e6 orbits) runs in seconds;
+//! - `simulate_ring`: the 1D ring all-reduce over every chip aggregated the same way, its
+//!   messages generated step by step as they become ready (`ring`) and each event re-solving
+//!   only the flows connected to those that started or finished (`engine::Resolve`): memory is
+//!   the live window and an event costs what it touches, so 65,536 chips run.
 //!
 //! Modules: `paths` (routes as resource incidences, multipath), `fairness` (max-min
 //! water-filling), `engine` (the event loop), `timeline` (utilisation record), `symmetry`
-//! (translation groups, link orbits, symmetric DAGs), `traffic` (symmetric workloads), `collective`
-//! (a collective schedule, aggregated where exact).
+//! (translation groups, link orbits, symmetric DAGs), `traffic` (symmetric workloads), `ring`
+//! (the ring all-reduce generated step by step), `collective` (a collective schedule, aggregated
+//! where exact).
 
 pub mod collective;
 pub mod engine;
 pub mod fairness;
 pub mod paths;
+pub mod ring;
 pub mod symmetry;
 pub mod timeline;
 pub mod traffic;
@@ -29,7 +35,9 @@ use crate::network::Network;
 use crate::progress::{Observer, Silent};
 use crate::routing::Routing;
 use crate::sim::dag::MessageDag;
+use engine::{Resolve, Stored};
 use paths::PathSet;
+use ring::RingSteps;
 use rustc_hash::FxHashMap;
 pub use symmetry::{Generator, LinkOrbits, SymmetricDag, Symmetry, Translations};
 pub use timeline::Timeline;
@@ -52,7 +60,10 @@ pub struct FlowReport {
     pub messages: u64,
     /// Instants at which rates were recomputed.
     pub events: u64,
-    /// Per simulated flow: injection and arrival times.
+    /// Most flows active at once.
+    pub peak_active: u64,
+    /// Per simulated flow: injection and arrival times (empty for a generated ring run without
+    /// `keep_times`: the collective runs hold only its live window).
     pub start_s: Vec<f64>,
     pub arrival_s: Vec<f64>,
     /// The resource of every link: the link itself, or its orbit when aggregated (every link of
@@ -132,6 +143,7 @@ fn report(
         flows: dag.len() as u64,
         messages: represented,
         events: run.events,
+        peak_active: run.peak_active,
         start_s: run.start_s,
         arrival_s: run.arrival_s,
         resource_of_link,
@@ -164,7 +176,15 @@ pub fn simulate_observed(
     let (routes, path_of) = distinct_routes(dag);
     let identity: Vec<u32> = (0..net.links() as u32).collect();
     let paths = PathSet::route_trees(routing, &net.latency_s, &identity, &routes)?;
-    let run = engine::run(dag, &path_of, &paths, &net.bandwidth_Bps, bins, observer)?;
+    let run = engine::run(
+        &mut Stored::new(dag, &path_of),
+        &paths,
+        &net.bandwidth_Bps,
+        Resolve::Every,
+        true,
+        bins,
+        observer,
+    )?;
     Ok(report(
         dag,
         dag.len() as u64,
@@ -198,14 +218,7 @@ pub fn simulate_symmetric_observed(
     observer: &mut dyn Observer,
 ) -> Result<FlowReport> {
     check_bins(bins)?;
-    if routing.chips().len() != net.chips() as usize {
-        return Err(RailxError::invalid(
-            "job",
-            format!("{} of {} chips", routing.chips().len(), net.chips()),
-            "an aggregated run needs a routing function over the whole node grid",
-            "route the whole system (no job), or simulate the full message DAG",
-        ));
-    }
+    check_whole_grid(net, routing)?;
     let group = LinkOrbits::of(net, &sym.group)?;
     let dag = &sym.representatives;
     check_routed(dag, routing, net.chips())?;
@@ -219,10 +232,17 @@ pub fn simulate_symmetric_observed(
     }
     let (routes, path_of) = distinct_routes(dag);
     let pairs: Vec<(u32, u32)> = routes.iter().map(|&(s, d)| (s, d[0])).collect();
-    group.check_equivariance(net, routing, &pairs, EQUIVARIANCE_SAMPLES)?;
-    let paths = PathSet::route_all(routing, &net.latency_s, group.orbit_of_link(), &pairs)?;
+    let paths = orbit_paths(net, routing, &group, &pairs)?;
     let capacity = group.orbit_capacity_Bps().to_vec();
-    let run = engine::run(dag, &path_of, &paths, &capacity, bins, observer)?;
+    let run = engine::run(
+        &mut Stored::new(dag, &path_of),
+        &paths,
+        &capacity,
+        Resolve::Every,
+        true,
+        bins,
+        observer,
+    )?;
     Ok(report(
         dag,
         sym.represented(),
@@ -230,4 +250,72 @@ pub fn simulate_symmetric_observed(
         group.orbit_of_link().to_vec(),
         capacity,
     ))
+}
+
+/// An aggregated run needs a routing function over the whole node grid.
+fn check_whole_grid(net: &Network, routing: &dyn Routing) -> Result<()> {
+    if routing.chips().len() != net.chips() as usize {
+        return Err(RailxError::invalid(
+            "job",
+            format!("{} of {} chips", routing.chips().len(), net.chips()),
+            "an aggregated run needs a routing function over the whole node grid",
+            "route the whole system (no job), or simulate the full message DAG",
+        ));
+    }
+    Ok(())
+}
+
+/// The routes of representative `pairs` (src, dst chips) over link orbits, after checking the
+/// routing's equivariance on `EQUIVARIANCE_SAMPLES` of them.
+fn orbit_paths(
+    net: &Network,
+    routing: &dyn Routing,
+    orbits: &LinkOrbits,
+    pairs: &[(u32, u32)],
+) -> Result<PathSet> {
+    orbits.check_equivariance(net, routing, pairs, EQUIVARIANCE_SAMPLES)?;
+    PathSet::route_all(routing, &net.latency_s, orbits.orbit_of_link(), pairs)
+}
+
+/// Runs the ring all-reduce `ring` (representatives generated step by step) on a RailX
+/// network, one flow per orbit of messages over one resource per orbit of links, exactly as
+/// `simulate_symmetric` runs the stored representatives, but re-solving at each event only the
+/// flows connected to those that started or finished. With `keep_times`, reports every
+/// representative's injection and arrival (memory: 16 bytes per representative); without,
+/// `start_s` and `arrival_s` are empty and memory is the live window.
+pub fn simulate_ring_observed(
+    net: &Network,
+    routing: &dyn Routing,
+    ring: &mut RingSteps,
+    keep_times: bool,
+    bins: u32,
+    observer: &mut dyn Observer,
+) -> Result<FlowReport> {
+    check_bins(bins)?;
+    check_whole_grid(net, routing)?;
+    let group = LinkOrbits::of(net, ring.group())?;
+    let paths = orbit_paths(net, routing, &group, &ring.routes())?;
+    let capacity = group.orbit_capacity_Bps().to_vec();
+    let run = engine::run(
+        ring,
+        &paths,
+        &capacity,
+        Resolve::Connected,
+        keep_times,
+        bins,
+        observer,
+    )?;
+    let flows = engine::Workload::messages(ring);
+    Ok(FlowReport {
+        completion_s: run.completion_s,
+        flows,
+        messages: flows * ring.group().order(),
+        events: run.events,
+        peak_active: run.peak_active,
+        start_s: run.start_s,
+        arrival_s: run.arrival_s,
+        resource_of_link: group.orbit_of_link().to_vec(),
+        resource_capacity_Bps: capacity,
+        timeline: run.timeline,
+    })
 }

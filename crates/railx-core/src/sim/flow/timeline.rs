@@ -64,6 +64,17 @@ impl Recorder {
         self.loaded = now_loaded;
     }
 
+    /// The loads from time `t_s` on of the resources in `changed` (each once); the others keep
+    /// theirs. What `set` records when only these resources' loads may have changed.
+    pub fn update(&mut self, t_s: f64, changed: &[(u32, f64)]) {
+        for &(r, load) in changed {
+            if load != self.load_Bps[r as usize] {
+                self.changes.push((t_s, r, load));
+                self.load_Bps[r as usize] = load;
+            }
+        }
+    }
+
     /// Folds the record into `bins` bins over `[0, end_s]`.
     pub fn finish(self, end_s: f64, bins: u32) -> Timeline {
         let n = self.capacity_Bps.len();
