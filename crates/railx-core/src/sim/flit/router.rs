@@ -743,9 +743,14 @@ impl Router {
     /// compared, not its best VC: with several VCs per class every link but the busiest keeps an
     /// idle VC with a full buffer, so per-VC credits would tie every hop and send all traffic the
     /// first listed way. With one VC per class the two are the same.
+    ///
+    /// A hop whose class has every credit free cannot be beaten by one listed after it, so the
+    /// search stops there: under light load, at the first open hop of the many lanes a RailX
+    /// mesh hop offers.
     fn choose(&self, q: usize, flits: u32, next_tick: u64, sh: &Shared) -> Option<(u32, u8)> {
         let mut best: Option<(u32, u8, u32)> = None;
         let need = sh.config.flits_to_take_vc(flits);
+        let all_free = self.vcs_per_class * sh.config.buffer_flits;
         for (k, cand) in self.cands[q].iter().enumerate() {
             if !self.output_open(cand.out, next_tick, sh) {
                 continue;
@@ -768,6 +773,9 @@ impl Router {
             if let Some((vc, _)) = pick {
                 if best.is_none_or(|(_, _, f)| class_free > f) {
                     best = Some((k as u32, vc, class_free));
+                    if class_free == all_free {
+                        break;
+                    }
                 }
             }
         }
