@@ -197,6 +197,7 @@ def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
     settings = preset_settings("cnsim", system, threads=2, seed=5)
     assert (settings.router_delay_cycles, settings.packetization_cycles) == (0, 2)
     assert (settings.arbitration, settings.link_latency, settings.injection_queues) == ("oldest", "head", "per-message")
+    assert (settings.ejection, settings.alloc_iterations) == ("on-arrival", 64)
     assert (settings.warmup_cycles, settings.measure_cycles, settings.threads, settings.seed) == (500, 1000, 2, 5)
     # No injection port of its own: a chip injects as fast as its links take packets. Here (m = 2,
     # n = 2, k = 4) every chip has 2 mesh neighbours, joined by `lanes` links of k flits/cycle
@@ -211,16 +212,21 @@ def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
         preset_settings("x", system)
 
 
-def test_cnsims_input_pace_and_vc_allocation_through_the_api(torus: Path) -> None:
+def test_cnsims_input_pace_vc_allocation_and_ejection_through_the_api(torus: Path) -> None:
     base = FlitSettings(warmup_cycles=200, measure_cycles=800, injection_flits_per_cycle=1.0)
-    cnsim = FlitSettings(**{**base.__dict__, "vc_allocation": "ahead", "input_pace": "output"})
+    cnsim = FlitSettings(
+        **{**base.__dict__, "vc_allocation": "ahead", "input_pace": "output", "ejection": "on-arrival"}
+    )
     low = [simulate(str(torus), "uniform", 0.2, settings=s)[0] for s in (base, cnsim)]
     assert low[1]["accepted"] == pytest.approx(low[0]["accepted"], rel=0.01)
     with pytest.raises(ConfigError, match="input_pace = 'slow': unknown input port pace; use link or output"):
         simulate(str(torus), "uniform", 0.2, settings=FlitSettings(input_pace="slow"))  # type: ignore[arg-type]
-    flit = FlitSettings(input_pace="output", switch_allocation="flit")
-    with pytest.raises(ConfigError, match="input_pace = output: .* packet switch allocation only"):
-        simulate(str(torus), "uniform", 0.2, settings=flit)
+    with pytest.raises(ConfigError, match="ejection = 'now': unknown ejection; use port or on-arrival"):
+        simulate(str(torus), "uniform", 0.2, settings=FlitSettings(ejection="now"))  # type: ignore[arg-type]
+    for field, value in (("input_pace", "output"), ("ejection", "on-arrival")):
+        flit = FlitSettings(**{field: value, "switch_allocation": "flit"})  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match=f"{field} = {value}: .* packet switch allocation only"):
+            simulate(str(torus), "uniform", 0.2, settings=flit)
 
 
 def test_cnsim_preset_from_the_cli_is_the_api_run(examples: Path) -> None:

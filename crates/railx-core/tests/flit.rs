@@ -17,8 +17,8 @@ use railx_core::routing::railx::{RailxRouting, Scheme};
 use railx_core::routing::{Hop, LinkEnds, RouteState, Routing, NO_LINK};
 use railx_core::sim::dag::MessageDag;
 use railx_core::sim::flit::{
-    simulate, sweep, FlitConfig, FlitReport, FlowControl, InjectionQueues, InputPace, LinkLatency,
-    Pattern, SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
+    simulate, sweep, Ejection, FlitConfig, FlitReport, FlowControl, InjectionQueues, InputPace,
+    LinkLatency, Pattern, SwitchAllocation, Traffic, TrafficSpec, VcAllocation,
 };
 use railx_core::spec::Preset;
 
@@ -130,7 +130,8 @@ fn pairs_chain(chips: &[u32], bytes: u64) -> (MessageDag, Vec<(u32, u32)>) {
 /// `router_delay` and its packetization; the head leaves `router_delay` after reaching a router,
 /// takes one flit time on the wire plus the latency; the tail follows at the slowest rate so far,
 /// the link's latency after it (none when the latency delays the head alone); ejection takes the
-/// packet at the ejection rate.
+/// packet at the ejection rate, or, on arrival, it is done in the cycle its head would be routed
+/// at the destination once its tail is in.
 fn zero_load(hops: &[(f64, u32)], config: &FlitConfig) -> u64 {
     let (flits, r) = (
         config.packet_flits as f64,
@@ -147,7 +148,10 @@ fn zero_load(hops: &[(f64, u32)], config: &FlitConfig) -> u64 {
         start = head + r;
     }
     let eject = config.injection_flits_per_cycle;
-    (start + flits / eject).max(tail + 1.0 / eject).ceil() as u64
+    match config.ejection {
+        Ejection::Port => (start + flits / eject).max(tail + 1.0 / eject).ceil() as u64,
+        Ejection::OnArrival => (start - r).max(tail.ceil()) as u64,
+    }
 }
 
 /// Checks every message's latency in an empty network against `zero_load`.
@@ -264,9 +268,9 @@ fn zero_load_latency_with_fast_intra_node_links_on_railx() {
 
 /// The `cnsim` preset on a RailX HyperX (`phased` routing, mesh links 2 flits/cycle): every
 /// message's zero-load latency hop by hop, and the closed form CNSim's timing gives — 2 cycles of
-/// packetization, then each hop its latency plus the cycle its router routes it — plus the cycle
-/// of railx's ejection port, where the tail never trails the head (every path ending on a rail
-/// link, or on a mesh link of 2 flits/cycle: its 4 flits sent in the 2 cycles the head takes).
+/// packetization, then each hop its latency plus the cycle its router routes it — where the tail
+/// never trails the head (every path ending on a rail link, or on a mesh link of 2 flits/cycle:
+/// its 4 flits sent in the 2 cycles the head takes); through an ejection port, one cycle more.
 #[test]
 fn cnsim_preset_zero_load_latency_is_the_hop_by_hop_sum() {
     let r = realize(&preset(system(2, 1, 8, [3, 3]), Preset::Hyperx)).unwrap();
@@ -297,8 +301,60 @@ fn cnsim_preset_zero_load_latency_is_the_hop_by_hop_sum() {
             })
             .collect();
         let sum: u64 = hops.iter().map(|&(_, l)| l as u64 + 1).sum();
-        assert_eq!(zero_load(&hops, &config), 2 + sum + 1, "{s} -> {d}");
+        assert_eq!(zero_load(&hops, &config), 2 + sum, "{s} -> {d}");
+        let port = FlitConfig {
+            ejection: Ejection::Port,
+            ..config.clone()
+        };
+        assert_eq!(zero_load(&hops, &port), 2 + sum + 1, "{s} -> {d}");
     }
+    check_zero_load(
+        &r.network,
+        &routing,
+        &FlitConfig {
+            ejection: Ejection::Port,
+            ..config
+        },
+    );
+}
+
+/// A packet ending at the next chip is, on arrival (CNSim's destination buffer), never queued
+/// there: it does not wait behind the packet ahead of it in its VC. On a row of chips 0 - 1 - 2
+/// (1 flit/cycle, 1-cycle links), chip 1 streams 16 packets to chip 2, created first and so
+/// winning link 1 -> 2 until cycle 2 + 64. Chip 0 then sends a packet on to chip 2 and one to
+/// chip 1, which reaches chip 1 behind it in the same VC. On arrival it is done 10 cycles after
+/// its creation: 2 of packetization, 4 behind the first packet on link 0 -> 1, its 4 flits sent
+/// (the head in 1 + 1 cycles, the tail last). Through the ejection port it waits until the
+/// packet ahead has left, after the stream.
+#[test]
+fn on_arrival_a_packet_does_not_wait_behind_the_packet_ahead_of_it() {
+    let (net, routing) = mesh(3);
+    let mut dag = MessageDag::new();
+    let stream = dag.push(1, 2, 16 * 4 * 64, 0.0, &[]).unwrap();
+    // Sent from chip 6 to 7, away from the others: chip 0's two packets start after it.
+    let first = dag.push(6, 7, 4 * 64, 0.0, &[]).unwrap();
+    let on = dag.push(0, 2, 4 * 64, 0.0, &[first]).unwrap();
+    let behind = dag.push(0, 1, 4 * 64, 0.0, &[first]).unwrap();
+    let cnsim = FlitConfig {
+        injection_flits_per_cycle: 4.0,
+        ..FlitConfig::cnsim()
+    };
+    assert_eq!(cnsim.ejection, Ejection::OnArrival);
+    let report = run(&net, &routing, &cnsim, &Traffic::Dag(dag.clone()));
+    let done = &report.message_done_cycles;
+    assert_eq!(done[stream as usize], 2 + 64, "{done:?}");
+    assert!(done[on as usize] > done[stream as usize], "{done:?}");
+    assert_eq!(
+        done[behind as usize],
+        done[first as usize] + 1 + 10,
+        "{done:?}"
+    );
+    let port = FlitConfig {
+        ejection: Ejection::Port,
+        ..cnsim
+    };
+    let done = run(&net, &routing, &port, &Traffic::Dag(dag)).message_done_cycles;
+    assert!(done[behind as usize] > 2 + 64, "{done:?}");
 }
 
 #[test]

@@ -386,6 +386,38 @@ fn all_to_all_link_load_counts_every_route() {
     assert!((total - n * mean_hops).abs() < 1e-6 * total);
 }
 
+/// The parallel mesh lanes between two chips are interchangeable, so they carry equal load; the
+/// loads are the same on any number of threads.
+#[test]
+fn all_to_all_link_load_splits_every_hop_over_the_parallel_lanes() {
+    let r = realized(&preset(system(3, 2, 12, [3, 3]), Preset::Hyperx));
+    let routing = RailxRouting::new(&r.network, &r.system.regions[0], Scheme::Minimal).unwrap();
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| all_to_all_link_load(&routing, r.network.links()).unwrap())
+    };
+    let load = on(1);
+    let net = &r.network;
+    let mut lanes = std::collections::BTreeMap::<(u32, u32), Vec<f64>>::new();
+    for ((&a, &b), &x) in net.src.iter().zip(&net.dst).zip(&load) {
+        lanes.entry((a, b)).or_default().push(x);
+    }
+    let parallel: Vec<_> = lanes.values().filter(|v| v.len() > 1).collect();
+    assert!(
+        !parallel.is_empty(),
+        "a RailX node with n = 2 has mesh lanes"
+    );
+    for group in parallel {
+        assert!(group.iter().all(|&x| x == group[0]), "lanes {group:?}");
+    }
+    for threads in [2, 3] {
+        assert_eq!(on(threads), load, "{threads} threads");
+    }
+}
+
 #[test]
 fn bad_routing_options_are_refused() {
     let r = realized(&preset(system(2, 2, 10, [5, 5]), Preset::Hyperx));

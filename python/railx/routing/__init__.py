@@ -92,5 +92,6 @@ def link_load(
     system: SystemLike, routing: str | None = None, misroutes: int | None = None, job: str | None = None
 ) -> np.ndarray:
     """Per-link load under uniform all-to-all traffic, in units of one chip's injection rate,
-    indexed like the system's `links()`."""
+    indexed like the system's `links()`. Routes take the routing's first choice; each hop's load
+    is split evenly over the parallel lanes offered with it (links joining the same two chips)."""
     return core_of(system).link_load(routing, misroutes, job)

@@ -57,6 +57,8 @@ VcAllocationName = Literal["with-switch", "ahead"]
 VC_ALLOCATION: tuple[VcAllocationName, ...] = ("with-switch", "ahead")
 InputPaceName = Literal["link", "output"]
 INPUT_PACE: tuple[InputPaceName, ...] = ("link", "output")
+EjectionName = Literal["port", "on-arrival"]
+EJECTION: tuple[EjectionName, ...] = ("port", "on-arrival")
 LinkLatencyName = Literal["flits", "head"]
 LINK_LATENCY: tuple[LinkLatencyName, ...] = ("flits", "head")
 ArbitrationName = Literal["round-robin", "oldest"]
@@ -99,7 +101,10 @@ class FlitSettings:
     `vc_allocation`: "with-switch" (a packet takes the free output whose VC has most room) or
     "ahead" (CNSim: the first empty VC, else the first with room, held while the packet waits for
     that output). `input_pace`: how long a packet holds its input port, "link" (at the input
-    link's rate) or "output" (CNSim: until its tail has left, at the output's pace).
+    link's rate) or "output" (CNSim: until its tail has left, at the output's pace). `ejection`:
+    how a packet leaves at its destination, "port" (it queues in its input VC there and leaves
+    through the ejection port) or "on-arrival" (CNSim: never queued there, delivered and its
+    credits returned once its head's latency has passed and its tail is in).
     `preset_settings("cnsim", system)` configures
     the simulator as the RailX authors' simulator runs (docs/simulation.md, Against CNSim)."""
 
@@ -118,6 +123,7 @@ class FlitSettings:
     link_latency: LinkLatencyName = "flits"
     vc_allocation: VcAllocationName = "with-switch"
     input_pace: InputPaceName = "link"
+    ejection: EjectionName = "port"
     short_latency_cycles: int = 1
     long_latency_cycles: int = 10
     injection_flits_per_cycle: float | None = None
@@ -233,9 +239,10 @@ def chip_link_bandwidth(system: System) -> float:
 def preset_settings(name: str, system: System | str, *, threads: int = 1, seed: int = 0) -> FlitSettings:
     """The simulator settings of a named preset: "table5" (the RailX paper's Table 5, railx's
     defaults) or "cnsim" (the RailX authors' simulator as it runs a RailX network: a one-stage
-    router, 2 cycles of packetization, a link latency on the head alone, oldest-first allocation, no source FIFO and no injection or
-    ejection port of its own, 500 + 1,000 cycles; docs/simulation.md, Against CNSim). Run "cnsim"
-    with `routing=preset_routing("cnsim")`."""
+    router, 2 cycles of packetization, a link latency on the head alone, oldest-first allocation
+    to a maximal matching, no source FIFO, no injection port of its own, delivery on arrival,
+    500 + 1,000 cycles; docs/simulation.md, Against CNSim). Run "cnsim" with
+    `routing=preset_routing("cnsim")`."""
     try:
         config = json.loads(flit_preset(name))
     except RailxError as exc:
@@ -258,6 +265,7 @@ def _settings_json(system: System, settings: FlitSettings) -> str:
     parse_link_latency(settings.link_latency)
     _choice("vc_allocation", settings.vc_allocation, VC_ALLOCATION, "VC allocation")
     _choice("input_pace", settings.input_pace, INPUT_PACE, "input port pace")
+    _choice("ejection", settings.ejection, EJECTION, "ejection")
     parse_injection_queues(settings.injection_queues)
     parse_switch_allocation(settings.switch_allocation)
     parse_flow_control(settings.flow_control)

@@ -13,9 +13,22 @@ use serde::Serialize;
 
 /// The route from `src` to `dst` taking the first allowed hop each time.
 pub fn route(routing: &dyn Routing, src: u32, dst: u32) -> Result<Vec<Hop>> {
+    let mut path = Vec::new();
+    walk_first_choice(routing, src, dst, |hop, _| path.push(*hop))?;
+    Ok(path)
+}
+
+/// Walks the route from `src` to `dst` taking the first allowed hop each time, calling
+/// `on_hop(hop, candidates)` with the hop taken and every hop the routing offered there.
+fn walk_first_choice(
+    routing: &dyn Routing,
+    src: u32,
+    dst: u32,
+    mut on_hop: impl FnMut(&Hop, &[Hop]),
+) -> Result<()> {
     let limit = 4 * routing.chips().len() + 64;
     let (mut chip, mut state) = (src, RouteState::start());
-    let mut path = Vec::new();
+    let mut taken = 0;
     let mut hops = Vec::new();
     while chip != dst {
         hops.clear();
@@ -26,7 +39,7 @@ pub fn route(routing: &dyn Routing, src: u32, dst: u32) -> Result<Vec<Hop>> {
                 format!("stuck at chip {chip}: the routing function offers no next hop"),
             ));
         };
-        if routing.link_source(hop.link) != chip || path.len() > limit {
+        if routing.link_source(hop.link) != chip || taken > limit {
             return Err(RailxError::verification(
                 format!("route {src} -> {dst}"),
                 format!(
@@ -35,11 +48,12 @@ pub fn route(routing: &dyn Routing, src: u32, dst: u32) -> Result<Vec<Hop>> {
                 ),
             ));
         }
-        path.push(hop);
+        on_hop(&hop, &hops);
+        taken += 1;
         chip = routing.link_target(hop.link);
         state = hop.state;
     }
-    Ok(path)
+    Ok(())
 }
 
 /// `count` distinct ordered pairs of distinct chips drawn with a seeded generator (all pairs when
@@ -147,29 +161,60 @@ pub fn route_stats_observed(
     })
 }
 
+/// Sources whose loads one task accumulates in order. Fixed, so that the floating-point sums,
+/// added chunk by chunk in chip order, are the same on any number of threads.
+const LOAD_CHUNK_SOURCES: usize = 64;
+
 /// Load of every link under uniform all-to-all traffic (every chip sends the same amount to
-/// every other, routed on the first choice): routes crossing each link divided by (chips - 1),
-/// i.e. in units of one chip's injection rate. Indexed by link id; `links` is the link count.
+/// every other): routes crossing each link divided by (chips - 1), i.e. in units of one chip's
+/// injection rate. Indexed by link id; `links` is the link count. Each route takes the first
+/// choice, as [`route`] does, except that a hop's load is split evenly over the parallel lanes
+/// offered beside the first choice (candidates joining the same two chips): the lanes are
+/// interchangeable, and the simulators spread packets over them, so a bound that put everything
+/// on the first lane would halve the mesh of a RailX node with two lanes.
 pub fn all_to_all_link_load(routing: &dyn Routing, links: usize) -> Result<Vec<f64>> {
     let chips = routing.chips();
-    let counts = chips
-        .par_iter()
-        .map(|&src| {
-            let mut local = vec![0u32; links];
-            for &dst in chips.iter().filter(|&&d| d != src) {
-                for hop in route(routing, src, dst)? {
-                    local[hop.link as usize] += 1;
+    let mut totals = vec![0.0f64; links];
+    let batch = LOAD_CHUNK_SOURCES * rayon::current_num_threads().max(1);
+    for sources in chips.chunks(batch) {
+        let chunks = sources
+            .par_chunks(LOAD_CHUNK_SOURCES)
+            .map(|chunk| {
+                let mut local = vec![0.0f64; links];
+                for &src in chunk {
+                    for &dst in chips.iter().filter(|&&d| d != src) {
+                        add_lane_split_route(routing, src, dst, &mut local)?;
+                    }
                 }
-            }
-            Ok(local)
-        })
-        .try_reduce(
-            || vec![0u32; links],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                Ok(a)
-            },
-        )?;
+                Ok(local)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for local in chunks {
+            totals.iter_mut().zip(local).for_each(|(t, l)| *t += l);
+        }
+    }
     let scale = 1.0 / (chips.len().max(2) - 1) as f64;
-    Ok(counts.into_iter().map(|c| c as f64 * scale).collect())
+    Ok(totals.into_iter().map(|c| c * scale).collect())
+}
+
+/// Adds one route from `src` to `dst` to `load`: the first choice at every hop, its unit split
+/// evenly over the distinct links offered there that join the same two chips (the parallel lanes).
+fn add_lane_split_route(routing: &dyn Routing, src: u32, dst: u32, load: &mut [f64]) -> Result<()> {
+    let mut lanes = Vec::new();
+    walk_first_choice(routing, src, dst, |hop, offered| {
+        let ends = |l: u32| (routing.link_source(l), routing.link_target(l));
+        lanes.clear();
+        lanes.extend(
+            offered
+                .iter()
+                .map(|h| h.link)
+                .filter(|&l| ends(l) == ends(hop.link)),
+        );
+        lanes.sort_unstable();
+        lanes.dedup();
+        let share = 1.0 / lanes.len() as f64;
+        for &lane in &lanes {
+            load[lane as usize] += share;
+        }
+    })
 }

@@ -93,6 +93,20 @@ pub enum InputPace {
     Output,
 }
 
+/// How a packet leaves the network at its destination chip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ejection {
+    /// It queues in its input VC at the destination like any packet and leaves through the
+    /// chip's ejection port.
+    Port,
+    /// It never queues there: it is delivered, and the credits it holds return, as soon as its
+    /// head's link latency has passed and its tail is in. CNSim's destination buffer, into whose
+    /// VC queue a packet ending there is never put, so it neither waits behind the packets
+    /// queued there nor blocks them. Packet switch allocation only.
+    OnArrival,
+}
+
 /// When a packet may take a downstream VC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -153,6 +167,9 @@ pub struct FlitConfig {
     pub input_pace: InputPace,
     /// What a link's latency delays: every flit and credit (the default) or only the head.
     pub link_latency: LinkLatency,
+    /// How a packet leaves at its destination: through the ejection port (the default) or on
+    /// arrival, never queued there.
+    pub ejection: Ejection,
     /// Latency of intra-node (short-reach) links (Table 5: 1 cycle).
     pub short_latency_cycles: u32,
     /// Latency of every other link: optical, copper, switch (Table 5: 10 cycles).
@@ -195,6 +212,7 @@ impl Default for FlitConfig {
             vc_allocation: VcAllocation::WithSwitch,
             input_pace: InputPace::Link,
             link_latency: LinkLatency::Flits,
+            ejection: Ejection::Port,
             short_latency_cycles: 1,
             long_latency_cycles: 10,
             injection_flits_per_cycle: 1.0,
@@ -278,6 +296,10 @@ impl FlitConfig {
                     "VC allocation ahead of the switch",
                     "with-switch",
                 ),
+            ),
+            (
+                self.ejection == Ejection::OnArrival,
+                ("ejection", "on-arrival", "delivery on arrival", "port"),
             ),
         ];
         for (set, (field, value, what, instead)) in packet_only {
@@ -401,14 +423,16 @@ impl FlitConfig {
     /// one-stage router (routing, VC and switch allocation in the cycle after the head's link
     /// latency: `router_delay_cycles` 0 here, where a hop's first cycle carries the head flit),
     /// 2 cycles of packetization at the source, a link latency that delays the head alone
-    /// (flits and credits move without it), oldest-first allocation, no source FIFO (a
-    /// packet waits only for its own output) and no injection or ejection port of its own (the
-    /// caller sets `injection_flits_per_cycle` to a chip's link bandwidth), 1-cycle mesh and
-    /// 10-cycle rail links, 500 warm-up and 1,000 measured cycles. Its routing is RailX
-    /// `phased`. Two of CNSim's mechanisms, modelled as its code does them, are left out: its VC
-    /// allocation ahead of the switch (`VcAllocation::Ahead`) and its input ports held at the
-    /// output's pace (`InputPace::Output`). With them railx falls 12-13% below CNSim's own
-    /// saturation figures at k = 2 and 4 (5% without), so a mechanism of CNSim's that raises
+    /// (flits and credits move without it), oldest-first allocation in rounds until no request
+    /// is left (a maximal matching, as CNSim's allocation of one packet at a time in age order),
+    /// no source FIFO (a packet waits only for its own output), no injection port of its own
+    /// (the caller sets `injection_flits_per_cycle` to a chip's link bandwidth) and delivery on
+    /// arrival (a packet is never queued at its destination), 1-cycle mesh and 10-cycle rail
+    /// links, 500 warm-up and 1,000 measured cycles. Its routing is RailX `phased`. Two of
+    /// CNSim's mechanisms, modelled as its code does them, are left out: its VC allocation ahead
+    /// of the switch (`VcAllocation::Ahead`) and its input ports held at the output's pace
+    /// (`InputPace::Output`). With them railx falls about 12% below CNSim's own saturation
+    /// figures at k = 2 and 4 (within 5% without), so a mechanism of CNSim's that raises
     /// throughput there is still unmodelled (docs/simulation.md, Against CNSim).
     pub fn cnsim() -> FlitConfig {
         FlitConfig {
@@ -419,7 +443,11 @@ impl FlitConfig {
             packetization_cycles: 2,
             vcs_per_class: 1,
             arbitration: Arbitration::Oldest,
+            // Rounds until no request is left (more than a RailX router has inputs): a maximal
+            // matching, as CNSim's allocation of one packet at a time in age order makes.
+            alloc_iterations: 64,
             link_latency: LinkLatency::Head,
+            ejection: Ejection::OnArrival,
             injection_queues: InjectionQueues::PerMessage,
             short_latency_cycles: 1,
             long_latency_cycles: 10,

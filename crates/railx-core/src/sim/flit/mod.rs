@@ -23,7 +23,7 @@ mod watchdog;
 mod wheel;
 
 pub use config::{
-    Arbitration, FlitConfig, FlowControl, InjectionQueues, InputPace, LinkLatency,
+    Arbitration, Ejection, FlitConfig, FlowControl, InjectionQueues, InputPace, LinkLatency,
     SwitchAllocation, VcAllocation,
 };
 pub use fabric::TICKS;

@@ -28,7 +28,7 @@
 //! crossing is the link's transmission itself (an input-queued router, no output queue).
 
 use super::config::{
-    Arbitration, FlowControl, InjectionQueues, InputPace, LinkLatency, SwitchAllocation,
+    Arbitration, Ejection, FlowControl, InjectionQueues, InputPace, LinkLatency, SwitchAllocation,
     VcAllocation, MAX_VCS,
 };
 use super::engine::{Outgoing, Post, Shared, Workload};
@@ -80,6 +80,14 @@ pub(crate) enum Event {
     Eject {
         packet: Packet,
     },
+    /// `packet`, sent on output `out` into VC `vc` of its destination chip, is delivered there
+    /// without queueing (`Ejection::OnArrival`): the event returns its credits to the sender
+    /// and counts its delivery.
+    Finish {
+        out: u32,
+        vc: u8,
+        packet: Packet,
+    },
     /// A message that DAG message `msg` waits for arrived at cycle `done`.
     DepDone {
         msg: u32,
@@ -115,7 +123,7 @@ impl Event {
         match self {
             Event::Arrive { packet, .. } => packet.arrived as u64,
             Event::Flit { .. } => 1,
-            Event::Eject { packet } => packet.flits as u64,
+            Event::Eject { packet } | Event::Finish { packet, .. } => packet.flits as u64,
             _ => 0,
         }
     }
@@ -490,6 +498,10 @@ impl Router {
                 }
             }
             Event::Eject { packet } => counters.eject(packet, cycle, sh, post),
+            Event::Finish { out, vc, packet } => {
+                self.credits[(out * self.vcs + *vc as u32) as usize] += packet.flits;
+                counters.eject(packet, cycle, sh, post);
+            }
             &Event::DepDone { msg, done } => {
                 if let Some(dag) = &sh.dag {
                     if dag.pending[msg as usize].fetch_sub(1, std::sync::atomic::Ordering::Relaxed)
@@ -1076,15 +1088,19 @@ impl Router {
         if !reserved {
             self.credits[slot] -= packet.flits;
         }
-        if let Some(sent) = self.through.get_mut(slot) {
-            sent.push_back(packet.dst != g.output.peer);
-        }
         let latency = g.output.latency as u64;
         let head_arrival = (start + out_tpf).div_ceil(TICKS) + latency;
         let tail_in = match sh.config.link_latency {
             LinkLatency::Flits => end + latency * TICKS,
             LinkLatency::Head => end,
         };
+        if sh.config.ejection == Ejection::OnArrival && packet.dst == g.output.peer {
+            post.send(self.finish(r, head_arrival, tail_in, packet));
+            return Ok(());
+        }
+        if let Some(sent) = self.through.get_mut(slot) {
+            sent.push_back(packet.dst != g.output.peer);
+        }
         post.send(self.arrival(&g, head_arrival, tail_in, packet, state, sh));
         Ok(())
     }
@@ -1256,6 +1272,24 @@ impl Router {
                 flits,
             },
         });
+    }
+
+    /// The delivery of `packet`, granted `r` into its destination chip, without queueing there
+    /// (`Ejection::OnArrival`): in the cycle its head would be routed there (`head_arrival`),
+    /// its tail in by tick `tail_in` — the cycle after CNSim's, whose last update of the packet
+    /// is the one in which the head's latency runs out, as railx counts a delivery at the end
+    /// of its cycle.
+    #[inline(always)]
+    fn finish(&self, r: Request, head_arrival: u64, tail_in: u64, packet: Packet) -> Outgoing {
+        Outgoing {
+            router: self.id,
+            time: head_arrival.max(tail_in.div_ceil(TICKS)),
+            event: Event::Finish {
+                out: r.out,
+                vc: r.out_vc,
+                packet,
+            },
+        }
     }
 
     /// The arrival of `packet`'s head at the far end of grant `g`'s link at cycle `at` (its tail
