@@ -235,8 +235,9 @@ pub fn simulate_observed(
     Ok(report)
 }
 
-/// Memory per channel (a link's VC): its input queue, head and candidates, its credit counter.
-const CHANNEL_BYTES: f64 = 80.0;
+/// Memory per channel (a link's VC): its input queue, head record (with the head packet) and
+/// candidates, its credit counter.
+const CHANNEL_BYTES: f64 = 136.0;
 /// Memory per router beyond its channels: ports, injection queues, scratch.
 const ROUTER_BYTES: f64 = 512.0;
 /// Memory per timing-wheel slot of a partition (an empty event list).

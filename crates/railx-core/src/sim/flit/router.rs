@@ -95,6 +95,28 @@ pub(crate) enum Event {
     },
 }
 
+impl Packet {
+    /// The head packet of an empty queue (never read).
+    const NONE: Packet = Packet {
+        dst: 0,
+        flits: 0,
+        arrived: 0,
+        msg: NO_MSG,
+        created: 0,
+        head_ready: 0,
+        tail_in: 0,
+        state: RouteState {
+            exit: crate::routing::NO_LINK,
+            hops: 0,
+            misroutes: 0,
+            vc: 0,
+            dim: crate::routing::NO_DIM,
+            via: crate::routing::NO_VIA,
+            mesh: crate::routing::MeshOrder::Unchosen,
+        },
+    };
+}
+
 impl Event {
     /// Flits of a packet this event carries (on a link, or ejecting).
     pub fn flits(&self) -> u64 {
@@ -197,8 +219,10 @@ struct Grant {
 /// Marks a head packet that holds no hop.
 const NO_HOP: u32 = u32::MAX;
 
-/// What allocation reads of a queue every cycle, kept together (one cache line) rather than
-/// behind the queue's own storage: the buffer's occupancy and the head packet's state.
+/// What allocation reads of a queue every cycle, kept together rather than behind the queue's
+/// own storage: the buffer's occupancy, the head packet's state and the head packet itself
+/// (routing, requesting and granting it read the record its arrival wrote, not a buffer of
+/// its own; at light load most queues never hold a second packet).
 #[derive(Debug, Clone, Copy)]
 struct Head {
     /// Cycle at which the head packet may be forwarded (`u64::MAX`: empty queue).
@@ -215,6 +239,8 @@ struct Head {
     hop: u32,
     hop_out: u32,
     out_vc: u8,
+    /// The head packet (its `arrived` is counted above instead).
+    packet: Packet,
 }
 
 impl Head {
@@ -228,10 +254,12 @@ impl Head {
         hop: NO_HOP,
         hop_out: 0,
         out_vc: 0,
+        packet: Packet::NONE,
     };
 
     /// Makes `packet` the head, to leave no earlier than cycle `ready`.
     fn take(&mut self, packet: &Packet, ready: u64) {
+        self.packet = *packet;
         self.ready = ready;
         self.flits = packet.flits;
         self.arrived = packet.arrived;
@@ -251,7 +279,8 @@ pub(crate) struct Router {
     vcs_per_class: u32,
     in_start: u32,
     out_start: u32,
-    /// Packets per (input port, VC); the injection port's "VCs" are its injection queues.
+    /// Packets per (input port, VC) behind the head packet (which is in `heads`); the injection
+    /// port's "VCs" are its injection queues.
     queues: Vec<VecDeque<Packet>>,
     heads: Vec<Head>,
     /// The allowed hops of each queue's head packet (empty until it is routed).
@@ -641,15 +670,16 @@ impl Router {
         let head = &mut self.heads[q];
         if head.packets == 0 {
             head.take(&packet, packet.head_ready);
+        } else {
+            self.queues[q].push_back(packet);
         }
         head.packets += 1;
-        self.queues[q].push_back(packet);
         self.buffered += 1;
     }
 
     /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
     fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
-        let front = &self.queues[q][0];
+        let front = &self.heads[q].packet;
         let (dst, state) = (front.dst, front.state);
         let cands = &mut self.cands[q];
         if dst == self.id {
@@ -755,9 +785,14 @@ impl Router {
     /// compared, not its best VC: with several VCs per class every link but the busiest keeps an
     /// idle VC with a full buffer, so per-VC credits would tie every hop and send all traffic the
     /// first listed way. With one VC per class the two are the same.
+    ///
+    /// A hop whose class has every credit free cannot be beaten by one listed after it, so the
+    /// search stops there: under light load, at the first open hop of the many lanes a RailX
+    /// mesh hop offers.
     fn choose(&self, q: usize, flits: u32, next_tick: u64, sh: &Shared) -> Option<(u32, u8)> {
         let mut best: Option<(u32, u8, u32)> = None;
         let need = sh.config.flits_to_take_vc(flits);
+        let all_free = self.vcs_per_class * sh.config.buffer_flits;
         for (k, cand) in self.cands[q].iter().enumerate() {
             if !self.output_open(cand.out, next_tick, sh) {
                 continue;
@@ -780,6 +815,9 @@ impl Router {
             if let Some((vc, _)) = pick {
                 if best.is_none_or(|(_, _, f)| class_free > f) {
                     best = Some((k as u32, vc, class_free));
+                    if class_free == all_free {
+                        break;
+                    }
                 }
             }
         }
@@ -828,7 +866,7 @@ impl Router {
                     let q = (input * self.vcs + vc) as usize;
                     let head = self.heads[q];
                     if head.ready <= cycle && head.hop == NO_HOP {
-                        scratch.ahead.push((self.queues[q][0].created, q));
+                        scratch.ahead.push((head.packet.created, q));
                     }
                 }
             }
@@ -907,7 +945,7 @@ impl Router {
                                 cand,
                                 out,
                                 out_vc,
-                                created: self.queues[q][0].created,
+                                created: head.packet.created,
                             };
                             if !oldest {
                                 scratch.requests.push(request);
@@ -988,7 +1026,7 @@ impl Router {
         counters: &mut Counters,
     ) -> Result<()> {
         let g = self.begin_grant(r, sh);
-        let packet = self.queues[g.q][0];
+        let packet = self.heads[g.q].packet;
         let state = self.cands[g.q][r.cand as usize].state;
         let flits = packet.flits as u64;
         let (out_tpf, in_tpf) = (g.output.ticks_per_flit, g.input.ticks_per_flit);
@@ -1112,7 +1150,7 @@ impl Router {
         self.inputs[r.input as usize].free = start + g.input.ticks_per_flit;
         // The packet itself is read only by its head (to send it on, in the hop's routing state)
         // and, at the ejection port, its tail (to eject it).
-        let packet = (head || tail && link == NO_LINK).then(|| self.queues[q][0]);
+        let packet = (head || tail && link == NO_LINK).then_some(self.heads[q].packet);
         let hop_state = head.then(|| self.cands[q][r.cand as usize].state);
         if tail {
             self.retire_head(q, r, cycle, sh);
@@ -1182,12 +1220,11 @@ impl Router {
     /// next: routed and allocated afresh, after the head delay; an injection queue is refilled.
     #[inline(always)]
     fn retire_head(&mut self, q: usize, r: Request, cycle: u64, sh: &Shared) {
-        self.queues[q].pop_front();
         self.cands[q].clear();
         self.buffered -= 1;
         self.heads[q].packets -= 1;
-        match self.queues[q].front() {
-            Some(&next) => {
+        match self.queues[q].pop_front() {
+            Some(next) => {
                 let ready = self.after_head_delay(r.input, next.head_ready, sh);
                 self.heads[q].take(&next, ready);
             }
@@ -1292,7 +1329,7 @@ impl Router {
         for (q, (queue, head)) in self.queues.iter().zip(&self.heads).enumerate() {
             // The head packet's arrived flits are counted in its `Head`.
             let front = if head.packets > 0 { head.arrived } else { 0 };
-            let behind: u64 = queue.iter().skip(1).map(|p| p.arrived as u64).sum();
+            let behind: u64 = queue.iter().map(|p| p.arrived as u64).sum();
             let mut flits = behind + front as u64;
             // Flits of a head packet that have left on a link are on their way (to the ejection
             // port they count here until its tail leaves).
