@@ -125,7 +125,7 @@ def speed(cycles: int, repeats: int) -> None:
         for (_, _, _, run), done in zip(cases, runs):
             done.append(run())
     print(
-        f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s; issue 7's target: 20x on the torus"
+        f"fastest of {repeats} runs (median in brackets); BookSim2: {BOOKSIM_ROUTER_CYCLES_PER_S:.3e} router-cycles/s; issue 23's target: 100x on the torus, single-threaded and with 2 threads"
     )
     print(
         f"{'case':44} {'thr':>3} {'wall s':>7} {'router-cyc/s':>13} {'x BookSim':>15} {'flit-hops/s':>12} {'x BookSim':>9} {'accepted':>8}"
