@@ -47,8 +47,8 @@ pub const NO_MSG: u32 = u32::MAX;
 pub(crate) struct Packet {
     pub dst: u32,
     pub flits: u32,
-    /// Flits of it present at this router (all of them with packet switch allocation; for the
-    /// head packet of a queue, `Head::arrived` counts).
+    /// Flits of it present at this router (all of them with packet switch allocation; under
+    /// flit allocation counted up as its flits come in).
     pub arrived: u32,
     pub msg: u32,
     /// Cycle its message was generated (latency counts from here, source queueing included).
@@ -230,16 +230,15 @@ struct Head {
     /// Flits in the buffer, and packets in the queue.
     occupancy: u32,
     packets: u32,
-    /// The head packet's flits, those present here and, under flit allocation, those gone.
-    flits: u32,
-    arrived: u32,
+    /// Under flit allocation, the head packet's flits gone (those present here are its
+    /// `arrived`).
     sent: u32,
     /// Under flit allocation, once its head flit has left: the hop the head packet holds (index
     /// into `cands`, `NO_HOP` before), that hop's output and the downstream VC.
     hop: u32,
     hop_out: u32,
     out_vc: u8,
-    /// The head packet (its `arrived` is counted above instead).
+    /// The head packet, its `arrived` kept up to date as its flits come in.
     packet: Packet,
 }
 
@@ -248,8 +247,6 @@ impl Head {
         ready: u64::MAX,
         occupancy: 0,
         packets: 0,
-        flits: 0,
-        arrived: 0,
         sent: 0,
         hop: NO_HOP,
         hop_out: 0,
@@ -261,8 +258,6 @@ impl Head {
     fn take(&mut self, packet: &Packet, ready: u64) {
         self.packet = *packet;
         self.ready = ready;
-        self.flits = packet.flits;
-        self.arrived = packet.arrived;
         self.sent = 0;
         self.hop = NO_HOP;
     }
@@ -472,7 +467,7 @@ impl Router {
                 let q = self.fill(port, vc, 1, sh, counters)?;
                 // The flit belongs to the last packet in the VC: the head when it is alone.
                 match self.heads[q].packets {
-                    1 => self.heads[q].arrived += 1,
+                    1 => self.heads[q].packet.arrived += 1,
                     _ => {
                         self.queues[q]
                             .back_mut()
@@ -877,7 +872,7 @@ impl Router {
             if self.cands[q].is_empty() {
                 self.route(q, sh, &mut scratch.hops)?;
             }
-            self.reserve_vc(q, self.heads[q].flits);
+            self.reserve_vc(q, self.heads[q].packet.flits);
         }
         Ok(())
     }
@@ -916,7 +911,7 @@ impl Router {
                         let q = (input * self.vcs + vc) as usize;
                         let head = self.heads[q];
                         // Under flit allocation the head packet's next flit must have arrived.
-                        if head.ready > cycle || flit_alloc && head.sent >= head.arrived {
+                        if head.ready > cycle || flit_alloc && head.sent >= head.packet.arrived {
                             continue;
                         }
                         let hop = if head.hop != NO_HOP {
@@ -927,11 +922,14 @@ impl Router {
                             if self.cands[q].is_empty() {
                                 self.route(q, sh, &mut scratch.hops)?;
                             }
-                            match vc_ahead.then(|| self.reserve_vc(q, head.flits)).flatten() {
+                            match vc_ahead
+                                .then(|| self.reserve_vc(q, head.packet.flits))
+                                .flatten()
+                            {
                                 Some((cand, out_vc, out)) => self
                                     .output_open(out, next_tick, sh)
                                     .then_some((cand, out_vc, out)),
-                                None => self.choose(q, head.flits, next_tick, sh).map(
+                                None => self.choose(q, head.packet.flits, next_tick, sh).map(
                                     |(cand, out_vc)| {
                                         (cand, out_vc, self.cands[q][cand as usize].out)
                                     },
@@ -1128,7 +1126,7 @@ impl Router {
             }
         }
         queue_head.sent += 1;
-        let flits = queue_head.flits;
+        let flits = queue_head.packet.flits;
         let tail = queue_head.sent == flits;
         if tail && link != NO_LINK {
             self.out_held[r.out as usize] &= !(1 << r.out_vc);
@@ -1327,8 +1325,11 @@ impl Router {
         let mut source: u64 = self.sources.iter().flatten().map(|m| m.flits_left).sum();
         let injection_from = ((self.n_in - 1) * self.vcs) as usize;
         for (q, (queue, head)) in self.queues.iter().zip(&self.heads).enumerate() {
-            // The head packet's arrived flits are counted in its `Head`.
-            let front = if head.packets > 0 { head.arrived } else { 0 };
+            let front = if head.packets > 0 {
+                head.packet.arrived
+            } else {
+                0
+            };
             let behind: u64 = queue.iter().map(|p| p.arrived as u64).sum();
             let mut flits = behind + front as u64;
             // Flits of a head packet that have left on a link are on their way (to the ejection
@@ -1382,7 +1383,8 @@ impl Router {
                     let range = self.class_vcs(cand.out, cand.vc);
                     let base = (cand.out * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
-                    let blocked = |v: usize| !self.vc_takes(cand.out, v - base, head.flits, sh);
+                    let blocked =
+                        |v: usize| !self.vc_takes(cand.out, v - base, head.packet.flits, sh);
                     if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);
