@@ -238,7 +238,8 @@ impl Walker {
                 }
                 let share = b.share / self.hops.len() as f64;
                 for h in &self.hops {
-                    if ends.source(h.link) != b.chip {
+                    let [from, to] = ends.ends(h.link);
+                    if from != b.chip {
                         return Err(RailxError::verification(
                             format!("route {src} -> {dst}"),
                             format!(
@@ -249,7 +250,7 @@ impl Walker {
                     }
                     self.crossed.push((h.link, share));
                     self.next.push(Branch {
-                        chip: ends.target(h.link),
+                        chip: to,
                         state: h.state,
                         share,
                         latency_s: b.latency_s + link_latency_s[h.link as usize],
