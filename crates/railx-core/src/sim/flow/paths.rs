@@ -452,6 +452,92 @@ mod tests {
         }
     }
 
+    /// Chips 0..5 and links 0: 0 -> 1, 1: 0 -> 1 (parallel), 2: 1 -> 2, 3: 2 -> 3, 4: 3 -> 0, of
+    /// latencies 1, 2, 4, 8, 16. Chip 0 offers both links to chip 1, the others one link on;
+    /// chip 3 offers link 4 back to chip 0 when `cycle`, else nothing.
+    struct Line {
+        links: LinkEnds,
+        cycle: bool,
+    }
+
+    const LATENCY_S: [f64; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
+
+    fn line(cycle: bool) -> Line {
+        let (src, dst) = (vec![0, 0, 1, 2, 3], vec![1, 1, 2, 3, 0]);
+        let net = crate::network::Network {
+            plant: None,
+            chip_count: 5,
+            switch_radix: vec![],
+            src,
+            dst,
+            class: vec![crate::network::LinkClass::IntraNode; 5],
+            bandwidth_Bps: vec![1.0; 5],
+            latency_s: LATENCY_S.to_vec(),
+            rail: vec![0; 5],
+            axis: vec![crate::plant::Axis::X; 5],
+        };
+        Line {
+            links: LinkEnds::of(&net, |_| false),
+            cycle,
+        }
+    }
+
+    impl Routing for Line {
+        fn name(&self) -> &'static str {
+            "line"
+        }
+        fn vcs(&self) -> u8 {
+            1
+        }
+        fn chips(&self) -> &[u32] {
+            &[0, 1, 2, 3, 4]
+        }
+        fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+            let links: &[u32] = match chip {
+                _ if chip == dst => &[],
+                0 => &[0, 1],
+                1 => &[2],
+                2 => &[3],
+                3 if self.cycle => &[4],
+                _ => &[],
+            };
+            out.extend(links.iter().map(|&link| Hop {
+                link,
+                vc: 0,
+                state: *state,
+            }));
+        }
+        fn links(&self) -> &LinkEnds {
+            &self.links
+        }
+    }
+
+    #[test]
+    fn a_walk_splits_merges_and_follows_one_hop_routes() {
+        // 0 -> 3: half the flow over each of links 0 and 1, merged at chip 1 (the latency of the
+        // slower, 2), then links 2 and 3 whole: 2 + 4 + 8.
+        let mut walker = Walker::default();
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 0, 3).unwrap(), 14.0);
+        let identity = [0, 1, 2, 3, 4];
+        assert_eq!(
+            walker.incidence(&identity),
+            &[(0, 0.5), (1, 0.5), (2, 1.0), (3, 1.0)]
+        );
+        // 1 -> 3 never branches: a lone branch throughout.
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 1, 3).unwrap(), 12.0);
+        assert_eq!(walker.incidence(&identity), &[(2, 1.0), (3, 1.0)]);
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 2, 2).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_walk_refuses_a_stuck_or_looping_route() {
+        let mut walker = Walker::default();
+        let stuck = walker.walk(&line(false), &LATENCY_S, 1, 4).unwrap_err();
+        assert!(stuck.to_string().contains("stuck at chip 3"), "{stuck}");
+        let loops = walker.walk(&line(true), &LATENCY_S, 1, 4).unwrap_err();
+        assert!(loops.to_string().contains("loops"), "{loops}");
+    }
+
     #[test]
     fn split_shares_are_merged() {
         // Two lanes of one hop (half each) map to the same resource: one entry, the whole flow.
