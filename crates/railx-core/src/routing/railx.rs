@@ -676,7 +676,7 @@ impl Routing for RailxRouting {
 mod tests {
     use super::*;
     use crate::plan::{realize, Realized};
-    use crate::spec::{ConfigSpec, Preset, SystemSpec, TopologySpec};
+    use crate::spec::{ConfigSpec, Preset, TopologySpec};
     use proptest::prelude::*;
     use std::sync::OnceLock;
 
@@ -686,16 +686,7 @@ mod tests {
         static REGIONS: OnceLock<Vec<Realized>> = OnceLock::new();
         REGIONS.get_or_init(|| {
             let spec = |m, n, radix, grid, preset| ConfigSpec {
-                system: SystemSpec {
-                    m,
-                    n,
-                    R: radix,
-                    grid: Some(grid),
-                    port_bw_Bps: 50e9,
-                    intra_bw_Bps: 100e9,
-                    alpha_out_s: 300e-9,
-                    alpha_in_s: 10e-9,
-                },
+                system: crate::plant::tests::spec(m, n, radix, Some(grid)),
                 topology: Some(TopologySpec {
                     preset: Some(preset),
                     ..Default::default()
