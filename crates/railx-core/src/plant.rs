@@ -256,10 +256,11 @@ impl Plant {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec(m: u32, n: u32, radix: u32, grid: Option<[u32; 2]>) -> SystemSpec {
+    /// A plant of the given size with the unit tests' port figures.
+    pub(crate) fn spec(m: u32, n: u32, radix: u32, grid: Option<[u32; 2]>) -> SystemSpec {
         SystemSpec {
             m,
             n,

@@ -36,6 +36,13 @@ pub struct LogicalRoutes {
     /// gateway[a * G + b]: the lines (positions along the other axis) whose node in group a has a
     /// global link to group b — two per pair of groups, one per direction of the decomposition.
     gateway: Vec<Vec<u32>>,
+    /// Every node's coordinate in each local dimension: `digits[v * dims.len() + k]`. Looked up
+    /// rather than divided out: the routing functions ask at every inter-node hop.
+    digits: Vec<u32>,
+    /// How far apart in node index two nodes are whose coordinates in local dimension k differ
+    /// by one (the dimension's place value along its axis, times the width for Y): moving a
+    /// node in dimension k adds a multiple of it.
+    node_stride: Vec<u32>,
 }
 
 impl LogicalRoutes {
@@ -53,13 +60,28 @@ impl LogicalRoutes {
                 }
             }
         }
+        let width = region.xs.len() as u32;
         let mut routes = LogicalRoutes {
-            width: region.xs.len() as u32,
+            width,
             nodes: region.nodes(),
+            node_stride: dims
+                .iter()
+                .map(|rd| match rd.axis {
+                    Axis::X => rd.dim.stride,
+                    Axis::Y => rd.dim.stride * width,
+                })
+                .collect(),
             dims,
             global,
             gateway: Vec::new(),
+            digits: Vec::new(),
         };
+        routes.digits = (0..routes.nodes)
+            .flat_map(|v| {
+                let routes = &routes;
+                routes.dims.iter().map(move |rd| routes.digit(rd, v))
+            })
+            .collect();
         if let Some(g) = global {
             routes.gateway = routes.gateways(region, g, neighbours)?;
         }
@@ -140,29 +162,28 @@ impl LogicalRoutes {
             .unwrap_or(&0)
     }
 
-    /// One step along `rd` from v toward coordinate `target`, the minimal way (ties forward).
-    pub fn step_toward(&self, rd: &RouteDim, v: u32, target: u32) -> u32 {
-        let s = rd.dim.size;
-        let here = self.digit(rd, v);
-        match rd.dim.kind {
-            DimKind::Ring => {
-                let forward = (target + s - here) % s;
-                let next = if forward <= s / 2 {
-                    (here + 1) % s
-                } else {
-                    (here + s - 1) % s
-                };
-                self.moved(rd, v, next)
-            }
-            _ => self.moved(rd, v, target),
-        }
+    /// Node v's coordinates in the local dimensions, in `dims` order.
+    pub fn digits_of(&self, v: u32) -> &[u32] {
+        let k = self.dims.len();
+        &self.digits[v as usize * k..(v as usize + 1) * k]
+    }
+
+    /// Node v, whose coordinate in local dimension k is `here`, with that coordinate set to
+    /// `digit` (`moved` without dividing out the coordinate).
+    fn moved_in(&self, k: usize, v: u32, here: u32, digit: u32) -> u32 {
+        v - here * self.node_stride[k] + digit * self.node_stride[k]
     }
 
     /// The first local dimension (index into `dims`) in which v and `dst` differ.
     fn first_difference(&self, v: u32, dst: u32) -> Option<usize> {
-        self.dims
-            .iter()
-            .position(|rd| self.digit(rd, v) != self.digit(rd, dst))
+        let (a, b) = (self.digits_of(v), self.digits_of(dst));
+        a.iter().zip(b).position(|(x, y)| x != y)
+    }
+
+    /// The logical dimension (index into `dims`, or `dims.len()` for the global one) in which
+    /// neighbouring nodes v and w differ.
+    pub fn dim_of_move(&self, v: u32, w: u32) -> usize {
+        self.first_difference(v, w).unwrap_or(self.dims.len())
     }
 
     /// The next node of the dimension-order minimal route from v to dst (v != dst), and the index
@@ -183,10 +204,36 @@ impl LogicalRoutes {
         self.local_next(v, dst)
     }
 
+    /// One step from v along the first local dimension in which it differs from `dst` (ring
+    /// dimensions step the minimal way, all-to-all ones jump), and that dimension's index.
     fn local_next(&self, v: u32, dst: u32) -> (u32, usize) {
         let k = self.first_difference(v, dst).unwrap_or(0);
+        let (here, target) = (self.digits_of(v)[k], self.digits_of(dst)[k]);
         let rd = &self.dims[k];
-        (self.step_toward(rd, v, self.digit(rd, dst)), k)
+        let next = match rd.dim.kind {
+            // One step the shorter way round (ties forward); coordinates are below the size.
+            DimKind::Ring => {
+                let s = rd.dim.size;
+                let forward = if target >= here {
+                    target - here
+                } else {
+                    target + s - here
+                };
+                if forward <= s / 2 {
+                    if here + 1 == s {
+                        0
+                    } else {
+                        here + 1
+                    }
+                } else if here == 0 {
+                    s - 1
+                } else {
+                    here - 1
+                }
+            }
+            _ => target,
+        };
+        (self.moved_in(k, v, here, next), k)
     }
 
     /// Every minimal next node from v toward dst: one per local dimension still to correct (both
@@ -198,8 +245,9 @@ impl LogicalRoutes {
             }
         }
         let mut out = Vec::new();
-        for rd in &self.dims {
-            let (here, target) = (self.digit(rd, v), self.digit(rd, dst));
+        let (at, to) = (self.digits_of(v), self.digits_of(dst));
+        for (k, rd) in self.dims.iter().enumerate() {
+            let (here, target) = (at[k], to[k]);
             if here == target {
                 continue;
             }
@@ -208,13 +256,13 @@ impl LogicalRoutes {
                 DimKind::Ring => {
                     let forward = (target + s - here) % s;
                     if forward <= s / 2 {
-                        out.push(self.moved(rd, v, (here + 1) % s));
+                        out.push(self.moved_in(k, v, here, (here + 1) % s));
                     }
                     if forward >= s - s / 2 {
-                        out.push(self.moved(rd, v, (here + s - 1) % s));
+                        out.push(self.moved_in(k, v, here, (here + s - 1) % s));
                     }
                 }
-                _ => out.push(self.moved(rd, v, target)),
+                _ => out.push(self.moved_in(k, v, here, target)),
             }
         }
         out.dedup();

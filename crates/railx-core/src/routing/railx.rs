@@ -113,6 +113,77 @@ struct Place {
     y: u32,
 }
 
+/// An inter-node link leaving a node, as the choice of the nearest one reads it: the link and
+/// its exit chip's column and row in the node's mesh (chips per node fit in a u32, so m in a u16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Exit {
+    link: u32,
+    x: u16,
+    y: u16,
+}
+
+/// The inter-node links leaving each region-local node, grouped by the neighbour they lead to:
+/// node v's neighbours are `to[first[v]..first[v + 1]]`, ascending, and the links to the one in
+/// slot j are `exits[start[j]..start[j + 1]]`, ordered by exit chip, entry chip (local indices)
+/// and link, so that ties between equally near links go to the lowest exit and entry chips —
+/// the same choice `metrics` makes. Flat and compact, not a list per node: a route looks its
+/// next node up here at every node it enters, and on large networks each table read is a cache
+/// miss.
+struct Exits {
+    first: Vec<u32>,
+    to: Vec<u32>,
+    start: Vec<u32>,
+    exits: Vec<Exit>,
+}
+
+impl Exits {
+    /// `lists[v]`: (neighbour, exit chip, entry chip, exit) of each link leaving node v, in
+    /// any order.
+    fn new(mut lists: Vec<Vec<(u32, u32, u32, Exit)>>) -> Exits {
+        let mut out = Exits {
+            first: vec![0],
+            to: Vec::new(),
+            start: vec![0],
+            exits: Vec::new(),
+        };
+        for list in &mut lists {
+            list.sort_unstable_by_key(|&(w, exit, entry, e)| (w, exit, entry, e.link));
+            for (i, &(w, .., e)) in list.iter().enumerate() {
+                if i > 0 && list[i - 1].0 != w {
+                    out.start.push(out.exits.len() as u32);
+                }
+                if i == 0 || list[i - 1].0 != w {
+                    out.to.push(w);
+                }
+                out.exits.push(e);
+            }
+            if !list.is_empty() {
+                out.start.push(out.exits.len() as u32);
+            }
+            out.first.push(out.to.len() as u32);
+        }
+        out
+    }
+
+    /// The nodes node v has links to, ascending.
+    fn neighbours(&self, v: u32) -> &[u32] {
+        &self.to[self.first[v as usize] as usize..self.first[v as usize + 1] as usize]
+    }
+
+    /// The links from node v to node w (none when w is not a neighbour).
+    fn toward(&self, v: u32, w: u32) -> &[Exit] {
+        let (first, end) = (
+            self.first[v as usize] as usize,
+            self.first[v as usize + 1] as usize,
+        );
+        let slot = first + self.to[first..end].partition_point(|&n| n < w);
+        if slot == end || self.to[slot] != w {
+            return &[];
+        }
+        &self.exits[self.start[slot] as usize..self.start[slot + 1] as usize]
+    }
+}
+
 /// A routing function over one region of a realized RailX network.
 pub struct RailxRouting {
     scheme: Scheme,
@@ -130,10 +201,7 @@ pub struct RailxRouting {
     /// direction in lane order: chip c's lane l toward `dir` is `mesh[(4 c + dir) lanes + l]`
     /// (`NO_LINK` at the mesh's edges).
     mesh: Vec<u32>,
-    /// Per region-local node: (neighbour, exit chip, entry chip (local indices), link), sorted, so
-    /// that ties between equally near links go to the lowest exit and entry chips — the same
-    /// choice `metrics` makes.
-    optical: Vec<Vec<(u32, u32, u32, u32)>>,
+    optical: Exits,
     links: LinkEnds,
     /// Dateline: first VC of each logical dimension (local dims, then the global one).
     vc_base: Vec<u8>,
@@ -151,7 +219,7 @@ impl RailxRouting {
         }
         let lanes = plant.n;
         let mut mesh = vec![NO_LINK; (4 * lanes * plant.chips()) as usize];
-        let mut optical: Vec<Vec<(u32, u32, u32, u32)>> = vec![Vec::new(); node_ids.len()];
+        let mut optical: Vec<Vec<(u32, u32, u32, Exit)>> = vec![Vec::new(); node_ids.len()];
         for link in 0..net.links() {
             let (a, b) = (net.src[link], net.dst[link]);
             if net.class[link] == LinkClass::IntraNode {
@@ -182,18 +250,17 @@ impl RailxRouting {
                 local_of_node[(b / per_node) as usize],
             );
             if va != u32::MAX && vb != u32::MAX {
-                optical[va as usize].push((vb, a % per_node, b % per_node, link as u32));
+                let exit = a % per_node;
+                let place = Exit {
+                    link: link as u32,
+                    x: (exit % plant.m) as u16,
+                    y: (exit / plant.m) as u16,
+                };
+                optical[va as usize].push((vb, exit, b % per_node, place));
             }
         }
-        for list in &mut optical {
-            list.sort_unstable();
-        }
-        let neighbours = |v: u32| {
-            let mut out: Vec<u32> = optical[v as usize].iter().map(|e| e.0).collect();
-            out.dedup();
-            out
-        };
-        let logical = LogicalRoutes::new(region, neighbours)?;
+        let optical = Exits::new(optical);
+        let logical = LogicalRoutes::new(region, |v| optical.neighbours(v).to_vec())?;
         // Dimension-order routes are as long as the closed-form diameter at most.
         let diameter = region_closed_form(plant, region).diameter_inter_node;
         let mut vc_base = Vec::new();
@@ -337,11 +404,10 @@ impl RailxRouting {
         self.places[chip as usize].node
     }
 
-    /// The mesh lanes of the step from chip `from` toward chip `to` of the same node, X first
-    /// (XY, and a crossing not yet begun) or Y first (YX).
-    fn mesh_step(&self, from: u32, to: u32, order: MeshOrder) -> &[u32] {
-        let (a, b) = (self.places[from as usize], self.places[to as usize]);
-        let (ax, ay, bx, by) = (a.x, a.y, b.x, b.y);
+    /// The mesh lanes of the step from chip `from` (at `a`) toward the chip of the same node at
+    /// column and row `b`, X first (XY, and a crossing not yet begun) or Y first (YX).
+    fn mesh_step(&self, from: u32, a: Place, b: (u32, u32), order: MeshOrder) -> &[u32] {
+        let (ax, ay, (bx, by)) = (a.x, a.y, b);
         // Along X while X differs (XY) or once Y agrees (YX); else along Y.
         let dir = if (order != MeshOrder::Yx && bx != ax) || ay == by {
             if bx > ax {
@@ -363,7 +429,14 @@ impl RailxRouting {
     /// the choice among them leaves the dependencies of the crossing as they are). Under
     /// `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and YX on
     /// `vc + 1`; the order then holds for the rest of the crossing.
-    fn push_mesh_hops(&self, chip: u32, target: u32, vc: u8, next: RouteState, out: &mut Vec<Hop>) {
+    fn push_mesh_hops(
+        &self,
+        (chip, here): (u32, Place),
+        target: (u32, u32),
+        vc: u8,
+        next: RouteState,
+        out: &mut Vec<Hop>,
+    ) {
         let orders: &[(MeshOrder, u8)] =
             if self.scheme != Scheme::Balanced || next.mesh != MeshOrder::Unchosen {
                 &[(next.mesh, 0)]
@@ -373,28 +446,22 @@ impl RailxRouting {
         for &(mesh, parity) in orders {
             let vc = vc + parity;
             let state = RouteState { vc, mesh, ..next };
-            out.extend(self.mesh_step(chip, target, mesh).iter().map(|&link| Hop {
-                link,
-                vc,
-                state,
-            }));
+            out.extend(
+                self.mesh_step(chip, here, target, mesh)
+                    .iter()
+                    .map(|&link| Hop { link, vc, state }),
+            );
         }
     }
 
     /// The link from node v to neighbour w whose chip (its source) is nearest (in mesh hops) to
     /// `chip`.
-    fn nearest_link(&self, v: u32, w: u32, chip: u32) -> Option<u32> {
-        let list = &self.optical[v as usize];
-        let start = list.partition_point(|e| e.0 < w);
-        let here = self.places[chip as usize];
-        list[start..]
+    fn nearest_link(&self, v: u32, w: u32, here: Place) -> Option<Exit> {
+        self.optical
+            .toward(v, w)
             .iter()
-            .take_while(|e| e.0 == w)
-            .min_by_key(|e| {
-                let exit = self.places[self.link_source(e.3) as usize];
-                here.x.abs_diff(exit.x) + here.y.abs_diff(exit.y)
-            })
-            .map(|e| e.3)
+            .min_by_key(|e| here.x.abs_diff(e.x as u32) + here.y.abs_diff(e.y as u32))
+            .copied()
     }
 
     /// The VC of a hop in logical dimension `dim` for a packet in `state` (and of the mesh
@@ -441,7 +508,10 @@ impl RailxRouting {
                 // Crossing a ring's wrap-around link moves the packet to the dimension's second VC.
                 let rd = self.logical.dims.get(dim);
                 let wraps = rd.is_some_and(|rd| {
-                    let (a, b) = (self.logical.digit(rd, v), self.logical.digit(rd, w));
+                    let (a, b) = (
+                        self.logical.digits_of(v)[dim],
+                        self.logical.digits_of(w)[dim],
+                    );
                     rd.dim.kind == DimKind::Ring && ring_wraps(rd.dim.size, a, b)
                 });
                 if wraps {
@@ -465,21 +535,12 @@ impl RailxRouting {
         }
     }
 
-    /// The logical dimension (index into the local dims, or `dims.len()` for the global one) in
-    /// which neighbouring nodes v and w differ.
-    fn dim_of_move(&self, v: u32, w: u32) -> usize {
-        let dims = &self.logical.dims;
-        dims.iter()
-            .position(|rd| self.logical.digit(rd, v) != self.logical.digit(rd, w))
-            .unwrap_or(dims.len())
-    }
-
-    /// The first hop toward neighbour w over the link nearest to `chip`: that link itself when
-    /// `chip` holds it, else the XY mesh step toward the chip that does.
+    /// The first hop toward neighbour w over the link nearest to `chip` (at `here`): that link
+    /// itself when `chip` holds it, else the XY mesh step toward the chip that does.
     #[allow(clippy::too_many_arguments)]
     fn leave_toward(
         &self,
-        chip: u32,
+        (chip, here): (u32, Place),
         v: u32,
         w: u32,
         dim: usize,
@@ -487,12 +548,12 @@ impl RailxRouting {
         state: &RouteState,
         out: &mut Vec<Hop>,
     ) {
-        let Some(link) = self.nearest_link(v, w, chip) else {
+        let Some(Exit { link, x, y }) = self.nearest_link(v, w, here) else {
             return;
         };
         let vc = self.hop_vc(state, dim);
-        let exit_chip = self.link_source(link);
-        if exit_chip == chip {
+        let exit = (x as u32, y as u32);
+        if exit == (here.x, here.y) {
             let vc = self.link_vc(vc);
             out.push(Hop {
                 link,
@@ -504,7 +565,7 @@ impl RailxRouting {
                 exit: link,
                 ..*state
             };
-            self.push_mesh_hops(chip, exit_chip, vc, next, out);
+            self.push_mesh_hops((chip, here), exit, vc, next, out);
         }
     }
 
@@ -520,16 +581,15 @@ impl RailxRouting {
         let minimal = self.logical.minimal_next_nodes(v, d);
         let mut out: Vec<(u32, usize, bool)> = minimal
             .iter()
-            .map(|&w| (w, self.dim_of_move(v, w), false))
+            .map(|&w| (w, self.logical.dim_of_move(v, w), false))
             .collect();
         if state.misroutes < misroutes {
-            let mut others: Vec<u32> = self.optical[v as usize].iter().map(|e| e.0).collect();
-            others.dedup();
             out.extend(
-                others
-                    .into_iter()
+                self.optical
+                    .neighbours(v)
+                    .iter()
                     .filter(|w| !minimal.contains(w))
-                    .map(|w| (w, self.dim_of_move(v, w), true)),
+                    .map(|&w| (w, self.logical.dim_of_move(v, w), true)),
             );
         }
         out
@@ -563,23 +623,25 @@ impl Routing for RailxRouting {
         if chip == dst {
             return;
         }
-        let (v, d) = (self.local(chip), self.local(dst));
+        let (here, there) = (self.places[chip as usize], self.places[dst as usize]);
+        let (v, d) = (here.node, there.node);
         if v == d {
             let hold = RouteState {
                 exit: NO_LINK,
                 ..*state
             };
-            self.push_mesh_hops(chip, dst, self.final_vc(state), hold, out);
+            let target = (there.x, there.y);
+            self.push_mesh_hops((chip, here), target, self.final_vc(state), hold, out);
             return;
         }
         if state.exit != NO_LINK {
             // Already heading for this node's exit: keep crossing the mesh, or leave by it.
-            let exit_chip = self.link_source(state.exit);
+            let [exit_chip, entry_chip] = self.links.ends(state.exit);
             if exit_chip == chip {
-                let w = self.local(self.link_target(state.exit));
+                let w = self.local(entry_chip);
                 let misroute = matches!(self.scheme, Scheme::Adaptive { .. })
                     && !self.logical.minimal_next_nodes(v, d).contains(&w);
-                let dim = self.dim_of_move(v, w);
+                let dim = self.logical.dim_of_move(v, w);
                 let vc = self.link_vc(state.vc);
                 out.push(Hop {
                     link: state.exit,
@@ -587,18 +649,19 @@ impl Routing for RailxRouting {
                     state: self.after_hop(state, dim, vc, v, w, misroute),
                 });
             } else {
-                self.push_mesh_hops(chip, exit_chip, state.vc, *state, out);
+                let exit = self.places[exit_chip as usize];
+                self.push_mesh_hops((chip, here), (exit.x, exit.y), state.vc, *state, out);
             }
             return;
         }
         match self.scheme {
             Scheme::Minimal | Scheme::Dateline | Scheme::Balanced | Scheme::Phased => {
                 let (w, dim) = self.logical.next_node(v, d);
-                self.leave_toward(chip, v, w, dim, false, state, out);
+                self.leave_toward((chip, here), v, w, dim, false, state, out);
             }
             Scheme::Adaptive { misroutes } => {
                 for (w, dim, misroute) in self.adaptive_candidates(v, d, state, misroutes) {
-                    self.leave_toward(chip, v, w, dim, misroute, state, out);
+                    self.leave_toward((chip, here), v, w, dim, misroute, state, out);
                 }
             }
         }
@@ -606,5 +669,100 @@ impl Routing for RailxRouting {
 
     fn links(&self) -> &LinkEnds {
         &self.links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{realize, Realized};
+    use crate::spec::{ConfigSpec, Preset, TopologySpec};
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    /// Small regions of every logical dimension kind: rings, all-to-alls with parallel links
+    /// and several mesh lanes, a Dragonfly's global dimension.
+    fn regions() -> &'static [Realized] {
+        static REGIONS: OnceLock<Vec<Realized>> = OnceLock::new();
+        REGIONS.get_or_init(|| {
+            let spec = |m, n, radix, grid, preset| ConfigSpec {
+                system: crate::plant::tests::spec(m, n, radix, Some(grid)),
+                topology: Some(TopologySpec {
+                    preset: Some(preset),
+                    ..Default::default()
+                }),
+                jobs: vec![],
+            };
+            [
+                spec(3, 2, 12, [4, 5], Preset::Torus),
+                spec(4, 2, 16, [5, 5], Preset::Hyperx),
+                spec(2, 2, 14, [7, 3], Preset::Dragonfly),
+            ]
+            .iter()
+            .map(|s| realize(s).unwrap())
+            .collect()
+        })
+    }
+
+    /// The dimension-order next node computed from the coordinates directly (division and
+    /// modulo, one step the shorter way round a ring, ties forward).
+    fn direct_next_node(lr: &LogicalRoutes, v: u32, d: u32) -> (u32, usize) {
+        let k = lr
+            .dims
+            .iter()
+            .position(|rd| lr.digit(rd, v) != lr.digit(rd, d))
+            .unwrap_or(0);
+        let rd = &lr.dims[k];
+        let (s, here, target) = (rd.dim.size, lr.digit(rd, v), lr.digit(rd, d));
+        let next = match rd.dim.kind {
+            DimKind::Ring if (target + s - here) % s <= s / 2 => (here + 1) % s,
+            DimKind::Ring => (here + s - 1) % s,
+            _ => target,
+        };
+        (lr.moved(rd, v, next), k)
+    }
+
+    proptest! {
+        /// The routing's tables answer as the network and the coordinates do: every node's
+        /// coordinates, the next node of a route within a group, and the link to a neighbour
+        /// nearest to a chip (ties: lowest exit chip, entry chip, link).
+        #[test]
+        fn tables_are_the_direct_computation(which in 0usize..3, a in any::<u32>(), b in any::<u32>()) {
+            let real = &regions()[which];
+            let routing = RailxRouting::new(&real.network, &real.system.regions[0], Scheme::Minimal).unwrap();
+            let lr = &routing.logical;
+            let (v, d) = (a % lr.nodes(), b % lr.nodes());
+            for (k, rd) in lr.dims.iter().enumerate() {
+                prop_assert_eq!(lr.digits_of(v)[k], lr.digit(rd, v));
+            }
+            let same_group = lr.global.is_none_or(|g| lr.along(g.axis, v) == lr.along(g.axis, d));
+            if v != d && same_group {
+                prop_assert_eq!(lr.next_node(v, d), direct_next_node(lr, v, d));
+            }
+            let chip = routing.chips[(v * routing.per_node + b % routing.per_node) as usize];
+            let here = routing.places[chip as usize];
+            let net = &real.network;
+            let per = routing.per_node;
+            for &w in routing.optical.neighbours(v) {
+                let direct = (0..net.links() as u32)
+                    .filter(|&l| {
+                        let (s, t) = (net.src[l as usize], net.dst[l as usize]);
+                        net.class[l as usize] != LinkClass::IntraNode
+                            && routing.local(s) == v
+                            && routing.local(t) == w
+                    })
+                    .min_by_key(|&l| {
+                        let (s, t) = (net.src[l as usize], net.dst[l as usize]);
+                        let exit = routing.places[s as usize];
+                        (here.x.abs_diff(exit.x) + here.y.abs_diff(exit.y), s % per, t % per, l)
+                    });
+                prop_assert_eq!(routing.nearest_link(v, w, here).map(|e| e.link), direct);
+            }
+            let neighbours: std::collections::BTreeSet<u32> = (0..net.links())
+                .filter(|&l| net.class[l] != LinkClass::IntraNode && routing.local(net.src[l]) == v)
+                .map(|l| routing.local(net.dst[l]))
+                .collect();
+            prop_assert_eq!(routing.optical.neighbours(v), &neighbours.into_iter().collect::<Vec<_>>()[..]);
+        }
     }
 }

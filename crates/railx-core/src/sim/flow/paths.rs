@@ -16,7 +16,7 @@
 //! one destination, so both are the same mechanism.
 
 use crate::error::{RailxError, Result};
-use crate::routing::{Hop, RouteState, Routing};
+use crate::routing::{Hop, LinkEnds, RouteState, Routing};
 use rayon::prelude::*;
 
 /// Paths in compressed rows: path i loads `resource[start[i]..start[i+1]]` by the matching
@@ -195,9 +195,15 @@ impl Walker {
         dst: u32,
     ) -> Result<f64> {
         let limit = 4 * routing.chips().len() + 64;
-        // The link ends read directly, not through two trait calls per hop (`link_source`,
-        // `link_target` read the same table): the walk is most of a large run's routing time.
-        let ends = routing.links();
+        let mut route = Route {
+            routing,
+            link_latency_s,
+            src,
+            dst,
+            limit,
+            steps: 0,
+            latency_s: 0.0,
+        };
         self.crossed.clear();
         self.front.clear();
         self.front.push(Branch {
@@ -206,54 +212,22 @@ impl Walker {
             share: 1.0,
             latency_s: 0.0,
         });
-        let mut latency_s: f64 = 0.0;
-        let mut steps = 0;
         while !self.front.is_empty() {
-            steps += 1;
-            if steps > limit {
-                return Err(RailxError::verification(
-                    format!("route {src} -> {dst}"),
-                    "the routing function loops (no arrival within 4 x chips hops)",
-                ));
-            }
+            route.step()?;
             // Index, not `take`: the two fronts keep their buffers from hop to hop (a 65,536-chip
             // all-to-all walks about 60M hops).
             self.next.clear();
-            for i in 0..self.front.len() {
-                let b = self.front[i];
-                if b.chip == dst {
-                    latency_s = latency_s.max(b.latency_s);
-                    continue;
-                }
-                self.hops.clear();
-                routing.next_hops(b.chip, dst, &b.state, &mut self.hops);
-                if self.hops.is_empty() {
-                    return Err(RailxError::verification(
-                        format!("route {src} -> {dst}"),
-                        format!(
-                            "stuck at chip {}: the routing function offers no next hop",
-                            b.chip
-                        ),
-                    ));
-                }
-                let share = b.share / self.hops.len() as f64;
-                for h in &self.hops {
-                    if ends.source(h.link) != b.chip {
-                        return Err(RailxError::verification(
-                            format!("route {src} -> {dst}"),
-                            format!(
-                                "at chip {}: link {} does not leave this chip",
-                                b.chip, h.link
-                            ),
-                        ));
+            if self.front.len() == 1 {
+                self.follow(&mut route, self.front[0])?;
+            } else {
+                for i in 0..self.front.len() {
+                    let b = self.front[i];
+                    if b.chip == dst {
+                        route.arrive(&b);
+                    } else {
+                        self.offer(&route, &b)?;
+                        self.spread(&route, &b)?;
                     }
-                    self.crossed.push((h.link, share));
-                    self.next.push(Branch {
-                        chip: ends.target(h.link),
-                        state: h.state,
-                        share,
-                        latency_s: b.latency_s + link_latency_s[h.link as usize],
-                    });
                 }
             }
             if self.next.len() > 1 {
@@ -261,7 +235,73 @@ impl Walker {
             }
             std::mem::swap(&mut self.front, &mut self.next);
         }
-        Ok(latency_s)
+        Ok(route.latency_s)
+    }
+
+    /// Follows a lone branch hop by hop in place for as long as the routing offers one hop (a
+    /// deterministic route all the way): each step's front is that branch, so the fronts'
+    /// buffers are not written and read back at every hop. Stops at the destination (nothing
+    /// in the next front) or where the route branches (the branches in the next front).
+    fn follow(&mut self, route: &mut Route, mut b: Branch) -> Result<()> {
+        let ends = route.routing.links();
+        loop {
+            if b.chip == route.dst {
+                route.arrive(&b);
+                return Ok(());
+            }
+            self.offer(route, &b)?;
+            if self.hops.len() > 1 {
+                return self.spread(route, &b);
+            }
+            // One hop: the branch keeps its whole share (`spread` divides it by one).
+            let h = self.hops[0];
+            let to = route.leave(ends, &b, h.link)?;
+            self.crossed.push((h.link, b.share));
+            b = Branch {
+                chip: to,
+                state: h.state,
+                share: b.share,
+                latency_s: b.latency_s + route.link_latency_s[h.link as usize],
+            };
+            route.step()?;
+        }
+    }
+
+    /// The hops the routing offers branch b (at least one).
+    fn offer(&mut self, route: &Route, b: &Branch) -> Result<()> {
+        self.hops.clear();
+        route
+            .routing
+            .next_hops(b.chip, route.dst, &b.state, &mut self.hops);
+        if self.hops.is_empty() {
+            return Err(RailxError::verification(
+                format!("route {} -> {}", route.src, route.dst),
+                format!(
+                    "stuck at chip {}: the routing function offers no next hop",
+                    b.chip
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Splits branch b evenly over the hops offered, into the next front.
+    fn spread(&mut self, route: &Route, b: &Branch) -> Result<()> {
+        // The link ends read directly, not through two trait calls per hop (`link_source`,
+        // `link_target` read the same table): the walk is most of a large run's routing time.
+        let ends = route.routing.links();
+        let share = b.share / self.hops.len() as f64;
+        for h in &self.hops {
+            let to = route.leave(ends, b, h.link)?;
+            self.crossed.push((h.link, share));
+            self.next.push(Branch {
+                chip: to,
+                state: h.state,
+                share,
+                latency_s: b.latency_s + route.link_latency_s[h.link as usize],
+            });
+        }
+        Ok(())
     }
 
     /// The links crossed by the last walk mapped to resources, each resource once with the
@@ -296,6 +336,49 @@ impl Walker {
                 .map(|&(l, a)| (resource_of_link[l as usize], a)),
         );
         merge_incidence(&mut self.merged)
+    }
+}
+
+/// One walk's fixed inputs and its running totals.
+struct Route<'a> {
+    routing: &'a dyn Routing,
+    link_latency_s: &'a [f64],
+    src: u32,
+    dst: u32,
+    /// Fronts allowed before the routing is taken to loop.
+    limit: usize,
+    steps: usize,
+    /// The latency of the slowest branch arrived so far.
+    latency_s: f64,
+}
+
+impl Route<'_> {
+    /// Counts a front; an error past the limit.
+    fn step(&mut self) -> Result<()> {
+        self.steps += 1;
+        if self.steps > self.limit {
+            return Err(RailxError::verification(
+                format!("route {} -> {}", self.src, self.dst),
+                "the routing function loops (no arrival within 4 x chips hops)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn arrive(&mut self, b: &Branch) {
+        self.latency_s = self.latency_s.max(b.latency_s);
+    }
+
+    /// The chip `link` leads to from branch b's chip; an error when it does not leave it.
+    fn leave(&self, ends: &LinkEnds, b: &Branch, link: u32) -> Result<u32> {
+        let [from, to] = ends.ends(link);
+        if from != b.chip {
+            return Err(RailxError::verification(
+                format!("route {} -> {}", self.src, self.dst),
+                format!("at chip {}: link {} does not leave this chip", b.chip, link),
+            ));
+        }
+        Ok(to)
     }
 }
 
@@ -367,6 +450,92 @@ mod tests {
             prop_assert_eq!(walker.incidence(&orbit_of), &reference[..]);
             prop_assert_eq!(walker.incidence(&orbit_of), &reference[..]);
         }
+    }
+
+    /// Chips 0..5 and links 0: 0 -> 1, 1: 0 -> 1 (parallel), 2: 1 -> 2, 3: 2 -> 3, 4: 3 -> 0, of
+    /// latencies 1, 2, 4, 8, 16. Chip 0 offers both links to chip 1, the others one link on;
+    /// chip 3 offers link 4 back to chip 0 when `cycle`, else nothing.
+    struct Line {
+        links: LinkEnds,
+        cycle: bool,
+    }
+
+    const LATENCY_S: [f64; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
+
+    fn line(cycle: bool) -> Line {
+        let (src, dst) = (vec![0, 0, 1, 2, 3], vec![1, 1, 2, 3, 0]);
+        let net = crate::network::Network {
+            plant: None,
+            chip_count: 5,
+            switch_radix: vec![],
+            src,
+            dst,
+            class: vec![crate::network::LinkClass::IntraNode; 5],
+            bandwidth_Bps: vec![1.0; 5],
+            latency_s: LATENCY_S.to_vec(),
+            rail: vec![0; 5],
+            axis: vec![crate::plant::Axis::X; 5],
+        };
+        Line {
+            links: LinkEnds::of(&net, |_| false),
+            cycle,
+        }
+    }
+
+    impl Routing for Line {
+        fn name(&self) -> &'static str {
+            "line"
+        }
+        fn vcs(&self) -> u8 {
+            1
+        }
+        fn chips(&self) -> &[u32] {
+            &[0, 1, 2, 3, 4]
+        }
+        fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+            let links: &[u32] = match chip {
+                _ if chip == dst => &[],
+                0 => &[0, 1],
+                1 => &[2],
+                2 => &[3],
+                3 if self.cycle => &[4],
+                _ => &[],
+            };
+            out.extend(links.iter().map(|&link| Hop {
+                link,
+                vc: 0,
+                state: *state,
+            }));
+        }
+        fn links(&self) -> &LinkEnds {
+            &self.links
+        }
+    }
+
+    #[test]
+    fn a_walk_splits_merges_and_follows_one_hop_routes() {
+        // 0 -> 3: half the flow over each of links 0 and 1, merged at chip 1 (the latency of the
+        // slower, 2), then links 2 and 3 whole: 2 + 4 + 8.
+        let mut walker = Walker::default();
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 0, 3).unwrap(), 14.0);
+        let identity = [0, 1, 2, 3, 4];
+        assert_eq!(
+            walker.incidence(&identity),
+            &[(0, 0.5), (1, 0.5), (2, 1.0), (3, 1.0)]
+        );
+        // 1 -> 3 never branches: a lone branch throughout.
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 1, 3).unwrap(), 12.0);
+        assert_eq!(walker.incidence(&identity), &[(2, 1.0), (3, 1.0)]);
+        assert_eq!(walker.walk(&line(false), &LATENCY_S, 2, 2).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_walk_refuses_a_stuck_or_looping_route() {
+        let mut walker = Walker::default();
+        let stuck = walker.walk(&line(false), &LATENCY_S, 1, 4).unwrap_err();
+        assert!(stuck.to_string().contains("stuck at chip 3"), "{stuck}");
+        let loops = walker.walk(&line(true), &LATENCY_S, 1, 4).unwrap_err();
+        assert!(loops.to_string().contains("loops"), "{loops}");
     }
 
     #[test]
