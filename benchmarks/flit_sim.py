@@ -21,19 +21,22 @@ flit-hops/s at the same load (~0.108 x 18 mean hops per router-cycle);
 The torus runs are configured as BookSim2 was, including its single source FIFO per node.
 4. (--cnsim) the RailX authors' simulator, CNSim: saturation throughput of uniform traffic on the
    Fig. 14 RailX (9 x 9 2D-HyperX, m=4, n=2) for k = 1, 2, 4 with railx's defaults (Table 5,
-   `minimal` routing, one source FIFO, injection 8 flits/cycle) and with the `cnsim` preset
-   (`phased` routing), and with the preset plus CNSim's VC allocation ahead of the switch and
-   its input ports held at the output's pace (`vc_allocation="ahead"`, `input_pace="output"`,
-   which the preset leaves out), beside CNSim's 0.51, 0.89, 0.92; saturation found as CNSim finds it
-   (`railx.sim.step_saturation`: loads in steps of 0.05, from 0.3, which every case accepts
-   whole; stop when the packets delivered in the window are fewer than 5 times those left in
-   flight). Cycles: the preset's own 500 warm-up + 1,000 measured (CNSim's), the defaults
-   1,000 + 2,000 (Table 5's 5,000 + 10,000 would take about 20 minutes more; --cycles-defaults
-   changes it). Also the zero-load latency: railx's at offered 0.02, and CNSim's from its
-   timing model over 20,000 sampled routes (a packet waits 2 cycles of packetization, then each
-   hop takes its link's latency plus the cycle its router routes and allocates it; the packet
-   is done once the last hop's latency has passed and its tail has arrived, the tail trailing
-   the head by ceil(4 / w) - 1 cycles on a link of w flits/cycle).
+   `minimal` routing, one source FIFO, injection 8 flits/cycle), with the `cnsim` preset
+   (`phased` routing) and with the preset's VC allocation and input pace set back to railx's
+   (`vc_allocation="with-switch"`, `input_pace="link"`), beside CNSim built from its public
+   `railx` branch and run here (0.515, 0.769, 0.804) and issue 23's 0.51, 0.89, 0.92; saturation
+   found as CNSim finds it (`railx.sim.step_saturation`: loads in steps of 0.05, from 0.3, which
+   every case accepts whole; stop when the packets delivered in the window are fewer than 5
+   times those left in flight). Cycles: the preset's own 500 warm-up + 1,000 measured (CNSim's),
+   the defaults 1,000 + 2,000 (Table 5's 5,000 + 10,000 would take about 20 minutes more;
+   --cycles-defaults changes it). Also the zero-load latency: railx's at offered 0.02, and
+   CNSim's from its timing model over 20,000 sampled routes (a packet waits 2 cycles of
+   packetization, then each hop takes its link's latency plus the cycle its router routes and
+   allocates it; the packet is done once the last hop's latency has passed and its tail has
+   arrived, the tail trailing the head by ceil(4 / w) - 1 cycles on a link of w flits/cycle).
+   With --cnsim-binary PATH (a local build of CNSim; docs/simulation.md says how to build it)
+   that CNSim runs its own saturation search beside railx's, both from 0.05 with the same
+   cycles, 1 and 2 threads: their saturation, wall and CPU seconds and router-cycles/s.
 
 Not a test: `PYTHONPATH=python python benchmarks/flit_sim.py [--quick] [--speed | --saturation]
 [--repeat N]`, or `--cnsim` (--quick: 3,000 cycles, a shorter sweep; --speed or --saturation: that part only;
@@ -47,7 +50,11 @@ import argparse
 import dataclasses
 import functools
 import itertools
+import re
+import resource
 import statistics
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -201,9 +208,11 @@ def saturation(cycles: int, quick: bool) -> None:
             )
 
 
-#: CNSim's saturation throughput of uniform traffic on the Fig. 14 RailX (flits/cycle/chip), by k
-#: (issue 23: CNSim's `railx` branch run on this network).
-CNSIM_SATURATION = {1: 0.51, 2: 0.89, 4: 0.92}
+#: CNSim's saturation throughput of uniform traffic on the Fig. 14 RailX (flits/cycle/chip), by k:
+#: as issue 23 gives it, and as CNSim built from its public `railx` branch reports it when run
+#: here (2026-11-27, docs/simulation.md, Against CNSim).
+CNSIM_ISSUE_SATURATION = {1: 0.51, 2: 0.89, 4: 0.92}
+CNSIM_SATURATION = {1: 0.515, 2: 0.769, 4: 0.804}
 CNSIM_PACKETIZATION_CYCLES = 2
 
 
@@ -241,7 +250,7 @@ def cnsim_zero_load(system: System, k: int, samples: int, packet_flits: int = 4)
 def cnsim_table(defaults_cycles: tuple[int, int]) -> None:
     print("\nUniform saturation on the Fig. 14 RailX (9 x 9 2D-HyperX, m=4, n=2) against CNSim:")
     print(
-        f"{'k':>2} {'railx defaults':>15} {'cnsim preset':>13} {'+ ahead, pace':>14} {'CNSim':>6}"
+        f"{'k':>2} {'railx defaults':>15} {'cnsim preset':>13} {'with-switch, link':>18} {'CNSim':>6} {'issue':>6}"
         f" {'preset/CNSim':>13} {'zero-load: defaults':>20} {'preset':>7} {'CNSim':>6}  wall s"
     )
     for k, reference in tracked(list(CNSIM_SATURATION.items()), "CNSim comparison", "k values"):
@@ -250,7 +259,7 @@ def cnsim_table(defaults_cycles: tuple[int, int]) -> None:
         warmup, measure = defaults_cycles
         table5 = FlitSettings(warmup_cycles=warmup, measure_cycles=measure, threads=2)
         cnsim = preset_settings("cnsim", system, threads=2)
-        cnsim_ahead = dataclasses.replace(cnsim, vc_allocation="ahead", input_pace="output")
+        with_switch = dataclasses.replace(cnsim, vc_allocation="with-switch", input_pace="link")
         peaks = []
         latencies = []
         for settings, routing in ((table5, None), (cnsim, preset_routing("cnsim"))):
@@ -258,12 +267,76 @@ def cnsim_table(defaults_cycles: tuple[int, int]) -> None:
             peaks.append(found["peak_accepted"])
             report, _ = simulate(system, "uniform", 0.02, settings=settings, routing=routing)
             latencies.append(report["latency"]["mean"])
-        ahead = step_saturation(system, settings=cnsim_ahead, routing=preset_routing("cnsim"), first_load=0.3)
+        other = step_saturation(system, settings=with_switch, routing=preset_routing("cnsim"), first_load=0.3)
         reference_latency = cnsim_zero_load(system, k, 20_000)
         print(
-            f"{k:>2} {peaks[0]:>15.3f} {peaks[1]:>13.3f} {ahead['peak_accepted']:>14.3f} {reference:>6.2f}"
-            f" {peaks[1] / reference - 1:>+13.1%}"
+            f"{k:>2} {peaks[0]:>15.3f} {peaks[1]:>13.3f} {other['peak_accepted']:>18.3f} {reference:>6.3f}"
+            f" {CNSIM_ISSUE_SATURATION[k]:>6.2f} {peaks[1] / reference - 1:>+13.1%}"
             f" {latencies[0]:>20.1f} {latencies[1]:>7.1f} {reference_latency:>6.1f}  {time.perf_counter() - start:.0f}"
+        )
+
+
+CNSIM_INI = """[Network]
+topology = RailX2DHyperX
+internal_bandwidth = {k}
+external_latency = 10
+
+[Workload]
+traffic = uniform
+
+[Simulation]
+injection_increment = 0.05
+threads = {threads}
+
+[Files]
+output_file = {out}/output.csv
+log_file = {out}/log.txt
+"""
+
+
+def run_cnsim(binary: Path, k: int, threads: int) -> tuple[float, int, float, float]:
+    """A locally built CNSim's own saturation search on the Fig. 14 RailX (uniform traffic, its
+    defaults: loads 0.05, 0.10, ..., 500 + 1,000 cycles each): its reported saturation
+    throughput, the loads it ran, and its wall and CPU seconds (its start-up included)."""
+    with tempfile.TemporaryDirectory() as out:
+        ini = Path(out) / "railx_2d_hyperx.ini"
+        ini.write_text(CNSIM_INI.format(k=k, threads=threads, out=out))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([str(binary), str(ini)], capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    found = re.search(r"Maximum average receiving traffic: ([0-9.eE+-]+)", done.stdout)
+    if found is None:
+        raise SystemExit(f"{binary}: no saturation in its output; is it CNSim's railx branch?")
+    loads = done.stdout.count("Injection rate:")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return float(found.group(1)), loads, wall, cpu
+
+
+def cnsim_binary_table(binary: Path) -> None:
+    """CNSim (a local build of its public `railx` branch) beside railx's `cnsim` preset, each
+    searching saturation its own way over the same loads (0.05 upwards) and cycles (500 +
+    1,000 a load): saturation throughput, wall and CPU seconds, and router-cycles/s over the
+    loads each ran (CNSim's last load may stop early, at its first 500-cycle wait)."""
+    print(f"\nCNSim ({binary}) beside railx's cnsim preset, uniform, Fig. 14 RailX; saturation searches from 0.05:")
+    print(
+        f"{'k':>2} {'thr':>3} {'CNSim sat':>9} {'railx sat':>9} {'CNSim wall/cpu s':>17} {'railx wall/cpu s':>17}"
+        f" {'CNSim rc/s':>11} {'railx rc/s':>11} {'cpu ratio':>9}"
+    )
+    for k, threads in itertools.product(CNSIM_SATURATION, (1, 2)):
+        system = fig14_railx(k)
+        peer, peer_loads, peer_wall, peer_cpu = run_cnsim(binary, k, threads)
+        settings = preset_settings("cnsim", system, threads=threads)
+        cpu_start, start = time.process_time(), time.perf_counter()
+        found = step_saturation(system, settings=settings, routing=preset_routing("cnsim"))
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        window = settings.warmup_cycles + settings.measure_cycles
+        peer_rate = system.chips * window * peer_loads / peer_wall
+        rate = system.chips * window * len(found["points"]) / wall
+        print(
+            f"{k:>2} {threads:>3} {peer:>9.3f} {found['peak_accepted']:>9.3f} {peer_wall:>8.1f}/{peer_cpu:<8.1f}"
+            f" {wall:>8.1f}/{cpu:<8.1f} {peer_rate:>11.3e} {rate:>11.3e} {peer_cpu / cpu:>9.2f}"
         )
 
 
@@ -290,6 +363,12 @@ def main() -> None:
         help="cycles of the railx-defaults runs of --cnsim (default 1000 2000)",
     )
     parser.add_argument(
+        "--cnsim-binary",
+        type=Path,
+        metavar="PATH",
+        help="with --cnsim: also run a locally built CNSim (its railx branch; docs/simulation.md) beside railx and time both",
+    )
+    parser.add_argument(
         "--repeat",
         type=positive,
         default=3,
@@ -298,6 +377,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.cnsim:
+        if args.cnsim_binary is not None:
+            cnsim_binary_table(args.cnsim_binary)
         cnsim_table(tuple(args.cycles_defaults))
         return
     cycles = 3000 if args.quick else 15000

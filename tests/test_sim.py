@@ -198,6 +198,7 @@ def test_cnsim_preset_configures_the_authors_simulator(examples: Path) -> None:
     assert (settings.router_delay_cycles, settings.packetization_cycles) == (0, 2)
     assert (settings.arbitration, settings.link_latency, settings.injection_queues) == ("oldest", "head", "per-message")
     assert (settings.ejection, settings.alloc_iterations) == ("on-arrival", 64)
+    assert (settings.vc_allocation, settings.input_pace) == ("ahead", "output")
     assert (settings.warmup_cycles, settings.measure_cycles, settings.threads, settings.seed) == (500, 1000, 2, 5)
     # No injection port of its own: a chip injects as fast as its links take packets. Here (m = 2,
     # n = 2, k = 4) every chip has 2 mesh neighbours, joined by `lanes` links of k flits/cycle

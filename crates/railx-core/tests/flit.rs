@@ -82,19 +82,19 @@ fn routers(base: FlitConfig) -> Vec<FlitConfig> {
             buffer_flits: 2,
             ..flit
         },
-        // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO),
-        // with its VC allocation ahead of the switch, and with its input ports held at the
-        // output's pace too.
-        cnsim.clone(),
+        // CNSim's router (one stage, oldest first, latency on the head alone, no source FIFO)
+        // with VCs allocated with the switch, with its VC allocation ahead of the switch alone,
+        // and as the preset has it (its input ports held at the output's pace too).
         FlitConfig {
-            vc_allocation: VcAllocation::Ahead,
+            vc_allocation: VcAllocation::WithSwitch,
+            input_pace: InputPace::Link,
             ..cnsim.clone()
         },
         FlitConfig {
-            vc_allocation: VcAllocation::Ahead,
-            input_pace: InputPace::Output,
-            ..cnsim
+            input_pace: InputPace::Link,
+            ..cnsim.clone()
         },
+        cnsim,
     ]
 }
 
@@ -281,13 +281,14 @@ fn cnsim_preset_zero_load_latency_is_the_hop_by_hop_sum() {
     };
     check_zero_load(&r.network, &routing, &config);
     // A lone packet takes its VC ahead of the switch in the cycle it would take it with the
-    // switch, and holds its input port no longer than it takes to leave.
+    // switch, and holds its input port no longer than it takes to leave: the same latency with
+    // VCs allocated with the switch and input ports read at their link's rate.
     check_zero_load(
         &r.network,
         &routing,
         &FlitConfig {
-            vc_allocation: VcAllocation::Ahead,
-            input_pace: InputPace::Output,
+            vc_allocation: VcAllocation::WithSwitch,
+            input_pace: InputPace::Link,
             ..config.clone()
         },
     );
@@ -991,13 +992,18 @@ fn a_non_blocking_fat_tree_carries_uniform_load_evenly_at_near_zero_load_latency
     }
 }
 
-/// Under the `cnsim` preset, a flow of packets between the ends of a row of a node's mesh (3 hops
-/// east) streams at k x n flits/cycle: its packets spread over the n mesh lanes of every edge
-/// (k = 2 flits/cycle each), back to back; with n = 1 it streams at k.
+/// With VCs allocated with the switch (railx's default), a flow of packets between the ends of a
+/// row of a node's mesh (3 hops east) streams at k x n flits/cycle: its packets spread over the n
+/// mesh lanes of every edge (k = 2 flits/cycle each), back to back; with n = 1 it streams at k.
 #[test]
 fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
     for n in [1u32, 2] {
-        let rate = single_flow_flits_per_cycle(n, FlitConfig::cnsim());
+        let config = FlitConfig {
+            vc_allocation: VcAllocation::WithSwitch,
+            input_pace: InputPace::Link,
+            ..FlitConfig::cnsim()
+        };
+        let rate = single_flow_flits_per_cycle(n, config);
         let lanes_bandwidth = 2.0 * n as f64;
         assert!(
             rate <= lanes_bandwidth && rate > 0.98 * lanes_bandwidth,
@@ -1006,19 +1012,18 @@ fn a_single_flow_through_a_chain_of_lanes_reaches_k_times_n() {
     }
 }
 
-/// With CNSim's VC allocation ahead of the switch the same flow streams at k, one lane's
-/// bandwidth: at the last hop no packet in either lane's VC goes on past the destination, so
-/// both count empty and every packet takes the first lane, waiting for it while the other is
-/// idle (as in CNSim, which never queues a packet in its destination's buffer).
+/// Under the `cnsim` preset (CNSim's VC allocation ahead of the switch) the same flow streams at
+/// k, one lane's bandwidth: at the last hop no packet in either lane's VC goes on past the
+/// destination, so both count empty and every packet takes the first lane, waiting for it while
+/// the other is idle (as in CNSim, which never queues a packet in its destination's buffer).
 #[test]
-fn with_vc_allocation_ahead_a_single_flow_takes_the_first_lane_into_its_destination() {
-    let rate = single_flow_flits_per_cycle(
-        2,
-        FlitConfig {
-            vc_allocation: VcAllocation::Ahead,
-            ..FlitConfig::cnsim()
-        },
+fn under_the_cnsim_preset_a_single_flow_takes_the_first_lane_into_its_destination() {
+    let config = FlitConfig::cnsim();
+    assert_eq!(
+        (config.vc_allocation, config.input_pace),
+        (VcAllocation::Ahead, InputPace::Output)
     );
+    let rate = single_flow_flits_per_cycle(2, config);
     assert!(
         rate <= 2.0 && rate > 0.98 * 2.0,
         "{rate:.3} flits/cycle against k = 2"

@@ -240,8 +240,9 @@ def preset_settings(name: str, system: System | str, *, threads: int = 1, seed: 
     """The simulator settings of a named preset: "table5" (the RailX paper's Table 5, railx's
     defaults) or "cnsim" (the RailX authors' simulator as it runs a RailX network: a one-stage
     router, 2 cycles of packetization, a link latency on the head alone, oldest-first allocation
-    to a maximal matching, no source FIFO, no injection port of its own, delivery on arrival,
-    500 + 1,000 cycles; docs/simulation.md, Against CNSim). Run "cnsim" with
+    to a maximal matching, VC allocation ahead of the switch, input ports held at the output's
+    pace, no source FIFO, no injection port of its own, delivery on arrival, 500 + 1,000 cycles;
+    docs/simulation.md, Against CNSim). Run "cnsim" with
     `routing=preset_routing("cnsim")`."""
     try:
         config = json.loads(flit_preset(name))

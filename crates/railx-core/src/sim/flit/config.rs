@@ -428,12 +428,11 @@ impl FlitConfig {
     /// no source FIFO (a packet waits only for its own output), no injection port of its own
     /// (the caller sets `injection_flits_per_cycle` to a chip's link bandwidth) and delivery on
     /// arrival (a packet is never queued at its destination), 1-cycle mesh and 10-cycle rail
-    /// links, 500 warm-up and 1,000 measured cycles. Its routing is RailX `phased`. Two of
-    /// CNSim's mechanisms, modelled as its code does them, are left out: its VC allocation ahead
-    /// of the switch (`VcAllocation::Ahead`) and its input ports held at the output's pace
-    /// (`InputPace::Output`). With them railx falls about 12% below CNSim's own saturation
-    /// figures at k = 2 and 4 (within 5% without), so a mechanism of CNSim's that raises
-    /// throughput there is still unmodelled (docs/simulation.md, Against CNSim).
+    /// links, its VC allocation ahead of the switch (the first empty VC, else the first with room,
+    /// held while the packet waits for that output), input ports held until the tail has left at
+    /// the output's pace, 500 warm-up and 1,000 measured cycles. Its routing is RailX `phased`.
+    /// CNSim built from its public sources and run on the Fig. 14 RailX saturates within 3% of
+    /// this preset at k = 1, 2, 4 (docs/simulation.md, Against CNSim).
     pub fn cnsim() -> FlitConfig {
         FlitConfig {
             packet_flits: 4,
@@ -447,6 +446,8 @@ impl FlitConfig {
             // matching, as CNSim's allocation of one packet at a time in age order makes.
             alloc_iterations: 64,
             link_latency: LinkLatency::Head,
+            vc_allocation: VcAllocation::Ahead,
+            input_pace: InputPace::Output,
             ejection: Ejection::OnArrival,
             injection_queues: InjectionQueues::PerMessage,
             short_latency_cycles: 1,
