@@ -167,8 +167,8 @@ pub(crate) struct Scratch {
     winner: Vec<u32>,
     /// Queues whose head packet takes its VC ahead of the switch this cycle, by age.
     ahead: Vec<(u64, usize)>,
-    /// The inputs an allocation round visits after the first.
-    visit: Vec<u32>,
+    /// The inputs an allocation round visits after the first, a bit each.
+    visit: Vec<u64>,
 }
 
 /// The set bits of `word`, lowest first (queues of an input, inputs of a word of `busy_inputs`).
@@ -911,16 +911,13 @@ impl Router {
         // it: after the first, a round visits only the inputs that requested in the one before.
         for round in 0..sh.config.alloc_iterations.max(4) {
             scratch.requests.clear();
-            if round == 0 {
-                for word in 0..self.busy_inputs.len() {
-                    for input in set_bits(self.busy_inputs[word]).map(|bit| word as u32 * 64 + bit)
-                    {
-                        self.request(input, cycle, sh, scratch)?;
-                    }
-                }
-            } else {
-                for i in 0..scratch.visit.len() {
-                    self.request(scratch.visit[i], cycle, sh, scratch)?;
+            for word in 0..self.busy_inputs.len() {
+                let inputs = match round {
+                    0 => self.busy_inputs[word],
+                    _ => scratch.visit[word],
+                };
+                for input in set_bits(inputs).map(|bit| word as u32 * 64 + bit) {
+                    self.request(input, cycle, sh, scratch)?;
                 }
             }
             if scratch.requests.is_empty() {
@@ -971,7 +968,10 @@ impl Router {
                 break;
             }
             scratch.visit.clear();
-            scratch.visit.extend(scratch.requests.iter().map(|r| r.input));
+            scratch.visit.resize(self.busy_inputs.len(), 0);
+            for r in &scratch.requests {
+                scratch.visit[(r.input / 64) as usize] |= 1 << (r.input % 64);
+            }
         }
         Ok(moved)
     }
@@ -979,6 +979,7 @@ impl Router {
     /// Adds input `input`'s request this cycle, if it has one: its first VC in round-robin
     /// order whose head packet can take a hop now, or under oldest-first arbitration the oldest
     /// such packet (the first in round-robin order on ties).
+    #[inline(always)]
     fn request(&mut self, input: u32, cycle: u64, sh: &Shared, scratch: &mut Scratch) -> Result<()> {
         let next_tick = (cycle + 1) * TICKS;
         let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
