@@ -218,6 +218,16 @@ struct Grant {
     output: Port,
 }
 
+/// The allocation options a cycle's requests follow (read from the configuration once a cycle).
+#[derive(Clone, Copy)]
+struct Rules {
+    /// The first tick of the next cycle.
+    next_tick: u64,
+    flit_alloc: bool,
+    oldest: bool,
+    vc_ahead: bool,
+}
+
 /// Marks a head packet that holds no hop.
 const NO_HOP: u32 = u32::MAX;
 
@@ -898,11 +908,17 @@ impl Router {
     ) -> Result<bool> {
         let next_tick = (cycle + 1) * TICKS;
         let oldest = sh.config.arbitration == Arbitration::Oldest;
+        let rules = Rules {
+            next_tick,
+            flit_alloc: sh.config.switch_allocation == SwitchAllocation::Flit,
+            oldest,
+            vc_ahead: sh.config.vc_allocation == VcAllocation::Ahead,
+        };
         let mut moved = false;
         scratch
             .winner
             .resize(scratch.winner.len().max(self.n_out as usize), u32::MAX);
-        if sh.config.vc_allocation == VcAllocation::Ahead {
+        if rules.vc_ahead {
             self.reserve_ahead(cycle, sh, scratch)?;
         }
         // Further rounds let losers try the outputs still free, and ports faster than a packet
@@ -917,7 +933,7 @@ impl Router {
                     _ => scratch.visit[word],
                 };
                 for input in set_bits(inputs).map(|bit| word as u32 * 64 + bit) {
-                    self.request(input, cycle, sh, scratch)?;
+                    self.request(input, cycle, rules, sh, scratch)?;
                 }
             }
             if scratch.requests.is_empty() {
@@ -980,11 +996,20 @@ impl Router {
     /// order whose head packet can take a hop now, or under oldest-first arbitration the oldest
     /// such packet (the first in round-robin order on ties).
     #[inline(always)]
-    fn request(&mut self, input: u32, cycle: u64, sh: &Shared, scratch: &mut Scratch) -> Result<()> {
-        let next_tick = (cycle + 1) * TICKS;
-        let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
-        let oldest = sh.config.arbitration == Arbitration::Oldest;
-        let vc_ahead = sh.config.vc_allocation == VcAllocation::Ahead;
+    fn request(
+        &mut self,
+        input: u32,
+        cycle: u64,
+        rules: Rules,
+        sh: &Shared,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        let Rules {
+            next_tick,
+            flit_alloc,
+            oldest,
+            vc_ahead,
+        } = rules;
         let mask = self.inputs[input as usize].mask;
         if self.inputs[input as usize].free >= next_tick {
             return Ok(());
