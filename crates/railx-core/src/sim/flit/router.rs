@@ -167,6 +167,8 @@ pub(crate) struct Scratch {
     winner: Vec<u32>,
     /// Queues whose head packet takes its VC ahead of the switch this cycle, by age.
     ahead: Vec<(u64, usize)>,
+    /// The inputs an allocation round visits after the first, a bit each.
+    visit: Vec<u64>,
 }
 
 /// The set bits of `word`, lowest first (queues of an input, inputs of a word of `busy_inputs`).
@@ -214,6 +216,16 @@ struct Grant {
     q: usize,
     input: Port,
     output: Port,
+}
+
+/// The allocation options a cycle's requests follow (read from the configuration once a cycle).
+#[derive(Clone, Copy)]
+struct Rules {
+    /// The first tick of the next cycle.
+    next_tick: u64,
+    flit_alloc: bool,
+    oldest: bool,
+    vc_ahead: bool,
 }
 
 /// Marks a head packet that holds no hop.
@@ -296,6 +308,8 @@ pub(crate) struct Router {
     sources: Vec<VecDeque<SourceMsg>>,
     /// Messages in all source queues (kept here so an idle router need not look at its queues).
     source_msgs: u32,
+    /// Source queues holding a message, a bit each (a chip has up to 64, most of them empty).
+    waiting: u64,
     cursor: u32,
     /// Under `Selection::Balanced`, the hop listed first for the next packet routed here.
     tie_turn: u32,
@@ -368,6 +382,7 @@ impl Router {
             sent_flits: vec![0; n_out as usize],
             sources: vec![VecDeque::new(); injection_queues as usize],
             source_msgs: 0,
+            waiting: 0,
             cursor,
             tie_turn: 0,
             finite_sent: 0,
@@ -437,10 +452,8 @@ impl Router {
             return Ok(false);
         }
         self.release_ready(cycle, sh, counters);
-        if self.source_msgs > 0 {
-            for queue in 0..self.sources.len() {
-                self.refill_injection(cycle, sh, queue, cycle);
-            }
+        for queue in set_bits(self.waiting) {
+            self.refill_injection(cycle, sh, queue as usize, cycle);
         }
         if self.buffered == 0 {
             return Ok(false);
@@ -589,6 +602,7 @@ impl Router {
         }
         let queue = self.source_queue();
         self.source_msgs += 1;
+        self.waiting |= 1 << queue;
         self.sources[queue].push_back(SourceMsg {
             dst,
             flits_left: flits,
@@ -600,6 +614,10 @@ impl Router {
     /// The source queue a new message joins: the least busy (an empty one while there is one;
     /// the first on ties, for determinism).
     fn source_queue(&self) -> usize {
+        let first_empty = (!self.waiting).trailing_zeros() as usize;
+        if first_empty < self.sources.len() {
+            return first_empty;
+        }
         (0..self.sources.len())
             .min_by_key(|&q| self.sources[q].len())
             .unwrap_or(0)
@@ -647,6 +665,9 @@ impl Router {
         if head.flits_left == 0 {
             self.sources[queue].pop_front();
             self.source_msgs -= 1;
+            if self.sources[queue].is_empty() {
+                self.waiting &= !(1 << queue);
+            }
         }
         self.push(q, packet);
         self.mark_busy(port, queue as u32);
@@ -886,81 +907,33 @@ impl Router {
         scratch: &mut Scratch,
     ) -> Result<bool> {
         let next_tick = (cycle + 1) * TICKS;
-        let flit_alloc = sh.config.switch_allocation == SwitchAllocation::Flit;
         let oldest = sh.config.arbitration == Arbitration::Oldest;
-        let vc_ahead = sh.config.vc_allocation == VcAllocation::Ahead;
+        let rules = Rules {
+            next_tick,
+            flit_alloc: sh.config.switch_allocation == SwitchAllocation::Flit,
+            oldest,
+            vc_ahead: sh.config.vc_allocation == VcAllocation::Ahead,
+        };
         let mut moved = false;
         scratch
             .winner
             .resize(scratch.winner.len().max(self.n_out as usize), u32::MAX);
-        if vc_ahead {
+        if rules.vc_ahead {
             self.reserve_ahead(cycle, sh, scratch)?;
         }
         // Further rounds let losers try the outputs still free, and ports faster than a packet
-        // per cycle take several packets.
+        // per cycle take several packets. Within a cycle outputs, inputs and credits only fill
+        // up, so an input with no request in a round has none in the next unless a grant moved
+        // it: after the first, a round visits only the inputs that requested in the one before.
         for round in 0..sh.config.alloc_iterations.max(4) {
             scratch.requests.clear();
             for word in 0..self.busy_inputs.len() {
-                for input in set_bits(self.busy_inputs[word]).map(|bit| word as u32 * 64 + bit) {
-                    let mask = self.inputs[input as usize].mask;
-                    if self.inputs[input as usize].free >= next_tick {
-                        continue;
-                    }
-                    let start = self.inputs[input as usize].rr;
-                    for vc in set_bits(mask.rotate_right(start)).map(|bit| (bit + start) & 63) {
-                        let q = (input * self.vcs + vc) as usize;
-                        let head = self.heads[q];
-                        // Under flit allocation the head packet's next flit must have arrived.
-                        if head.ready > cycle || flit_alloc && head.sent >= head.packet.arrived {
-                            continue;
-                        }
-                        let hop = if head.hop != NO_HOP {
-                            (self.output_open(head.hop_out, next_tick, sh)
-                                && self.flit_credit(head.hop_out, head.out_vc, sh))
-                            .then_some((head.hop, head.out_vc, head.hop_out))
-                        } else {
-                            if self.cands[q].is_empty() {
-                                self.route(q, sh, &mut scratch.hops)?;
-                            }
-                            match vc_ahead
-                                .then(|| self.reserve_vc(q, head.packet.flits))
-                                .flatten()
-                            {
-                                Some((cand, out_vc, out)) => self
-                                    .output_open(out, next_tick, sh)
-                                    .then_some((cand, out_vc, out)),
-                                None => self.choose(q, head.packet.flits, next_tick, sh).map(
-                                    |(cand, out_vc)| {
-                                        (cand, out_vc, self.cands[q][cand as usize].out)
-                                    },
-                                ),
-                            }
-                        };
-                        if let Some((cand, out_vc, out)) = hop {
-                            let request = Request {
-                                input,
-                                vc,
-                                cand,
-                                out,
-                                out_vc,
-                                created: head.packet.created,
-                            };
-                            if !oldest {
-                                scratch.requests.push(request);
-                                break;
-                            }
-                            // Oldest first: every VC of the input is looked at, the first listed
-                            // (round-robin order) kept on ties.
-                            match scratch.requests.last_mut() {
-                                Some(last) if last.input == input => {
-                                    if request.created < last.created {
-                                        *last = request;
-                                    }
-                                }
-                                _ => scratch.requests.push(request),
-                            }
-                        }
-                    }
+                let inputs = match round {
+                    0 => self.busy_inputs[word],
+                    _ => scratch.visit[word],
+                };
+                for input in set_bits(inputs).map(|bit| word as u32 * 64 + bit) {
+                    self.request(input, cycle, rules, sh, scratch)?;
                 }
             }
             if scratch.requests.is_empty() {
@@ -1010,8 +983,91 @@ impl Router {
             if !(spare || lost && round + 1 < sh.config.alloc_iterations) {
                 break;
             }
+            scratch.visit.clear();
+            scratch.visit.resize(self.busy_inputs.len(), 0);
+            for r in &scratch.requests {
+                scratch.visit[(r.input / 64) as usize] |= 1 << (r.input % 64);
+            }
         }
         Ok(moved)
+    }
+
+    /// Adds input `input`'s request this cycle, if it has one: its first VC in round-robin
+    /// order whose head packet can take a hop now, or under oldest-first arbitration the oldest
+    /// such packet (the first in round-robin order on ties).
+    #[inline(always)]
+    fn request(
+        &mut self,
+        input: u32,
+        cycle: u64,
+        rules: Rules,
+        sh: &Shared,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        let Rules {
+            next_tick,
+            flit_alloc,
+            oldest,
+            vc_ahead,
+        } = rules;
+        let mask = self.inputs[input as usize].mask;
+        if self.inputs[input as usize].free >= next_tick {
+            return Ok(());
+        }
+        let start = self.inputs[input as usize].rr;
+        for vc in set_bits(mask.rotate_right(start)).map(|bit| (bit + start) & 63) {
+            let q = (input * self.vcs + vc) as usize;
+            let head = self.heads[q];
+            // Under flit allocation the head packet's next flit must have arrived.
+            if head.ready > cycle || flit_alloc && head.sent >= head.packet.arrived {
+                continue;
+            }
+            let hop = if head.hop != NO_HOP {
+                (self.output_open(head.hop_out, next_tick, sh)
+                    && self.flit_credit(head.hop_out, head.out_vc, sh))
+                .then_some((head.hop, head.out_vc, head.hop_out))
+            } else {
+                if self.cands[q].is_empty() {
+                    self.route(q, sh, &mut scratch.hops)?;
+                }
+                match vc_ahead
+                    .then(|| self.reserve_vc(q, head.packet.flits))
+                    .flatten()
+                {
+                    Some((cand, out_vc, out)) => self
+                        .output_open(out, next_tick, sh)
+                        .then_some((cand, out_vc, out)),
+                    None => self
+                        .choose(q, head.packet.flits, next_tick, sh)
+                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out)),
+                }
+            };
+            if let Some((cand, out_vc, out)) = hop {
+                let request = Request {
+                    input,
+                    vc,
+                    cand,
+                    out,
+                    out_vc,
+                    created: head.packet.created,
+                };
+                if !oldest {
+                    scratch.requests.push(request);
+                    break;
+                }
+                // Oldest first: every VC of the input is looked at, the first listed
+                // (round-robin order) kept on ties.
+                match scratch.requests.last_mut() {
+                    Some(last) if last.input == input => {
+                        if request.created < last.created {
+                            *last = request;
+                        }
+                    }
+                    _ => scratch.requests.push(request),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Grants queue `r`'s head packet its output: the whole packet crosses and leaves.
