@@ -906,14 +906,15 @@ impl Router {
         counters: &mut Counters,
         scratch: &mut Scratch,
     ) -> Result<bool> {
-        let next_tick = (cycle + 1) * TICKS;
-        let oldest = sh.config.arbitration == Arbitration::Oldest;
         let rules = Rules {
-            next_tick,
+            next_tick: (cycle + 1) * TICKS,
             flit_alloc: sh.config.switch_allocation == SwitchAllocation::Flit,
-            oldest,
+            oldest: sh.config.arbitration == Arbitration::Oldest,
             vc_ahead: sh.config.vc_allocation == VcAllocation::Ahead,
         };
+        let Rules {
+            next_tick, oldest, ..
+        } = rules;
         let mut moved = false;
         scratch
             .winner
