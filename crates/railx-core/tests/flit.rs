@@ -884,6 +884,41 @@ fn a_queue_per_message_sends_messages_side_by_side() {
     assert!((2 * flits..2 * flits + 30).contains(&fifo), "{fifo}");
 }
 
+/// A new message takes an idle queue, not one whose injection queue still holds an earlier
+/// message's packet. Chip 0 sends A east, B east 2 cycles later (its one 64-flit packet waits in
+/// its injection queue until A's has left the link) and C north a cycle after B: with a queue
+/// per message C leaves at once, finishing 3 cycles after A as it started 3 after it; joining
+/// B's queue it would wait for B's output. From a single FIFO it does wait behind B.
+#[test]
+fn a_new_message_takes_an_idle_queue_not_one_still_injecting() {
+    let (net, routing) = torus(4);
+    let base = FlitConfig {
+        packet_flits: 64,
+        buffer_flits: 64,
+        injection_flits_per_cycle: 64.0,
+        ..FlitConfig::default()
+    };
+    let cycle_s = railx_core::sim::flit::cycle_s(&net, base.flit_bytes);
+    let bytes = (base.packet_flits * base.flit_bytes) as u64;
+    let mut dag = MessageDag::new();
+    for (dst, start_cycles) in [(1, 0.0), (1, 2.0), (4, 3.0)] {
+        dag.push(0, dst, bytes, start_cycles * cycle_s, &[])
+            .unwrap();
+    }
+    let done = |injection_queues| {
+        let config = FlitConfig {
+            injection_queues,
+            ..base.clone()
+        };
+        run(&net, &*routing, &config, &Traffic::Dag(dag.clone())).message_done_cycles
+    };
+    let per_message = done(InjectionQueues::PerMessage);
+    assert!(per_message[1] >= per_message[0] + 64, "{per_message:?}");
+    assert_eq!(per_message[2], per_message[0] + 3, "{per_message:?}");
+    let fifo = done(InjectionQueues::Single);
+    assert!(fifo[2] > fifo[1], "{fifo:?}");
+}
+
 /// With `head_delay_cycles` = d a packet may leave d cycles after the one ahead of it in its
 /// VC: a long message's packets stream with d idle cycles between them.
 #[test]

@@ -611,12 +611,15 @@ impl Router {
         });
     }
 
-    /// The source queue a new message joins: the least busy (an empty one while there is one;
-    /// the first on ties, for determinism).
+    /// The source queue a new message joins: an idle one while there is one (no message waiting
+    /// in it and no packet in its injection queue: a queue whose injection queue still holds an
+    /// earlier message's packet would make the new message wait for that packet's output), else
+    /// the least busy; the first on ties, for determinism.
     fn source_queue(&self) -> usize {
-        let first_empty = (!self.waiting).trailing_zeros() as usize;
-        if first_empty < self.sources.len() {
-            return first_empty;
+        let injecting = self.inputs[(self.n_in - 1) as usize].mask;
+        let first_idle = (!(self.waiting | injecting)).trailing_zeros() as usize;
+        if first_idle < self.sources.len() {
+            return first_idle;
         }
         (0..self.sources.len())
             .min_by_key(|&q| self.sources[q].len())
