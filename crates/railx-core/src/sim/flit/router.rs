@@ -138,14 +138,11 @@ struct SourceMsg {
     created: u64,
 }
 
-/// One allowed next hop of a head packet: a local output port, the VC class the routing function
-/// named (physical VCs `vc * vcs_per_class ..` of it), the state after it.
-#[derive(Debug, Clone, Copy)]
-struct Cand {
-    out: u32,
-    vc: u8,
-    state: RouteState,
-}
+/// One allowed next hop of a head packet as the routing function listed it — the VC class it
+/// named (physical VCs `vc * vcs_per_class ..` of it), the state after it — but with `link`
+/// rewritten to the local output port the hop leaves by (the ejection port at the packet's
+/// destination): a router lists a packet's hops straight into its candidates, with no copy.
+type Cand = Hop;
 
 #[derive(Debug, Clone, Copy)]
 struct Request {
@@ -162,7 +159,6 @@ struct Request {
 /// Per-thread scratch space, reused every cycle.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    hops: Vec<Hop>,
     requests: Vec<Request>,
     winner: Vec<u32>,
     /// Queues whose head packet takes its VC ahead of the switch this cycle, by age.
@@ -694,21 +690,20 @@ impl Router {
     }
 
     /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
-    fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
+    fn route(&mut self, q: usize, sh: &Shared) -> Result<()> {
         let front = &self.heads[q].packet;
         let (dst, state) = (front.dst, front.state);
         let cands = &mut self.cands[q];
         if dst == self.id {
             cands.push(Cand {
-                out: self.n_out - 1,
+                link: self.n_out - 1,
                 vc: 0,
                 state,
             });
             return Ok(());
         }
-        hops.clear();
-        sh.routing.next_hops(self.id, dst, &state, hops);
-        if hops.is_empty() {
+        sh.routing.next_hops(self.id, dst, &state, cands);
+        if cands.is_empty() {
             return Err(RailxError::verification(
                 format!("routing {}", sh.routing.name()),
                 format!(
@@ -717,34 +712,30 @@ impl Router {
                 ),
             ));
         }
-        if sh.selection == Selection::Random && hops.len() > 1 {
-            let pick = hops[self.rng.below(hops.len() as u32) as usize];
-            hops.clear();
-            hops.push(pick);
+        if sh.selection == Selection::Random && cands.len() > 1 {
+            let pick = cands[self.rng.below(cands.len() as u32) as usize];
+            cands.clear();
+            cands.push(pick);
         }
-        if sh.selection == Selection::Balanced && hops.len() > 1 {
-            let first = self.tie_turn as usize % hops.len();
-            hops.rotate_left(first);
+        if sh.selection == Selection::Balanced && cands.len() > 1 {
+            let first = self.tie_turn as usize % cands.len();
+            cands.rotate_left(first);
             self.tie_turn = self.tie_turn.wrapping_add(1);
         }
-        for hop in hops.iter() {
-            let port = sh.fabric.link_out_port[hop.link as usize];
-            if !(self.out_start..self.out_start + self.n_out).contains(&port)
-                || (hop.vc as u32 + 1) * self.vcs_per_class > self.vcs
-            {
+        let classes = self.vcs / self.vcs_per_class;
+        for cand in cands.iter_mut() {
+            // Below `out_start` wraps round to a large value: one comparison tests both ends.
+            let out = sh.fabric.link_out_port[cand.link as usize].wrapping_sub(self.out_start);
+            if out >= self.n_out || cand.vc as u32 >= classes {
                 return Err(RailxError::verification(
                     format!("routing {}", sh.routing.name()),
                     format!(
                         "at vertex {} offers link {} on VC {}, which does not leave this vertex or exceeds its {} VCs",
-                        self.id, hop.link, hop.vc, self.vcs / self.vcs_per_class
+                        self.id, cand.link, cand.vc, classes
                     ),
                 ));
             }
-            cands.push(Cand {
-                out: port - self.out_start,
-                vc: hop.vc,
-                state: hop.state,
-            });
+            cand.link = out;
         }
         Ok(())
     }
@@ -810,18 +801,18 @@ impl Router {
         let need = sh.config.flits_to_take_vc(flits);
         let all_free = self.vcs_per_class * sh.config.buffer_flits;
         for (k, cand) in self.cands[q].iter().enumerate() {
-            if !self.output_open(cand.out, next_tick, sh) {
+            if !self.output_open(cand.link, next_tick, sh) {
                 continue;
             }
-            if cand.out == self.n_out - 1 && self.has_host {
+            if cand.link == self.n_out - 1 && self.has_host {
                 // Ejection: no downstream buffer, and it is the only hop offered.
                 return Some((k as u32, 0));
             }
-            let base = (cand.out * self.vcs) as usize;
-            let held = self.out_held[cand.out as usize];
+            let base = (cand.link * self.vcs) as usize;
+            let held = self.out_held[cand.link as usize];
             let mut class_free = 0;
             let mut pick: Option<(u8, u32)> = None;
-            for slot in self.class_vcs(cand.out, cand.vc) {
+            for slot in self.class_vcs(cand.link, cand.vc) {
                 let free = self.credits[slot];
                 class_free += free;
                 if vc_open(free, need, held, slot - base) && pick.is_none_or(|(_, f)| free > f) {
@@ -848,10 +839,10 @@ impl Router {
     fn reserve_vc(&mut self, q: usize, flits: u32) -> Option<(u32, u8, u32)> {
         let mut pick: Option<(usize, usize)> = None;
         'hops: for (k, cand) in self.cands[q].iter().enumerate() {
-            if self.has_host && cand.out == self.n_out - 1 {
+            if self.has_host && cand.link == self.n_out - 1 {
                 return None;
             }
-            for slot in self.class_vcs(cand.out, cand.vc) {
+            for slot in self.class_vcs(cand.link, cand.vc) {
                 if self.credits[slot] < flits {
                     continue;
                 }
@@ -864,7 +855,7 @@ impl Router {
         }
         let (k, slot) = pick?;
         self.credits[slot] -= flits;
-        let out = self.cands[q][k].out;
+        let out = self.cands[q][k].link;
         let out_vc = (slot - (out * self.vcs) as usize) as u8;
         let head = &mut self.heads[q];
         (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
@@ -891,7 +882,7 @@ impl Router {
         for i in 0..scratch.ahead.len() {
             let q = scratch.ahead[i].1;
             if self.cands[q].is_empty() {
-                self.route(q, sh, &mut scratch.hops)?;
+                self.route(q, sh)?;
             }
             self.reserve_vc(q, self.heads[q].packet.flits);
         }
@@ -1029,7 +1020,7 @@ impl Router {
                 .then_some((head.hop, head.out_vc, head.hop_out))
             } else {
                 if self.cands[q].is_empty() {
-                    self.route(q, sh, &mut scratch.hops)?;
+                    self.route(q, sh)?;
                 }
                 match vc_ahead
                     .then(|| self.reserve_vc(q, head.packet.flits))
@@ -1040,7 +1031,7 @@ impl Router {
                         .then_some((cand, out_vc, out)),
                     None => self
                         .choose(q, head.packet.flits, next_tick, sh)
-                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out)),
+                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].link)),
                 }
             };
             if let Some((cand, out_vc, out)) = hop {
@@ -1405,12 +1396,7 @@ impl Router {
 
     /// Calls `wait(from_link, from_vc, to_link, to_vc)` for every head packet in a link's VC
     /// that waits for a downstream VC without room for it.
-    pub fn waits(
-        &mut self,
-        sh: &Shared,
-        hops: &mut Vec<Hop>,
-        mut wait: impl FnMut(u32, u8, u32, u8),
-    ) -> Result<()> {
+    pub fn waits(&mut self, sh: &Shared, mut wait: impl FnMut(u32, u8, u32, u8)) -> Result<()> {
         let f = sh.fabric;
         for input in 0..self.n_in {
             let from_link = f.ins[(self.in_start + input) as usize].link;
@@ -1433,15 +1419,15 @@ impl Router {
                     continue;
                 }
                 if self.cands[q].is_empty() {
-                    self.route(q, sh, hops)?;
+                    self.route(q, sh)?;
                 }
                 for cand in &self.cands[q] {
-                    let to_link = f.outs[(self.out_start + cand.out) as usize].link;
-                    let range = self.class_vcs(cand.out, cand.vc);
-                    let base = (cand.out * self.vcs) as usize;
+                    let to_link = f.outs[(self.out_start + cand.link) as usize].link;
+                    let range = self.class_vcs(cand.link, cand.vc);
+                    let base = (cand.link * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
                     let blocked =
-                        |v: usize| !self.vc_takes(cand.out, v - base, head.packet.flits, sh);
+                        |v: usize| !self.vc_takes(cand.link, v - base, head.packet.flits, sh);
                     if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);
