@@ -429,7 +429,7 @@ impl RailxRouting {
     /// the choice among them leaves the dependencies of the crossing as they are). Under
     /// `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and YX on
     /// `vc + 1`; the order then holds for the rest of the crossing.
-    #[inline]
+    #[inline(always)]
     fn push_mesh_hops(
         &self,
         (chip, here): (u32, Place),

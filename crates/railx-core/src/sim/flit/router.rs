@@ -704,12 +704,9 @@ impl Router {
         }
         sh.routing.next_hops(self.id, dst, &state, cands);
         if cands.is_empty() {
-            return Err(RailxError::verification(
-                format!("routing {}", sh.routing.name()),
-                format!(
-                    "offers no next hop at vertex {} toward chip {}",
-                    self.id, dst
-                ),
+            return Err(self.broken_routing(
+                sh,
+                format!("offers no next hop at vertex {} toward chip {dst}", self.id),
             ));
         }
         if sh.selection == Selection::Random && cands.len() > 1 {
@@ -727,17 +724,26 @@ impl Router {
             // Below `out_start` wraps round to a large value: one comparison tests both ends.
             let out = sh.fabric.link_out_port[cand.link as usize].wrapping_sub(self.out_start);
             if out >= self.n_out || cand.vc as u32 >= classes {
-                return Err(RailxError::verification(
-                    format!("routing {}", sh.routing.name()),
+                let (link, vc) = (cand.link, cand.vc);
+                return Err(self.broken_routing(
+                    sh,
                     format!(
-                        "at vertex {} offers link {} on VC {}, which does not leave this vertex or exceeds its {} VCs",
-                        self.id, cand.link, cand.vc, classes
+                        "at vertex {} offers link {link} on VC {vc}, which does not leave this vertex or exceeds its {classes} VCs",
+                        self.id
                     ),
                 ));
             }
             cand.link = out;
         }
         Ok(())
+    }
+
+    /// The error for a routing function that broke its contract here; out of line, as `route`
+    /// runs once per packet per router.
+    #[cold]
+    #[inline(never)]
+    fn broken_routing(&self, sh: &Shared, message: String) -> RailxError {
+        RailxError::verification(format!("routing {}", sh.routing.name()), message)
     }
 
     /// Physical VCs of output `out` that a hop of VC class `class` may be allocated.
