@@ -144,6 +144,13 @@ struct SourceMsg {
 /// destination): a router lists a packet's hops straight into its candidates, with no copy.
 type Cand = Hop;
 
+impl Cand {
+    /// The local output port of a candidate (its `link`, as `route` rewrote it).
+    fn out(&self) -> u32 {
+        self.link
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Request {
     input: u32,
@@ -689,12 +696,14 @@ impl Router {
         self.buffered += 1;
     }
 
-    /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
+    /// Lists the allowed hops of queue `q`'s head packet into its candidates, empty until then
+    /// (once per packet per router).
     fn route(&mut self, q: usize, sh: &Shared) -> Result<()> {
         let front = &self.heads[q].packet;
         let (dst, state) = (front.dst, front.state);
         let cands = &mut self.cands[q];
         if dst == self.id {
+            // The ejection port, the last output.
             cands.push(Cand {
                 link: self.n_out - 1,
                 vc: 0,
@@ -807,18 +816,18 @@ impl Router {
         let need = sh.config.flits_to_take_vc(flits);
         let all_free = self.vcs_per_class * sh.config.buffer_flits;
         for (k, cand) in self.cands[q].iter().enumerate() {
-            if !self.output_open(cand.link, next_tick, sh) {
+            if !self.output_open(cand.out(), next_tick, sh) {
                 continue;
             }
-            if cand.link == self.n_out - 1 && self.has_host {
+            if cand.out() == self.n_out - 1 && self.has_host {
                 // Ejection: no downstream buffer, and it is the only hop offered.
                 return Some((k as u32, 0));
             }
-            let base = (cand.link * self.vcs) as usize;
-            let held = self.out_held[cand.link as usize];
+            let base = (cand.out() * self.vcs) as usize;
+            let held = self.out_held[cand.out() as usize];
             let mut class_free = 0;
             let mut pick: Option<(u8, u32)> = None;
-            for slot in self.class_vcs(cand.link, cand.vc) {
+            for slot in self.class_vcs(cand.out(), cand.vc) {
                 let free = self.credits[slot];
                 class_free += free;
                 if vc_open(free, need, held, slot - base) && pick.is_none_or(|(_, f)| free > f) {
@@ -845,10 +854,10 @@ impl Router {
     fn reserve_vc(&mut self, q: usize, flits: u32) -> Option<(u32, u8, u32)> {
         let mut pick: Option<(usize, usize)> = None;
         'hops: for (k, cand) in self.cands[q].iter().enumerate() {
-            if self.has_host && cand.link == self.n_out - 1 {
+            if self.has_host && cand.out() == self.n_out - 1 {
                 return None;
             }
-            for slot in self.class_vcs(cand.link, cand.vc) {
+            for slot in self.class_vcs(cand.out(), cand.vc) {
                 if self.credits[slot] < flits {
                     continue;
                 }
@@ -861,7 +870,7 @@ impl Router {
         }
         let (k, slot) = pick?;
         self.credits[slot] -= flits;
-        let out = self.cands[q][k].link;
+        let out = self.cands[q][k].out();
         let out_vc = (slot - (out * self.vcs) as usize) as u8;
         let head = &mut self.heads[q];
         (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
@@ -1037,7 +1046,7 @@ impl Router {
                         .then_some((cand, out_vc, out)),
                     None => self
                         .choose(q, head.packet.flits, next_tick, sh)
-                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].link)),
+                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out())),
                 }
             };
             if let Some((cand, out_vc, out)) = hop {
@@ -1428,12 +1437,12 @@ impl Router {
                     self.route(q, sh)?;
                 }
                 for cand in &self.cands[q] {
-                    let to_link = f.outs[(self.out_start + cand.link) as usize].link;
-                    let range = self.class_vcs(cand.link, cand.vc);
-                    let base = (cand.link * self.vcs) as usize;
+                    let to_link = f.outs[(self.out_start + cand.out()) as usize].link;
+                    let range = self.class_vcs(cand.out(), cand.vc);
+                    let base = (cand.out() * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
                     let blocked =
-                        |v: usize| !self.vc_takes(cand.link, v - base, head.packet.flits, sh);
+                        |v: usize| !self.vc_takes(cand.out(), v - base, head.packet.flits, sh);
                     if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);
