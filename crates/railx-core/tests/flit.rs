@@ -441,6 +441,73 @@ impl Routing for MeshXy {
     }
 }
 
+/// XY routing on a mesh with every hop list altered by `fault`: a routing function that breaks
+/// its contract.
+struct Faulty {
+    xy: MeshXy,
+    fault: Fault,
+}
+
+type Fault = fn(&mut Vec<Hop>);
+
+impl Routing for Faulty {
+    fn name(&self) -> &'static str {
+        "faulty"
+    }
+    fn vcs(&self) -> u8 {
+        1
+    }
+    fn chips(&self) -> &[u32] {
+        &self.xy.chips
+    }
+    fn next_hops(&self, chip: u32, dst: u32, state: &RouteState, out: &mut Vec<Hop>) {
+        self.xy.next_hops(chip, dst, state, out);
+        (self.fault)(out);
+    }
+    fn links(&self) -> &LinkEnds {
+        &self.xy.ends
+    }
+}
+
+/// A routing function that offers a link leaving another chip (one numbered below the chip's
+/// own and one above), a VC beyond its count, or no hop at all, stops the run with a
+/// verification error naming it.
+#[test]
+fn a_routing_that_breaks_its_contract_is_a_verification_error() {
+    let cases: [(Fault, &str); 4] = [
+        (
+            |h| h[0].link = 0,
+            "offers link 0 on VC 0, which does not leave",
+        ),
+        // The 3 x 3 mesh's last link.
+        (
+            |h| h[0].link = 23,
+            "offers link 23 on VC 0, which does not leave",
+        ),
+        (
+            |h| h[0].vc = 1,
+            "on VC 1, which does not leave this vertex or exceeds its 1 VCs",
+        ),
+        (
+            |h| h.clear(),
+            "offers no next hop at vertex 4 toward chip 5",
+        ),
+    ];
+    let mut dag = MessageDag::new();
+    // From the middle chip, whose links are neither the first nor the last.
+    dag.push(4, 5, 64, 0.0, &[]).unwrap();
+    for (fault, message) in cases {
+        let (net, xy) = mesh(3);
+        let routing = Faulty { xy, fault };
+        let err = simulate(&net, &routing, &quick(), &Traffic::Dag(dag.clone())).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("routing faulty") && text.contains(message),
+            "{text}"
+        );
+    }
+}
+
 /// The saturation throughput of uniform traffic (the peak accepted over a load sweep up to
 /// 1.2x the bound, the torus collapsing beyond its peak) is at least `efficiency` of the DOR
 /// channel-load bound and at most 3% above it: past saturation, chips whose packets avoid the

@@ -429,6 +429,7 @@ impl RailxRouting {
     /// the choice among them leaves the dependencies of the crossing as they are). Under
     /// `balanced` a crossing's first hop is offered both ways: XY on `vc` (even) and YX on
     /// `vc + 1`; the order then holds for the rest of the crossing.
+    #[inline(always)]
     fn push_mesh_hops(
         &self,
         (chip, here): (u32, Place),
@@ -437,20 +438,34 @@ impl RailxRouting {
         next: RouteState,
         out: &mut Vec<Hop>,
     ) {
-        let orders: &[(MeshOrder, u8)] =
-            if self.scheme != Scheme::Balanced || next.mesh != MeshOrder::Unchosen {
-                &[(next.mesh, 0)]
-            } else {
-                &[(MeshOrder::Xy, 0), (MeshOrder::Yx, 1)]
-            };
-        for &(mesh, parity) in orders {
-            let vc = vc + parity;
-            let state = RouteState { vc, mesh, ..next };
-            out.extend(
-                self.mesh_step(chip, here, target, mesh)
-                    .iter()
-                    .map(|&link| Hop { link, vc, state }),
-            );
+        if self.scheme == Scheme::Balanced && next.mesh == MeshOrder::Unchosen {
+            for (mesh, vc) in [(MeshOrder::Xy, vc), (MeshOrder::Yx, vc + 1)] {
+                self.push_lanes((chip, here), target, RouteState { vc, mesh, ..next }, out);
+            }
+        } else {
+            self.push_lanes((chip, here), target, RouteState { vc, ..next }, out);
+        }
+    }
+
+    /// Every lane of the mesh step from `chip` toward `target` in the order `state.mesh`, on
+    /// VC `state.vc`, the packet carrying `state` after it.
+    #[inline]
+    fn push_lanes(
+        &self,
+        (chip, here): (u32, Place),
+        target: (u32, u32),
+        state: RouteState,
+        out: &mut Vec<Hop>,
+    ) {
+        let lanes = self.mesh_step(chip, here, target, state.mesh);
+        let hop = Hop {
+            link: NO_LINK,
+            vc: state.vc,
+            state,
+        };
+        out.reserve(lanes.len());
+        for &link in lanes {
+            out.push(Hop { link, ..hop });
         }
     }
 

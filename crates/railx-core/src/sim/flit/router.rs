@@ -138,13 +138,17 @@ struct SourceMsg {
     created: u64,
 }
 
-/// One allowed next hop of a head packet: a local output port, the VC class the routing function
-/// named (physical VCs `vc * vcs_per_class ..` of it), the state after it.
-#[derive(Debug, Clone, Copy)]
-struct Cand {
-    out: u32,
-    vc: u8,
-    state: RouteState,
+/// One allowed next hop of a head packet as the routing function listed it — the VC class it
+/// named (physical VCs `vc * vcs_per_class ..` of it), the state after it — but with `link`
+/// rewritten to the local output port the hop leaves by (the ejection port at the packet's
+/// destination): a router lists a packet's hops straight into its candidates, with no copy.
+type Cand = Hop;
+
+impl Cand {
+    /// The local output port of a candidate (its `link`, as `route` rewrote it).
+    fn out(&self) -> u32 {
+        self.link
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -162,7 +166,6 @@ struct Request {
 /// Per-thread scratch space, reused every cycle.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    hops: Vec<Hop>,
     requests: Vec<Request>,
     winner: Vec<u32>,
     /// Queues whose head packet takes its VC ahead of the switch this cycle, by age.
@@ -696,60 +699,63 @@ impl Router {
         self.buffered += 1;
     }
 
-    /// Lists the allowed hops of queue `q`'s head packet (once per packet per router).
-    fn route(&mut self, q: usize, sh: &Shared, hops: &mut Vec<Hop>) -> Result<()> {
+    /// Lists the allowed hops of queue `q`'s head packet into its candidates, empty until then
+    /// (once per packet per router).
+    fn route(&mut self, q: usize, sh: &Shared) -> Result<()> {
         let front = &self.heads[q].packet;
         let (dst, state) = (front.dst, front.state);
         let cands = &mut self.cands[q];
         if dst == self.id {
+            // The ejection port, the last output.
             cands.push(Cand {
-                out: self.n_out - 1,
+                link: self.n_out - 1,
                 vc: 0,
                 state,
             });
             return Ok(());
         }
-        hops.clear();
-        sh.routing.next_hops(self.id, dst, &state, hops);
-        if hops.is_empty() {
-            return Err(RailxError::verification(
-                format!("routing {}", sh.routing.name()),
-                format!(
-                    "offers no next hop at vertex {} toward chip {}",
-                    self.id, dst
-                ),
+        sh.routing.next_hops(self.id, dst, &state, cands);
+        if cands.is_empty() {
+            return Err(self.broken_routing(
+                sh,
+                format!("offers no next hop at vertex {} toward chip {dst}", self.id),
             ));
         }
-        if sh.selection == Selection::Random && hops.len() > 1 {
-            let pick = hops[self.rng.below(hops.len() as u32) as usize];
-            hops.clear();
-            hops.push(pick);
+        if sh.selection == Selection::Random && cands.len() > 1 {
+            let pick = cands[self.rng.below(cands.len() as u32) as usize];
+            cands.clear();
+            cands.push(pick);
         }
-        if sh.selection == Selection::Balanced && hops.len() > 1 {
-            let first = self.tie_turn as usize % hops.len();
-            hops.rotate_left(first);
+        if sh.selection == Selection::Balanced && cands.len() > 1 {
+            let first = self.tie_turn as usize % cands.len();
+            cands.rotate_left(first);
             self.tie_turn = self.tie_turn.wrapping_add(1);
         }
-        for hop in hops.iter() {
-            let port = sh.fabric.link_out_port[hop.link as usize];
-            if !(self.out_start..self.out_start + self.n_out).contains(&port)
-                || (hop.vc as u32 + 1) * self.vcs_per_class > self.vcs
-            {
-                return Err(RailxError::verification(
-                    format!("routing {}", sh.routing.name()),
+        let classes = self.vcs / self.vcs_per_class;
+        for cand in cands.iter_mut() {
+            // Below `out_start` wraps round to a large value: one comparison tests both ends.
+            let out = sh.fabric.link_out_port[cand.link as usize].wrapping_sub(self.out_start);
+            if out >= self.n_out || cand.vc as u32 >= classes {
+                let (link, vc) = (cand.link, cand.vc);
+                return Err(self.broken_routing(
+                    sh,
                     format!(
-                        "at vertex {} offers link {} on VC {}, which does not leave this vertex or exceeds its {} VCs",
-                        self.id, hop.link, hop.vc, self.vcs / self.vcs_per_class
+                        "at vertex {} offers link {link} on VC {vc}, which does not leave this vertex or exceeds its {classes} VCs",
+                        self.id
                     ),
                 ));
             }
-            cands.push(Cand {
-                out: port - self.out_start,
-                vc: hop.vc,
-                state: hop.state,
-            });
+            cand.link = out;
         }
         Ok(())
+    }
+
+    /// The error for a routing function that broke its contract here; out of line, as `route`
+    /// runs once per packet per router.
+    #[cold]
+    #[inline(never)]
+    fn broken_routing(&self, sh: &Shared, message: String) -> RailxError {
+        RailxError::verification(format!("routing {}", sh.routing.name()), message)
     }
 
     /// Physical VCs of output `out` that a hop of VC class `class` may be allocated.
@@ -813,18 +819,18 @@ impl Router {
         let need = sh.config.flits_to_take_vc(flits);
         let all_free = self.vcs_per_class * sh.config.buffer_flits;
         for (k, cand) in self.cands[q].iter().enumerate() {
-            if !self.output_open(cand.out, next_tick, sh) {
+            if !self.output_open(cand.out(), next_tick, sh) {
                 continue;
             }
-            if cand.out == self.n_out - 1 && self.has_host {
+            if cand.out() == self.n_out - 1 && self.has_host {
                 // Ejection: no downstream buffer, and it is the only hop offered.
                 return Some((k as u32, 0));
             }
-            let base = (cand.out * self.vcs) as usize;
-            let held = self.out_held[cand.out as usize];
+            let base = (cand.out() * self.vcs) as usize;
+            let held = self.out_held[cand.out() as usize];
             let mut class_free = 0;
             let mut pick: Option<(u8, u32)> = None;
-            for slot in self.class_vcs(cand.out, cand.vc) {
+            for slot in self.class_vcs(cand.out(), cand.vc) {
                 let free = self.credits[slot];
                 class_free += free;
                 if vc_open(free, need, held, slot - base) && pick.is_none_or(|(_, f)| free > f) {
@@ -851,10 +857,10 @@ impl Router {
     fn reserve_vc(&mut self, q: usize, flits: u32) -> Option<(u32, u8, u32)> {
         let mut pick: Option<(usize, usize)> = None;
         'hops: for (k, cand) in self.cands[q].iter().enumerate() {
-            if self.has_host && cand.out == self.n_out - 1 {
+            if self.has_host && cand.out() == self.n_out - 1 {
                 return None;
             }
-            for slot in self.class_vcs(cand.out, cand.vc) {
+            for slot in self.class_vcs(cand.out(), cand.vc) {
                 if self.credits[slot] < flits {
                     continue;
                 }
@@ -867,7 +873,7 @@ impl Router {
         }
         let (k, slot) = pick?;
         self.credits[slot] -= flits;
-        let out = self.cands[q][k].out;
+        let out = self.cands[q][k].out();
         let out_vc = (slot - (out * self.vcs) as usize) as u8;
         let head = &mut self.heads[q];
         (head.hop, head.hop_out, head.out_vc) = (k as u32, out, out_vc);
@@ -894,7 +900,7 @@ impl Router {
         for i in 0..scratch.ahead.len() {
             let q = scratch.ahead[i].1;
             if self.cands[q].is_empty() {
-                self.route(q, sh, &mut scratch.hops)?;
+                self.route(q, sh)?;
             }
             self.reserve_vc(q, self.heads[q].packet.flits);
         }
@@ -1032,7 +1038,7 @@ impl Router {
                 .then_some((head.hop, head.out_vc, head.hop_out))
             } else {
                 if self.cands[q].is_empty() {
-                    self.route(q, sh, &mut scratch.hops)?;
+                    self.route(q, sh)?;
                 }
                 match vc_ahead
                     .then(|| self.reserve_vc(q, head.packet.flits))
@@ -1043,7 +1049,7 @@ impl Router {
                         .then_some((cand, out_vc, out)),
                     None => self
                         .choose(q, head.packet.flits, next_tick, sh)
-                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out)),
+                        .map(|(cand, out_vc)| (cand, out_vc, self.cands[q][cand as usize].out())),
                 }
             };
             if let Some((cand, out_vc, out)) = hop {
@@ -1408,12 +1414,7 @@ impl Router {
 
     /// Calls `wait(from_link, from_vc, to_link, to_vc)` for every head packet in a link's VC
     /// that waits for a downstream VC without room for it.
-    pub fn waits(
-        &mut self,
-        sh: &Shared,
-        hops: &mut Vec<Hop>,
-        mut wait: impl FnMut(u32, u8, u32, u8),
-    ) -> Result<()> {
+    pub fn waits(&mut self, sh: &Shared, mut wait: impl FnMut(u32, u8, u32, u8)) -> Result<()> {
         let f = sh.fabric;
         for input in 0..self.n_in {
             let from_link = f.ins[(self.in_start + input) as usize].link;
@@ -1436,15 +1437,15 @@ impl Router {
                     continue;
                 }
                 if self.cands[q].is_empty() {
-                    self.route(q, sh, hops)?;
+                    self.route(q, sh)?;
                 }
                 for cand in &self.cands[q] {
-                    let to_link = f.outs[(self.out_start + cand.out) as usize].link;
-                    let range = self.class_vcs(cand.out, cand.vc);
-                    let base = (cand.out * self.vcs) as usize;
+                    let to_link = f.outs[(self.out_start + cand.out()) as usize].link;
+                    let range = self.class_vcs(cand.out(), cand.vc);
+                    let base = (cand.out() * self.vcs) as usize;
                     // The packet waits for every VC of its class when none can take it.
                     let blocked =
-                        |v: usize| !self.vc_takes(cand.out, v - base, head.packet.flits, sh);
+                        |v: usize| !self.vc_takes(cand.out(), v - base, head.packet.flits, sh);
                     if to_link != NO_LINK && range.clone().all(blocked) {
                         for v in range {
                             wait(from_link, vc as u8, to_link, (v - base) as u8);

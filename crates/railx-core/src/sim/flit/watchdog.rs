@@ -11,10 +11,9 @@ use crate::routing::deadlock::{find_cycle, ChannelRef};
 pub(crate) fn blocked_cycle(parts: &mut [Partition], sh: &Shared) -> Result<Vec<ChannelRef>> {
     let vcs = sh.vcs as u64;
     let mut edges: Vec<u64> = Vec::new();
-    let mut hops = Vec::new();
     for part in parts.iter_mut() {
         for router in &mut part.routers {
-            router.waits(sh, &mut hops, |from, from_vc, to, to_vc| {
+            router.waits(sh, |from, from_vc, to, to_vc| {
                 let a = from as u64 * vcs + from_vc as u64;
                 let b = to as u64 * vcs + to_vc as u64;
                 edges.push((a << 32) | b);
