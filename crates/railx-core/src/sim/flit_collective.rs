@@ -43,9 +43,6 @@ use crate::sim::flow::collective::CollectiveSpec;
 /// 4,096 flits (smaller flits multiply the cycles, larger ones round the latencies away).
 pub const DEFAULT_FLIT_BYTES: u32 = 256;
 
-/// Most chips a flit-level collective runs on (a 9 x 9 torus of 4 x 4 meshes, 1,296 chips).
-pub const MAX_CHIPS: u32 = 1296;
-
 /// Physical VCs behind each routing VC class at flit level (module docs): with 8, the all-reduce
 /// schedules on 2x2 to 4x4 tori of meshes come within 7% of the flow level; with 1 (the routing
 /// function's VCs only) head-of-line blocking adds up to 20% (docs/collectives.md).
@@ -96,6 +93,27 @@ fn require_collective(
             run.work + flits * FLIT_STEPS,
         )
     })
+}
+
+/// A refusal by the resource budget also names the flow level, which runs the same schedule at
+/// any scale (the flit level's cost grows with the chips, the messages and the flits).
+fn suggest_flow_level(refusal: RailxError) -> RailxError {
+    match refusal {
+        RailxError::Invalid {
+            field,
+            value,
+            rule,
+            hint,
+        } => RailxError::Invalid {
+            field,
+            value,
+            rule,
+            hint: format!(
+                "{hint}; or use --fidelity flow (exact, and aggregated at any scale on a torus)"
+            ),
+        },
+        other => other,
+    }
 }
 
 /// A flit-level run of a collective, with its time in seconds.
@@ -169,7 +187,7 @@ pub fn flit_config(net: &Network, flit_bytes: u32, routing_vcs: u8) -> Result<Fl
 }
 
 /// Runs the collective `spec` over `group` on `net` routed by `routing` at flit level, with
-/// flits of `flit_bytes`; refuses systems above `MAX_CHIPS` and runs beyond the resource budget.
+/// flits of `flit_bytes`; refuses runs beyond the resource budget.
 pub fn simulate_collective_flit(
     net: &Network,
     routing: &dyn Routing,
@@ -205,16 +223,9 @@ pub fn simulate_collective_flit_with(
     config: &FlitConfig,
     observer: &mut dyn Observer,
 ) -> Result<FlitCollectiveRun> {
-    if net.chips() > MAX_CHIPS {
-        return Err(RailxError::invalid(
-            "chips",
-            net.chips(),
-            format!("the flit level runs collectives on at most {MAX_CHIPS} chips"),
-            "use --fidelity flow (exact and aggregated at any scale on a torus)",
-        ));
-    }
     let c = counts(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?;
-    require_collective(net, routing, spec, config, c.messages as f64, c.bytes)?;
+    require_collective(net, routing, spec, config, c.messages as f64, c.bytes)
+        .map_err(suggest_flow_level)?;
     let dag = build(spec.op, spec.algo, group, spec.size_bytes, spec.chunks)?
         .to_dag(spec.reduce_s_per_byte)?
         .unicast_copies();
