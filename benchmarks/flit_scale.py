@@ -24,8 +24,8 @@ Huge pages: the run waits on memory (every router's records are touched each cyc
 them), and with 4 KiB pages most of those touches miss the TLB too. The child asks glibc's
 allocator for transparent huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1`:
 the allocator marks the memory it takes from the kernel for huge pages, and one arena keeps the
-worker threads' allocations in that memory too); on the 2-core reference machine this halves
-the CPU time per cycle (docs/simulation.md). `--no-huge-pages` runs with the allocator's
+worker threads' allocations in that memory too); on the 2-core reference machine this cuts
+the time per cycle by 8-23% (docs/simulation.md, Huge pages). `--no-huge-pages` runs with the allocator's
 defaults. Any other run gets the same by setting that variable before Python starts.
 """
 

@@ -45,26 +45,23 @@ fn flit_over_flow(r: &Realized, spec: &CollectiveSpec) -> f64 {
 
 #[test]
 fn large_collectives_at_flit_level_are_within_10_percent_of_the_flow_level() {
+    // The most flit / flow each case may take. Between the nodes of the 3 x 3 torus the
+    // hierarchical all-reduce's short messages contend (some take 8x their own time), and its
+    // flit time moves with the order in which contended packets leave: 1.03 to 1.09 of the flow
+    // time over 6 to 12 MiB, 1.105 at 8.
     let cases = [
-        (2, 4, Op::AllReduce, Algo::Ring),
-        (2, 4, Op::AllReduce, Algo::BidirRing),
-        (2, 4, Op::AllReduce, Algo::TwoDRing),
-        (2, 4, Op::AllReduce, Algo::Hierarchical),
-        (2, 4, Op::AllReduce, Algo::MultiRail),
-        (2, 6, Op::AllReduce, Algo::Hierarchical),
-        (2, 6, Op::ReduceScatter, Algo::Hierarchical),
-        (2, 6, Op::AllGather, Algo::TwoDRing),
-        (4, 4, Op::AllReduce, Algo::Hierarchical),
+        (2, 4, Op::AllReduce, Algo::Ring, 1.10),
+        (2, 4, Op::AllReduce, Algo::BidirRing, 1.10),
+        (2, 4, Op::AllReduce, Algo::TwoDRing, 1.10),
+        (2, 4, Op::AllReduce, Algo::Hierarchical, 1.10),
+        (2, 4, Op::AllReduce, Algo::MultiRail, 1.10),
+        (2, 6, Op::AllReduce, Algo::Hierarchical, 1.12),
+        (2, 6, Op::ReduceScatter, Algo::Hierarchical, 1.10),
+        (2, 6, Op::AllGather, Algo::TwoDRing, 1.10),
+        (4, 4, Op::AllReduce, Algo::Hierarchical, 1.10),
     ];
-    for (m, rails, op, algo) in cases {
+    for (m, rails, op, algo, most) in cases {
         let ratio = flit_over_flow(&torus(m, rails), &spec(op, algo, 8 << 20));
-        // Between the nodes of the 3 x 3 torus the hierarchical all-reduce's short messages
-        // contend (some take 8x their own time), and its flit time moves with the order in which
-        // contended packets leave: 1.03 to 1.09 of the flow time over 6 to 12 MiB, 1.105 at 8.
-        let most = match (rails, op, algo) {
-            (6, Op::AllReduce, Algo::Hierarchical) => 1.12,
-            _ => 1.10,
-        };
         assert!(
             (1.0..=most).contains(&ratio),
             "m = {m}, R = {rails}, {op:?} {algo:?}: flit / flow = {ratio:.3}"
